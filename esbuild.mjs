@@ -1,0 +1,52 @@
+// Bundles the extension host (node/cjs, `vscode` external), the CLI and the webview (browser).
+// Usage: node esbuild.mjs [--production] [--watch]
+import * as esbuild from 'esbuild';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const common = {
+  bundle: true,
+  sourcemap: true,
+  minify: production,
+  logLevel: 'info',
+  legalComments: 'none',
+};
+
+/** @type {esbuild.BuildOptions[]} */
+const builds = [
+  {
+    ...common,
+    entryPoints: { extension: 'extension/src/extension.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node18',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: { cli: 'extension/src/cli/main.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node18',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    entryPoints: { webview: 'webview/src/main.ts' },
+    outdir: 'dist',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+];
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('watching for changes…');
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,52 @@
+import type { At } from '../core/analysis/analyze';
+import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
+import { buildReport } from '../core/report';
+import { flag, intFlag, parseArgs, UsageError } from './args';
+import type { Io } from './io';
+import { loadForCli } from './load';
+import { renderReport } from './render';
+
+export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT [--device N] [--at peak|end|TRACE_INDEX] [--top K] [--json]
+                        [--include GLOB]... [--exclude GLOB]...
+
+  Reports the peak, the source lines holding memory at an instant (default: the peak), the
+  buckets of memory with no user frame, fragmentation and OOMs. --top 0 lists every line.
+  --include/--exclude adjust which files count as your code (globs on the full path).`;
+
+export function parseAt(v: string | undefined): At {
+  if (v === undefined || v === 'peak') return 'peak';
+  if (v === 'end') return 'end';
+  if (/^-?\d+$/.test(v)) return Number(v);
+  throw new UsageError(`--at expects peak, end or a trace index, got "${v}"`);
+}
+
+export async function analyzeCommand(argv: readonly string[], io: Io): Promise<number> {
+  const p = parseArgs(argv, {
+    device: { value: true },
+    at: { value: true },
+    top: { value: true },
+    json: {},
+    include: { value: true, repeat: true },
+    exclude: { value: true, repeat: true },
+  });
+  if (p.positional.length !== 1) throw new UsageError(ANALYZE_USAGE);
+  const path = p.positional[0]!;
+  const at = parseAt(flag(p, 'at'));
+  const top = intFlag(p, 'top') ?? 10;
+  if (top < 0) throw new UsageError('--top must be 0 (all) or more');
+  const s = await loadForCli(path);
+  const device = intFlag(p, 'device') ?? defaultDevice(s);
+  if (device === undefined) throw new UsageError(`${path} holds no device with a trace or segments: nothing to analyze`);
+  if (!s.devices.includes(device)) throw new UsageError(`device ${device} is not in ${path} (it has: ${s.devices.join(', ') || 'none'})`);
+  const rule = { include: p.flags.get('include') ?? [], exclude: p.flags.get('exclude') ?? [] };
+  const analysis = analyzeDevice(s, device, rule);
+  let report;
+  try {
+    ({ report } = buildReport(s, analysis, at, top));
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(e.message);
+    throw e;
+  }
+  io.out(flag(p, 'json') ? JSON.stringify(report, null, 1) + '\n' : renderReport(report, path));
+  return 0;
+}

@@ -1,0 +1,57 @@
+/** A small strict argument parser: unknown flags are errors, not silently ignored. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface FlagSpec {
+  /** Takes a value (`--top 5` or `--top=5`). */
+  value?: boolean;
+  /** May be given more than once (values are collected). */
+  repeat?: boolean;
+}
+
+export interface Parsed {
+  positional: string[];
+  flags: Map<string, string[]>;
+}
+
+export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec>): Parsed {
+  const positional: string[] = [];
+  const flags = new Map<string, string[]>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--') || arg === '-') {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const s = spec[name];
+    if (!s) throw new UsageError(`unknown option --${name}`);
+    let value = 'true';
+    if (s.value) {
+      if (eq >= 0) value = arg.slice(eq + 1);
+      else if (i + 1 < argv.length) value = argv[++i]!;
+      else throw new UsageError(`--${name} needs a value`);
+    } else if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+    const prev = flags.get(name);
+    if (prev && !s.repeat) throw new UsageError(`--${name} given twice`);
+    flags.set(name, [...(prev ?? []), value]);
+  }
+  return { positional, flags };
+}
+
+export function flag(p: Parsed, name: string): string | undefined {
+  return p.flags.get(name)?.[0];
+}
+
+export function intFlag(p: Parsed, name: string): number | undefined {
+  const v = flag(p, name);
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} expects an integer, got "${v}"`);
+  return Number(v);
+}

@@ -1,0 +1,61 @@
+import { isSnapshotError } from '../core/errors';
+import { ANALYZE_USAGE, analyzeCommand } from './analyze';
+import { UsageError } from './args';
+import { CHECK_USAGE, checkCommand } from './check';
+import type { Io } from './io';
+import { processIo } from './io';
+
+const VERSION = '0.1.0';
+
+const USAGE = `headroom — PyTorch CUDA memory snapshots, analyzed
+
+${ANALYZE_USAGE}
+
+${CHECK_USAGE}
+
+Global options: --debug (show stack traces of errors), --help, --version
+Exit codes: 0 ok, 1 over budget (check), 2 error.`;
+
+type Command = (argv: readonly string[], io: Io) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  analyze: analyzeCommand,
+  check: checkCommand,
+};
+
+/** Runs the CLI and returns its exit code. Errors are one clear line on stderr, exit code 2. */
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  const debug = argv.includes('--debug');
+  const args = argv.filter((a) => a !== '--debug');
+  try {
+    const [name, ...rest] = args;
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      io.out(USAGE + '\n');
+      return name === undefined ? 2 : 0;
+    }
+    if (name === '--version') {
+      io.out(`headroom ${VERSION}\n`);
+      return 0;
+    }
+    const cmd = COMMANDS[name];
+    if (!cmd) throw new UsageError(`unknown command "${name}" (try: ${Object.keys(COMMANDS).join(', ')})`);
+    return await cmd(rest, io);
+  } catch (e) {
+    if (debug) io.err(`${(e as Error).stack ?? String(e)}\n`);
+    if (e instanceof UsageError) io.err(`headroom: ${e.message}\n`);
+    else if (isSnapshotError(e)) io.err(`headroom: cannot analyze: ${e.message}${e.offset !== undefined ? ` (at byte ${e.offset})` : ''}\n`);
+    else io.err(`headroom: internal error: ${(e as Error).message ?? String(e)} (run with --debug for details)\n`);
+    return 2;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    () => {
+      process.exitCode = 2;
+    },
+  );
+}

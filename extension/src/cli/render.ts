@@ -1,0 +1,58 @@
+import { BUCKET_LABELS } from '../core/analysis/attribution';
+import { formatBytes } from '../core/format';
+import type { AnalyzeReport } from '../core/report';
+
+const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '–');
+
+function time(us: number | null): string {
+  return us === null ? '' : ` at ${new Date(us / 1000).toISOString().replace('T', ' ').replace('Z', ' UTC')}`;
+}
+
+/** The human `headroom analyze` report: short, readable, every figure labelled. */
+export function renderReport(r: AnalyzeReport, path: string): string {
+  const out: string[] = [];
+  const devs = r.devices.length > 1 ? ` (devices: ${r.devices.join(', ')})` : '';
+  out.push(`${path} — device ${r.device}${devs}, ${r.events} trace events`);
+  out.push('');
+  out.push(`Peak       ${formatBytes(r.peak.requested_bytes)} requested (≈${formatBytes(r.peak.allocated_bytes)} allocated, estimate), event #${r.peak.trace_index}${time(r.peak.time_us)}`);
+  out.push(`End        ${formatBytes(r.end.requested_bytes)} requested`);
+  out.push(`Reserved   peak ${formatBytes(r.reserved_bytes.peak)}, end ${formatBytes(r.reserved_bytes.end)}`);
+  if (r.start.blocks > 0) out.push(`Before     ${formatBytes(r.start.requested_bytes)} in ${r.start.blocks} blocks were live before the first recorded event`);
+  out.push('');
+  const total = r.at.requested_bytes;
+  const what = r.at.kind === 'index' ? `event #${r.at.trace_index}` : `the ${r.at.kind}`;
+  out.push(`Live at ${what}: ${formatBytes(total)}`);
+  if (r.lines.length) {
+    out.push(`  ${'self'.padStart(10)} ${'share'.padStart(6)} ${'inclusive'.padStart(10)} ${'blocks'.padStart(6)}  line`);
+    for (const l of r.lines) {
+      out.push(
+        `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${l.file}:${l.line} (${l.function})`,
+      );
+    }
+    if (r.lines_total > r.lines.length) out.push(`  … ${r.lines_total - r.lines.length} more lines (--top 0 shows all)`);
+  }
+  for (const b of r.buckets) {
+    out.push(`  ${formatBytes(b.bytes).padStart(10)} ${pct(b.bytes, total).padStart(6)} ${''.padStart(10)} ${String(b.blocks).padStart(6)}  [${BUCKET_LABELS[b.kind]}]`);
+    for (const s of b.sites?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  via backward() at ${s.file}:${s.line}: ${formatBytes(s.bytes)}`);
+    for (const n of b.nodes?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  node ${n.name}: ${formatBytes(n.bytes)}`);
+  }
+  const f = r.fragmentation;
+  out.push('');
+  out.push(
+    `Fragmentation (final state): reserved ${formatBytes(f.reserved_bytes)}, allocated ${formatBytes(f.allocated_block_bytes)}, reserved but unallocated ${formatBytes(f.reserved_unallocated_bytes)}, non-releasable (inactive split) ${formatBytes(f.inactive_split_bytes)}`,
+  );
+  for (const p of f.pools) {
+    const id = p.pool_id[0] || p.pool_id[1] ? ` pool (${p.pool_id.join(',')})` : '';
+    out.push(`  ${p.pool}${id}: ${formatBytes(p.free_bytes)} free, largest free block ${formatBytes(p.largest_free_bytes)}`);
+  }
+  if (r.ooms.length) {
+    out.push('');
+    for (const o of r.ooms) {
+      const where = o.file ? ` from ${o.file}:${o.line}` : '';
+      out.push(`OOM at event #${o.trace_index}${time(o.time_us)}: ${formatBytes(o.requested_bytes)} requested${where}; CUDA reported ${formatBytes(o.device_free_bytes)} free`);
+    }
+  }
+  const notes = [...r.warnings.map((w) => `warning: ${w}`), ...r.notes.slice(1)];
+  if (notes.length) out.push('', ...notes.map((n) => `note: ${n}`));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,75 @@
+import type { Snapshot } from '../snapshot/model';
+import { traceOf } from '../snapshot/model';
+import { attribute } from './attribution';
+import type { Attribution } from './attribution';
+import { classifyBackward } from './backward';
+import type { BackwardInfo } from './backward';
+import { fragmentation } from './fragmentation';
+import type { Fragmentation } from './fragmentation';
+import { oomEvents } from './ooms';
+import type { OomEvent } from './ooms';
+import { liveAt, replay } from './replay';
+import type { Instant, Replay } from './replay';
+import { roundingFrom } from './rounding';
+import { FrameClassifier } from './userCode';
+import type { UserCodeRule } from './userCode';
+
+/** The instant to attribute: the peak, the end of the trace, or a trace index. */
+export type At = 'peak' | 'end' | number;
+
+/** One device, indexed: the replay plus what every surface needs to ask it questions. */
+export interface DeviceAnalysis {
+  device: number;
+  replay: Replay;
+  backward: BackwardInfo;
+  classifier: FrameClassifier;
+  fragmentation: Fragmentation;
+  ooms: OomEvent[];
+}
+
+export function analyzeDevice(s: Snapshot, device: number, rule?: UserCodeRule): DeviceAnalysis {
+  const t = traceOf(s, device);
+  const r = replay(t, s.segments, roundingFrom(s.allocatorSettings));
+  const classifier = new FrameClassifier(s.frames, rule);
+  return {
+    device,
+    replay: r,
+    backward: classifyBackward(s, t, r.elements, classifier),
+    classifier,
+    fragmentation: fragmentation(device, s.segments),
+    ooms: oomEvents(t),
+  };
+}
+
+/** The default device: the one with the longest trace, else the first with segments. */
+export function defaultDevice(s: Snapshot): number | undefined {
+  let best: number | undefined;
+  let len = -1;
+  for (const d of s.devices) {
+    const n = traceOf(s, d).length;
+    if (n > len) {
+      best = d;
+      len = n;
+    }
+  }
+  return best;
+}
+
+export function resolveAt(a: DeviceAnalysis, at: At): Instant {
+  const r = a.replay;
+  if (at === 'peak') return r.peak;
+  if (at === 'end') return r.end;
+  if (!Number.isInteger(at) || at < -1 || at >= r.n) {
+    throw new RangeError(`trace index ${at} is out of range: device ${a.device} has ${r.n} events (0–${r.n - 1})`);
+  }
+  return {
+    index: at,
+    timeUs: at >= 0 && !Number.isNaN(r.timeUs[at]!) ? r.timeUs[at]! : null,
+    requestedBytes: at < 0 ? r.start.requestedBytes : r.requested[at]!,
+    allocatedBytes: at < 0 ? r.start.allocatedBytes : r.allocated[at]!,
+  };
+}
+
+export function attributeAt(s: Snapshot, a: DeviceAnalysis, instant: Instant): Attribution {
+  return attribute(s, a.replay.elements, liveAt(a.replay.elements, instant.index), a.classifier, a.backward);
+}

@@ -1,0 +1,107 @@
+import type { Snapshot } from '../snapshot/model';
+import { Action } from '../snapshot/actions';
+import type { DeviceTrace } from '../snapshot/model';
+import type { Elements } from './replay';
+import { FrameKind } from './userCode';
+import type { FrameClassifier } from './userCode';
+
+/** What a frame tells about the autograd backward pass. */
+const enum Role {
+  None = 0,
+  /** Python entry into backward on the caller's thread (`loss.backward()` → torch.autograd). */
+  Entry = 1,
+  /** Checkpoint recomputation, which runs forward code during backward. */
+  Recompute = 2,
+  /** A C++ frame of the autograd engine (stacks='all'). */
+  Engine = 3,
+}
+
+const ENTRY = /torch\/(?:_tensor\.py|autograd\/__init__\.py|autograd\/graph\.py)$/;
+const ENTRY_NAMES = new Set(['backward', '_make_grads', '_engine_run_backward', 'grad']);
+const RECOMPUTE = /torch\/utils\/checkpoint\.py$/;
+const NODE = /(?:torch::autograd::generated::)?(\w*Backward\w*)::apply/;
+
+export interface BackwardInfo {
+  /** Per element: frame id of the user line that called backward(), -1 unknown, -2 not backward. */
+  site: Int32Array;
+  /** Per element: the autograd node that allocated it (stacks='all'), or ''. */
+  node: string[];
+}
+
+export const NOT_BACKWARD = -2;
+
+/**
+ * Backward allocations carry no Python stack: they run on autograd's engine thread. We recognise
+ * them two ways. With stacks='all', their C++ frames name the engine and the node. With
+ * stacks='python' they have no frames at all; they fall inside a "backward window" that opens at
+ * an allocation whose Python stack enters torch.autograd's backward, and closes at the next
+ * allocation with a Python stack that does not (checkpoint recomputation keeps it open).
+ */
+export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: FrameClassifier): BackwardInfo {
+  const roleCache = new Int8Array(s.frames.size).fill(-1);
+  const role = (f: number): Role => {
+    let r = roleCache[f]!;
+    if (r < 0) {
+      const file = s.frames.fileOf(f).replace(/\\/g, '/');
+      const name = s.frames.nameOf(f);
+      if (ENTRY.test(file) && ENTRY_NAMES.has(name)) r = Role.Entry;
+      else if (RECOMPUTE.test(file)) r = Role.Recompute;
+      else if (cls.kind(f) === FrameKind.Cpp && name.startsWith('torch::autograd::Engine::')) r = Role.Engine;
+      else r = Role.None;
+      roleCache[f] = r;
+    }
+    return r as Role;
+  };
+
+  // Walk the allocations in trace order, tracking the open window's call site.
+  const windowAt = new Int32Array(t.length).fill(NOT_BACKWARD);
+  let open = NOT_BACKWARD;
+  for (let i = 0; i < t.length; i++) {
+    if (t.action[i] !== Action.Alloc) continue;
+    const frames = s.stacks.get(t.stack[i]!);
+    let python = false;
+    let entry = false;
+    let recompute = false;
+    let site = -1;
+    for (let k = 0; k < frames.length; k++) {
+      const f = frames[k]!;
+      const kind = cls.kind(f);
+      if (kind !== FrameKind.Cpp) python = true;
+      const r = role(f);
+      if (r === Role.Entry) entry = true;
+      else if (r === Role.Recompute) recompute = true;
+      if (entry && site < 0 && kind === FrameKind.User) site = f;
+    }
+    if (python) {
+      if (entry) open = site;
+      else if (!recompute) open = NOT_BACKWARD;
+    }
+    windowAt[i] = open;
+  }
+
+  const site = new Int32Array(e.count).fill(NOT_BACKWARD);
+  const node: string[] = new Array<string>(e.count).fill('');
+  for (let k = 0; k < e.count; k++) {
+    const a = e.alloc[k]!;
+    if (a < 0) continue;
+    const frames = s.stacks.get(e.stack[k]!);
+    let python = false;
+    let engine = false;
+    let nodeName = '';
+    for (let j = 0; j < frames.length; j++) {
+      const f = frames[j]!;
+      if (cls.kind(f) !== FrameKind.Cpp) python = true;
+      if (role(f) === Role.Engine) engine = true;
+      if (!nodeName) {
+        const m = NODE.exec(s.frames.nameOf(f));
+        if (m) nodeName = m[1]!;
+      }
+    }
+    if (python) continue;
+    if (engine || (frames.length === 0 && windowAt[a] !== NOT_BACKWARD)) {
+      site[k] = windowAt[a] === NOT_BACKWARD ? -1 : windowAt[a]!;
+      node[k] = nodeName;
+    }
+  }
+  return { site, node };
+}

@@ -1,0 +1,43 @@
+/** Byte figures for people: binary units, three significant digits ("1.24 GiB", "512 B"). */
+export function formatBytes(n: number): string {
+  const sign = n < 0 ? '-' : '';
+  let v = Math.abs(n);
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  if (u === 0) return `${sign}${v} B`;
+  const digits = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+  return `${sign}${v.toFixed(digits)} ${units[u]}`;
+}
+
+const UNIT: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 2 ** 10,
+  kib: 2 ** 10,
+  kb: 1e3,
+  m: 2 ** 20,
+  mib: 2 ** 20,
+  mb: 1e6,
+  g: 2 ** 30,
+  gib: 2 ** 30,
+  gb: 1e9,
+  t: 2 ** 40,
+  tib: 2 ** 40,
+  tb: 1e12,
+};
+
+/**
+ * Parses a budget such as "20GiB", "1.5 GiB", "512M" or "800000000". KiB/MiB/GiB and bare K/M/G are
+ * binary; KB/MB/GB are decimal, as their names say. Returns undefined when it is not a size.
+ */
+export function parseBytes(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
+  if (!m) return undefined;
+  const unit = UNIT[m[2]!.toLowerCase()];
+  if (unit === undefined) return undefined;
+  return Math.round(Number(m[1]) * unit);
+}

@@ -1,0 +1,37 @@
+/** Trace actions as small codes (§4.2 of the snapshot format). `free` and `user_defined` are old nightlies'. */
+export const enum Action {
+  Alloc = 0,
+  FreeRequested = 1,
+  FreeCompleted = 2,
+  SegmentAlloc = 3,
+  SegmentFree = 4,
+  SegmentMap = 5,
+  SegmentUnmap = 6,
+  Snapshot = 7,
+  Oom = 8,
+  Free = 9,
+  Other = 255,
+}
+
+const CODES: Record<string, Action> = {
+  alloc: Action.Alloc,
+  free_requested: Action.FreeRequested,
+  free_completed: Action.FreeCompleted,
+  segment_alloc: Action.SegmentAlloc,
+  segment_free: Action.SegmentFree,
+  segment_map: Action.SegmentMap,
+  segment_unmap: Action.SegmentUnmap,
+  snapshot: Action.Snapshot,
+  oom: Action.Oom,
+  free: Action.Free,
+};
+
+export function actionCode(name: string): Action {
+  return CODES[name] ?? Action.Other;
+}
+
+const NAMES = Object.fromEntries(Object.entries(CODES).map(([k, v]) => [v, k])) as Record<number, string>;
+
+export function actionName(code: number): string {
+  return NAMES[code] ?? 'other';
+}

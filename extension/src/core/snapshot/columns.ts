@@ -1,0 +1,55 @@
+/** Growable typed-array columns: the trace lives in these, not in one object per event. */
+
+type TypedArray = Float64Array | Int32Array | Uint8Array;
+type Ctor<T extends TypedArray> = { new (n: number): T };
+
+export class Column<T extends TypedArray> {
+  data: T;
+  length = 0;
+
+  constructor(
+    private readonly ctor: Ctor<T>,
+    capacity = 1024,
+  ) {
+    this.data = new ctor(capacity);
+  }
+
+  push(v: number): void {
+    if (this.length === this.data.length) this.grow();
+    this.data[this.length++] = v;
+  }
+
+  private grow(): void {
+    const next = new this.ctor(this.data.length * 2);
+    next.set(this.data);
+    this.data = next;
+  }
+
+  /**
+   * The filled part. A view, not a copy: copying would double the peak memory of a large trace for
+   * a moment, while the spare capacity it keeps is at most what the last doubling added.
+   */
+  seal(): T {
+    return this.data.subarray(0, this.length) as T;
+  }
+}
+
+export const f64 = (n?: number): Column<Float64Array> => new Column(Float64Array, n);
+export const i32 = (n?: number): Column<Int32Array> => new Column(Int32Array, n);
+export const u8 = (n?: number): Column<Uint8Array> => new Column(Uint8Array, n);
+
+/** Interns strings to small ids (file names, function names, metadata). */
+export class StringTable {
+  readonly values: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(s: string): number {
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(s);
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+}

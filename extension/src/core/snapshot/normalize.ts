@@ -1,0 +1,250 @@
+import { SnapshotError } from '../errors';
+import type { SealHooks } from '../pickle/machine';
+import { describePy, isDict } from '../pickle/values';
+import type { PyDict, PyValue } from '../pickle/values';
+import { FrameTable, StackTable } from './frames';
+import type { Annotation, Block, DeviceTrace, Segment, Snapshot } from './model';
+import { toNumber, TraceRows } from './rows';
+import type { TraceColumns } from './rows';
+
+/** Interning tables shared by the reader's hooks and the normalizer. */
+export class SnapshotBuilder {
+  readonly frames = new FrameTable();
+  readonly stacks = new StackTable(this.frames);
+  readonly rows = new TraceRows(this.stacks);
+
+  /** Hooks for the pickle reader: entries become rows and frame lists become stack ids on arrival. */
+  hooks(): SealHooks {
+    return {
+      listItem: (item) => {
+        if (!('action' in item)) return undefined;
+        const r = this.rows.tryAdd(item);
+        return typeof r === 'number' ? r : undefined;
+      },
+      dictValue: (key, list) => {
+        if (key !== 'frames') return undefined;
+        try {
+          return this.stacks.intern(list);
+        } catch {
+          return undefined; // the normalizer reports it with context
+        }
+      },
+    };
+  }
+}
+
+const shape = (what: string): SnapshotError => new SnapshotError('wrong-shape', `not a PyTorch memory snapshot: ${what}`);
+
+function num(d: PyDict, key: string, where: string, fallback?: number): number {
+  const v = toNumber(d[key]);
+  if (v !== undefined) return v;
+  if (fallback !== undefined && (d[key] === undefined || d[key] === null)) return fallback;
+  throw shape(`${where} has ${key} = ${describePy(d[key])}, expected a number`);
+}
+
+function list(v: PyValue | undefined, where: string): PyValue[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw shape(`${where} is ${describePy(v)}, not a list`);
+  return v;
+}
+
+/** Turns the reader's output into the one model, whatever torch version (1.13–2.11+) wrote it. */
+export function normalize(value: PyValue, b: SnapshotBuilder, meta: { protocol: number; bytes: number }): Snapshot {
+  const warnings: string[] = [];
+  let segmentsValue: PyValue | undefined;
+  let tracesValue: PyValue | undefined;
+  let settings: Record<string, PyValue> | null = null;
+  let annotationsValue: PyValue | undefined;
+  let layout: Snapshot['layout'];
+  if (Array.isArray(value)) {
+    layout = 'segments';
+    segmentsValue = value;
+  } else if (isDict(value)) {
+    layout = 'dict';
+    if (!('segments' in value) && !('device_traces' in value) && !('traces' in value)) {
+      const keys = Object.keys(value).slice(0, 6).join(', ');
+      throw shape(`a dict without 'segments' or 'device_traces'${keys ? ` (its keys: ${keys})` : ''}`);
+    }
+    segmentsValue = value.segments;
+    tracesValue = value.device_traces ?? value.traces;
+    const s = value.allocator_settings;
+    if (isDict(s)) settings = s;
+    annotationsValue = value.external_annotations;
+  } else {
+    throw shape(`top level is ${describePy(value)}`);
+  }
+
+  const segments = normalizeSegments(list(segmentsValue, "'segments'"), b);
+  const columns = b.rows.finish();
+  const traces = normalizeTraces(list(tracesValue, "'device_traces'"), b.rows.length, columns);
+  const annotations = normalizeAnnotations(list(annotationsValue, "'external_annotations'"), warnings);
+
+  const devices = new Set<number>();
+  for (const [d, t] of traces) if (t.length > 0) devices.add(d);
+  for (const s of segments) devices.add(s.device);
+  let hasTimes = false;
+  for (let i = 0; i < columns.timeUs.length; i++) {
+    if (!Number.isNaN(columns.timeUs[i])) {
+      hasTimes = true;
+      break;
+    }
+  }
+  return {
+    layout,
+    protocol: meta.protocol,
+    bytes: meta.bytes,
+    devices: [...devices].sort((x, y) => x - y),
+    traces,
+    segments,
+    frames: b.frames,
+    stacks: b.stacks,
+    columns,
+    allocatorSettings: settings,
+    annotations,
+    hasTimes,
+    warnings,
+  };
+}
+
+function stackOf(v: PyValue | undefined, b: SnapshotBuilder, where: string): number {
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < b.stacks.size) return v;
+  if (Array.isArray(v)) return b.stacks.intern(v);
+  throw shape(`${where} has frames = ${describePy(v)}, not a list of frames`);
+}
+
+function normalizeSegments(items: PyValue[], b: SnapshotBuilder): Segment[] {
+  const seen = new Set<object>();
+  const out: Segment[] = [];
+  items.forEach((raw, i) => {
+    const where = `segment ${i}`;
+    if (!isDict(raw)) throw shape(`${where} is ${describePy(raw)}, not a dict`);
+    const blocksRaw = list(raw.blocks, `${where}'s blocks`);
+    // Shared segments or block lists can only come from a crafted file (a "bomb").
+    if (seen.has(raw) || seen.has(blocksRaw)) throw shape(`${where} repeats an earlier segment object`);
+    seen.add(raw);
+    seen.add(blocksRaw);
+    const address = num(raw, 'address', where);
+    let addr = address;
+    const blocks: Block[] = blocksRaw.map((br, j) => {
+      const bw = `${where}, block ${j}`;
+      if (!isDict(br)) throw shape(`${bw} is ${describePy(br)}, not a dict`);
+      const size = num(br, 'size', bw);
+      let stack = stackOf(br.frames, b, bw);
+      let requested = toNumber(br.requested_size);
+      const history = br.history; // torch 1.13: the block's own allocation is history[0]
+      if (requested === undefined && Array.isArray(history) && isDict(history[0])) {
+        requested = toNumber(history[0].real_size);
+        if (stack === 0) stack = stackOf(history[0].frames, b, bw);
+      }
+      const block: Block = {
+        address: toNumber(br.address) ?? addr,
+        size,
+        requestedSize: requested ?? size,
+        state: typeof br.state === 'string' ? br.state : 'inactive',
+        stack,
+      };
+      addr += size;
+      return block;
+    });
+    const sum = (pred: (bl: Block) => boolean, f: (bl: Block) => number): number =>
+      blocks.reduce((acc, bl) => (pred(bl) ? acc + f(bl) : acc), 0);
+    const pool = raw.segment_pool_id;
+    out.push({
+      device: num(raw, 'device', where, 0),
+      address,
+      totalSize: num(raw, 'total_size', where, sum(() => true, (bl) => bl.size)),
+      allocatedSize: num(raw, 'allocated_size', where, sum((bl) => bl.state === 'active_allocated', (bl) => bl.size)),
+      activeSize: num(raw, 'active_size', where, sum((bl) => bl.state !== 'inactive', (bl) => bl.size)),
+      requestedSize: num(raw, 'requested_size', where, sum((bl) => bl.state !== 'inactive', (bl) => bl.requestedSize)),
+      stream: num(raw, 'stream', where, 0),
+      type: typeof raw.segment_type === 'string' ? raw.segment_type : 'large',
+      poolId: Array.isArray(pool) && pool.length === 2 ? [toNumber(pool[0]) ?? 0, toNumber(pool[1]) ?? 0] : [0, 0],
+      expandable: raw.is_expandable === true,
+      stack: stackOf(raw.frames, b, where),
+      blocks,
+    });
+  });
+  return out;
+}
+
+function normalizeTraces(items: PyValue[], rowCount: number, c: TraceColumns): Map<number, DeviceTrace> {
+  const claimed = new Uint8Array(rowCount);
+  const traces = new Map<number, DeviceTrace>();
+  const rowsOf = new TraceRowsReader(c);
+  items.forEach((t, device) => {
+    const entries = list(t, `device_traces[${device}]`);
+    const rows = new Int32Array(entries.length);
+    for (let i = 0; i < entries.length; i++) {
+      const r = rowsOf.resolve(entries[i]!, `device_traces[${device}][${i}]`);
+      if (claimed[r]) throw shape(`device_traces[${device}][${i}] repeats an earlier trace entry`);
+      claimed[r] = 1;
+      rows[i] = r;
+    }
+    traces.set(device, sliceRows(device, rows, c));
+  });
+  return traces;
+}
+
+/** Resolves list items to row ids; entries are rows already unless the reader's hook declined them. */
+class TraceRowsReader {
+  constructor(private readonly c: TraceColumns) {}
+
+  resolve(item: PyValue, where: string): number {
+    if (typeof item === 'number' && Number.isInteger(item) && item >= 0 && item < this.c.action.length) return item;
+    if (isDict(item) && 'action' in item) {
+      // The hook declined this entry; say why, with its position.
+      throw shape(`${where} is a malformed trace entry (action ${describePy(item.action)}, size ${describePy(item.size)}, addr ${describePy(item.addr)})`);
+    }
+    throw shape(`${where} is ${describePy(item)}, not a trace entry`);
+  }
+}
+
+/** Column views for one device: zero-copy when its rows are contiguous (always, for real files). */
+function sliceRows(device: number, rows: Int32Array, c: TraceColumns): DeviceTrace {
+  const n = rows.length;
+  let contiguous = true;
+  for (let i = 1; i < n; i++) {
+    if (rows[i] !== rows[0]! + i) {
+      contiguous = false;
+      break;
+    }
+  }
+  const pick = <T extends Float64Array | Int32Array | Uint8Array>(col: T): T => {
+    if (n === 0) return col.subarray(0, 0) as T;
+    if (contiguous) return col.subarray(rows[0]!, rows[0]! + n) as T;
+    const out = new (col.constructor as { new (k: number): T })(n);
+    for (let i = 0; i < n; i++) out[i] = col[rows[i]!]!;
+    return out;
+  };
+  return {
+    device,
+    length: n,
+    action: pick(c.action),
+    addr: pick(c.addr),
+    size: pick(c.size),
+    stream: pick(c.stream),
+    timeUs: pick(c.timeUs),
+    stack: pick(c.stack),
+    rows,
+  };
+}
+
+function normalizeAnnotations(items: PyValue[], warnings: string[]): Annotation[] {
+  const out: Annotation[] = [];
+  let skipped = 0;
+  for (const a of items) {
+    if (!isDict(a) || typeof a.name !== 'string') {
+      skipped++;
+      continue;
+    }
+    out.push({
+      stage: typeof a.stage === 'string' ? a.stage : '',
+      name: a.name,
+      device: toNumber(a.device) ?? 0,
+      timeUs: toNumber(a.time_us) ?? NaN,
+    });
+  }
+  if (skipped) warnings.push(`${skipped} external annotations were not understood and were skipped`);
+  return out;
+}

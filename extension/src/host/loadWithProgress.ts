@@ -1,0 +1,44 @@
+import * as vscode from 'vscode';
+import { isSnapshotError } from '../core/errors';
+import { formatBytes } from '../core/format';
+import { loadSnapshotFile } from '../core/snapshot/load';
+import type { Snapshot } from '../core/snapshot/model';
+
+/**
+ * Loads a snapshot behind a cancellable progress notification. Returns undefined when the user
+ * cancelled or the file is not a usable snapshot (after saying why).
+ */
+export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputChannel): Promise<Snapshot | undefined> {
+  const name = uri.path.split('/').pop() ?? uri.fsPath;
+  try {
+    return await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Reading ${name}`, cancellable: true },
+      async (progress, token) => {
+        const abort = new AbortController();
+        const sub = token.onCancellationRequested(() => abort.abort());
+        let reported = 0;
+        try {
+          return await loadSnapshotFile(uri.fsPath, {
+            signal: abort.signal,
+            onProgress: (read, total) => {
+              if (!total) return;
+              const pct = (read / total) * 100;
+              progress.report({ increment: pct - reported, message: `${formatBytes(read)} of ${formatBytes(total)}` });
+              reported = pct;
+            },
+          });
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+  } catch (e) {
+    if (isSnapshotError(e)) {
+      if (e.code === 'cancelled') return undefined;
+      log.warn(`${uri.fsPath}: ${e.code}: ${e.message}`);
+      void vscode.window.showErrorMessage(`Headroom cannot open ${name}: ${e.message}`);
+      return undefined;
+    }
+    throw e;
+  }
+}
