@@ -112,7 +112,7 @@ export function buildReport(s: Snapshot, a: DeviceAnalysis, at: At, top: number)
     peak: { requested_bytes: r.peak.requestedBytes, allocated_bytes: r.peak.allocatedBytes, trace_index: r.peak.index, time_us: r.peak.timeUs },
     end: { requested_bytes: r.end.requestedBytes, allocated_bytes: r.end.allocatedBytes },
     start: { requested_bytes: r.start.requestedBytes, blocks: r.start.blocks },
-    reserved_bytes: { peak: r.reservedPeak.bytes, end: r.n > 0 ? r.reserved[r.n - 1]! : r.start.reservedBytes, start: r.start.reservedBytes },
+    reserved_bytes: { peak: r.reservedPeak.bytes, end: r.reservedEnd, start: r.start.reservedBytes },
     at: {
       kind: at === 'peak' ? 'peak' : at === 'end' ? 'end' : 'index',
       trace_index: instant.index,

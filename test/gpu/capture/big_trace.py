@@ -1,4 +1,6 @@
-"""A long run for the load benchmark: at least 350k trace events, context='all', stacks='python'."""
+"""A long run for the load benchmark: at least HEADROOM_BIG_EVENTS (default 350k) trace events,
+context='all', stacks='python'. Saved as big_trace.pickle, or big_trace_<N>.pickle for other N."""
+import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -11,7 +13,7 @@ def train(target_events):
     opt = torch.optim.Adam(model.parameters())
     steps = 0
     while True:
-        for _ in range(200):
+        for _ in range(1000):
             x = torch.randn(64, 256, device="cuda")
             y = torch.randint(0, 10, (64,), device="cuda")
             loss = F.cross_entropy(model(x), y)
@@ -25,6 +27,7 @@ def train(target_events):
 
 
 if __name__ == "__main__":
-    record(max_entries=2_000_000)
-    steps, n = train(350_000)
-    dump("big_trace", {"steps": steps, "events": n}, memviz=False)
+    target = int(os.environ.get("HEADROOM_BIG_EVENTS", "350000"))
+    record(max_entries=max(2_000_000, target * 2))
+    steps, n = train(target)
+    dump("big_trace" if target == 350_000 else f"big_trace_{target}", {"steps": steps, "events": n}, memviz=False)

@@ -8,7 +8,7 @@ import { fragmentation } from './fragmentation';
 import type { Fragmentation } from './fragmentation';
 import { oomEvents } from './ooms';
 import type { OomEvent } from './ooms';
-import { liveAt, replay } from './replay';
+import { allocatedAt, liveAt, replay } from './replay';
 import type { Instant, Replay } from './replay';
 import { roundingFrom } from './rounding';
 import { FrameClassifier } from './userCode';
@@ -66,7 +66,7 @@ export function resolveAt(a: DeviceAnalysis, at: At): Instant {
     index: at,
     timeUs: at >= 0 && !Number.isNaN(r.timeUs[at]!) ? r.timeUs[at]! : null,
     requestedBytes: at < 0 ? r.start.requestedBytes : r.requested[at]!,
-    allocatedBytes: at < 0 ? r.start.allocatedBytes : r.allocated[at]!,
+    allocatedBytes: allocatedAt(r.elements, at),
   };
 }
 

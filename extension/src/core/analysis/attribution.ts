@@ -179,7 +179,7 @@ function addBackwardDetail(s: Snapshot, b: BackwardAcc, bw: BackwardInfo, k: num
     st.bytes += bytes;
     st.blocks++;
   }
-  const name = bw.node[k];
+  const name = bw.node.get(k);
   if (name) {
     b._nodes ??= new Map();
     let n = b._nodes.get(name);

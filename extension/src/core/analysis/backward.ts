@@ -24,8 +24,8 @@ const NODE = /(?:torch::autograd::generated::)?(\w*Backward\w*)::apply/;
 export interface BackwardInfo {
   /** Per element: frame id of the user line that called backward(), -1 unknown, -2 not backward. */
   site: Int32Array;
-  /** Per element: the autograd node that allocated it (stacks='all'), or ''. */
-  node: string[];
+  /** Per element: the autograd node that allocated it (stacks='all'), when named. */
+  node: Map<number, string>;
 }
 
 export const NOT_BACKWARD = -2;
@@ -53,54 +53,46 @@ export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: 
     return r as Role;
   };
 
-  // Walk the allocations in trace order, tracking the open window's call site.
-  const windowAt = new Int32Array(t.length).fill(NOT_BACKWARD);
+  // Walk the allocations in trace order, tracking the open window's call site. Trace elements
+  // were created in the order of their alloc events, so one pointer follows along.
+  const site = new Int32Array(e.count).fill(NOT_BACKWARD);
+  const node = new Map<number, string>();
   let open = NOT_BACKWARD;
+  let k = 0;
   for (let i = 0; i < t.length; i++) {
     if (t.action[i] !== Action.Alloc) continue;
     const frames = s.stacks.get(t.stack[i]!);
     let python = false;
     let entry = false;
     let recompute = false;
-    let site = -1;
-    for (let k = 0; k < frames.length; k++) {
-      const f = frames[k]!;
+    let engine = false;
+    let callSite = -1;
+    let nodeName = '';
+    for (let j = 0; j < frames.length; j++) {
+      const f = frames[j]!;
       const kind = cls.kind(f);
       if (kind !== FrameKind.Cpp) python = true;
       const r = role(f);
       if (r === Role.Entry) entry = true;
       else if (r === Role.Recompute) recompute = true;
-      if (entry && site < 0 && kind === FrameKind.User) site = f;
-    }
-    if (python) {
-      if (entry) open = site;
-      else if (!recompute) open = NOT_BACKWARD;
-    }
-    windowAt[i] = open;
-  }
-
-  const site = new Int32Array(e.count).fill(NOT_BACKWARD);
-  const node: string[] = new Array<string>(e.count).fill('');
-  for (let k = 0; k < e.count; k++) {
-    const a = e.alloc[k]!;
-    if (a < 0) continue;
-    const frames = s.stacks.get(e.stack[k]!);
-    let python = false;
-    let engine = false;
-    let nodeName = '';
-    for (let j = 0; j < frames.length; j++) {
-      const f = frames[j]!;
-      if (cls.kind(f) !== FrameKind.Cpp) python = true;
-      if (role(f) === Role.Engine) engine = true;
-      if (!nodeName) {
+      else if (r === Role.Engine) engine = true;
+      if (entry && callSite < 0 && kind === FrameKind.User) callSite = f;
+      if (!nodeName && kind === FrameKind.Cpp) {
         const m = NODE.exec(s.frames.nameOf(f));
         if (m) nodeName = m[1]!;
       }
     }
-    if (python) continue;
-    if (engine || (frames.length === 0 && windowAt[a] !== NOT_BACKWARD)) {
-      site[k] = windowAt[a] === NOT_BACKWARD ? -1 : windowAt[a]!;
-      node[k] = nodeName;
+    if (python) {
+      if (entry) open = callSite;
+      else if (!recompute) open = NOT_BACKWARD;
+    }
+    while (k < e.count && e.alloc[k] !== i) k++;
+    if (k >= e.count) break;
+    // The element's stack may come from the final state when the event had none.
+    const own = e.stack[k] === t.stack[i] ? frames.length : s.stacks.get(e.stack[k]!).length;
+    if (!python && (engine || (own === 0 && open !== NOT_BACKWARD))) {
+      site[k] = open === NOT_BACKWARD ? -1 : open;
+      if (nodeName) node.set(k, nodeName);
     }
   }
   return { site, node };

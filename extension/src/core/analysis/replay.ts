@@ -48,30 +48,46 @@ export interface Replay {
   n: number;
   /** The trace's timestamps (µs since the epoch; NaN before torch 2.2). */
   timeUs: Float64Array;
-  /** Totals after each event. Requested is exact; allocated and active are estimates (rounded sizes). */
+  /** Requested bytes live after each event: exact, the headline series. */
   requested: Float64Array;
-  allocated: Float64Array;
-  active: Float64Array;
-  reserved: Float64Array;
+  /**
+   * Reserved memory as steps: it changes only at segment events, so it is kept as (event index,
+   * bytes after it) pairs; see reservedAt(). `start` holds the figure before the first event.
+   */
+  reservedSteps: { index: Int32Array; bytes: Float64Array };
   /** The figures before the first event: memory allocated before the recorded window began. */
   start: { requestedBytes: number; allocatedBytes: number; reservedBytes: number; blocks: number };
   peak: Instant;
   end: Instant;
   reservedPeak: { index: number; bytes: number };
+  reservedEnd: number;
   elements: Elements;
   warnings: string[];
 }
 
 class ElementBuilder {
-  addr = f64();
-  size = f64();
-  rounded = f64();
-  alloc = i32();
-  freeRequested = i32();
-  free = i32();
-  stack = i32();
-  stream = i32();
-  origin = u8();
+  readonly addr;
+  readonly size;
+  readonly rounded;
+  readonly alloc;
+  readonly freeRequested;
+  readonly free;
+  readonly stack;
+  readonly stream;
+  readonly origin;
+
+  /** Sized for the expected count (allocs + final live blocks), so columns rarely grow. */
+  constructor(capacity: number) {
+    this.addr = f64(capacity);
+    this.size = f64(capacity);
+    this.rounded = f64(capacity);
+    this.alloc = i32(capacity);
+    this.freeRequested = i32(capacity);
+    this.free = i32(capacity);
+    this.stack = i32(capacity);
+    this.stream = i32(capacity);
+    this.origin = u8(capacity);
+  }
 
   add(addr: number, size: number, rounded: number, alloc: number, freeReq: number, free: number, stack: number, stream: number, origin: Origin): number {
     const id = this.addr.length;
@@ -111,7 +127,10 @@ class ElementBuilder {
 export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: Rounding): Replay {
   const n = t.length;
   const warnings: string[] = [];
-  const el = new ElementBuilder();
+  let expected = 1024;
+  for (let i = 0; i < n; i++) if (t.action[i] === Action.Alloc) expected++;
+  for (const s of segments) if (s.device === t.device) expected += s.blocks.length;
+  const el = new ElementBuilder(expected);
   const live = new Map<number, number>();
   const requestedBefore = new Map<number, number>(); // addr -> free_requested index, for unmatched frees
   let doubleAllocs = 0;
@@ -173,14 +192,17 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
   for (const s of segments) if (s.device === t.device) reservedEnd += s.totalSize;
   const reservedStart = reservedEnd - reservedDelta;
   if (reservedStart < 0) warnings.push(`segment events add up to more than the final reserved memory (${-reservedStart} bytes): the final state and the trace disagree`);
-  const reserved = new Float64Array(n);
+  const stepIndex = i32();
+  const stepBytes = f64();
   let r = reservedStart;
   let reservedPeak = { index: -1, bytes: reservedStart };
   for (let i = 0; i < n; i++) {
     const a = action[i]!;
     if (a === Action.SegmentAlloc || a === Action.SegmentMap) r += size[i]!;
     else if (a === Action.SegmentFree || a === Action.SegmentUnmap) r -= size[i]!;
-    reserved[i] = r;
+    else continue;
+    stepIndex.push(i);
+    stepBytes.push(r);
     if (r > reservedPeak.bytes) reservedPeak = { index: i, bytes: r };
   }
 
@@ -188,7 +210,7 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
     index: i,
     timeUs: i >= 0 && !Number.isNaN(t.timeUs[i]!) ? t.timeUs[i]! : null,
     requestedBytes: i >= 0 ? totals.requested[i]! : totals.start.requestedBytes,
-    allocatedBytes: i >= 0 ? totals.allocated[i]! : totals.start.allocatedBytes,
+    allocatedBytes: allocatedAt(elements, i),
   });
   let peakIndex = -1;
   let peakBytes = totals.start.requestedBytes;
@@ -203,13 +225,12 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
     n,
     timeUs: t.timeUs,
     requested: totals.requested,
-    allocated: totals.allocated,
-    active: totals.active,
-    reserved,
+    reservedSteps: { index: stepIndex.seal(), bytes: stepBytes.seal() },
     start: { ...totals.start, reservedBytes: reservedStart },
     peak: at(peakIndex),
     end: at(n - 1),
     reservedPeak,
+    reservedEnd,
     elements,
     warnings,
   };
@@ -253,49 +274,83 @@ function seedFromFinalState(
   }
 }
 
-/** Prefix sums of the per-event deltas: requested (exact), allocated and active (rounded). */
+/** Prefix sums of the per-event deltas of requested bytes (exact). */
 function accumulate(e: Elements, n: number) {
   const requested = new Float64Array(n);
-  const allocated = new Float64Array(n);
-  const active = new Float64Array(n);
   let startReq = 0;
-  let startAlloc = 0;
   let startBlocks = 0;
   for (let k = 0; k < e.count; k++) {
     const s = e.size[k]!;
+    const a = e.alloc[k]!;
+    const f = e.free[k]!;
+    if (a < 0) {
+      startReq += s;
+      startBlocks++;
+    } else requested[a] = requested[a]! + s;
+    if (f < n) requested[f] = requested[f]! - s;
+  }
+  let q = startReq;
+  for (let i = 0; i < n; i++) {
+    q += requested[i]!;
+    requested[i] = q;
+  }
+  return { requested, start: { requestedBytes: startReq, allocatedBytes: allocatedAt(e, -1), blocks: startBlocks } };
+}
+
+/**
+ * Allocated bytes (estimate: rounded sizes) just after event `index`. PyTorch's allocated figure
+ * drops at free_requested, so that is where an element stops counting.
+ */
+export function allocatedAt(e: Elements, index: number): number {
+  let sum = 0;
+  for (let k = 0; k < e.count; k++) if (e.alloc[k]! <= index && e.freeRequested[k]! > index) sum += e.rounded[k]!;
+  return sum;
+}
+
+/** Reserved bytes just after event `index` (-1: before the first event). */
+export function reservedAt(r: Replay, index: number): number {
+  const idx = r.reservedSteps.index;
+  let lo = 0;
+  let hi = idx.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (idx[mid]! <= index) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? r.start.reservedBytes : r.reservedSteps.bytes[lo - 1]!;
+}
+
+/**
+ * The estimated allocated and active series (rounded sizes; active also holds pending frees),
+ * built on demand: only the timeline draws them, so the replay does not keep them.
+ */
+export function estimateSeries(e: Elements, n: number): { allocated: Float64Array; active: Float64Array } {
+  const allocated = new Float64Array(n);
+  const active = new Float64Array(n);
+  let al = 0;
+  let ac = 0;
+  for (let k = 0; k < e.count; k++) {
     const r = e.rounded[k]!;
     const a = e.alloc[k]!;
     const f = e.free[k]!;
     const fr = e.freeRequested[k]!;
     if (a < 0) {
-      startReq += s;
-      startBlocks++;
-      if (fr >= 0) startAlloc += r;
+      ac += r;
+      if (fr >= 0) al += r;
     } else {
-      requested[a] = requested[a]! + s;
       allocated[a] = allocated[a]! + r;
       active[a] = active[a]! + r;
     }
-    if (f < n) {
-      requested[f] = requested[f]! - s;
-      active[f] = active[f]! - r;
-    }
+    if (f < n) active[f] = active[f]! - r;
     if (fr >= 0 && fr < n) allocated[fr] = allocated[fr]! - r;
   }
-  let q = startReq;
-  let al = startAlloc;
-  let ac = startAlloc;
-  // Pending-free ghosts are active but not allocated at the start.
-  for (let k = 0; k < e.count; k++) if (e.alloc[k]! < 0 && e.freeRequested[k]! < 0) ac += e.rounded[k]!;
   for (let i = 0; i < n; i++) {
-    q += requested[i]!;
     al += allocated[i]!;
     ac += active[i]!;
-    requested[i] = q;
     allocated[i] = al;
     active[i] = ac;
   }
-  return { requested, allocated, active, start: { requestedBytes: startReq, allocatedBytes: startAlloc, blocks: startBlocks } };
+  return { allocated, active };
 }
 
 /** Ids of the elements live just after event `index` (-1: before the first event). */

@@ -1,6 +1,7 @@
 import { SnapshotError } from '../errors';
 import { decodeLatin1, decodeLong, decodeUtf8, readI32, readU32, readU64 } from './decode';
 import type { PickleLimits } from './limits';
+import { Memo } from './memo';
 import { Op, unsupportedOpName } from './opcodes';
 import { PyInert } from './values';
 import type { PyDict, PyValue } from './values';
@@ -15,6 +16,17 @@ export interface SealHooks {
   listItem?(item: PyDict): PyValue | undefined;
   /** A list that has just been stored in a dict under `key`. */
   dictValue?(key: string, value: PyValue[]): PyValue | undefined;
+  /**
+   * The first SETITEMS of a still-empty dict, with its keys and values in vals[from..to) (key,
+   * value, key, value…). Returning a value replaces the dict before any property is created: the
+   * cheapest path for millions of small uniform dicts. Undefined keeps the dict.
+   */
+  freshDict?(vals: readonly PyValue[], from: number, to: number): PyValue | undefined;
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
 }
 
 /** Kind of the value in a stack slot or memo entry. Containers carry a depth; primitives do not. */
@@ -28,10 +40,11 @@ const enum Kind {
 
 const KIND_NAMES = ['value', 'list', 'dict', 'set', 'tuple'];
 
-const enum State {
-  Open = 0,
-  Sealed = 1,
-}
+/**
+ * EMPTY_DICT pushes this placeholder; the real object is created at the first SETITEMS, unless
+ * the freshDict hook consumes the items first (millions of trace entries never become objects).
+ */
+const LAZY: PyDict = Object.freeze({}) as PyDict;
 
 const NEED_MORE = -1;
 
@@ -57,10 +70,7 @@ export class PickleMachine {
   private sp = 0;
   private marks: number[] = [];
 
-  private memo: PyValue[] = [];
-  private mKind = new Uint8Array(1024);
-  private mState = new Uint8Array(1024);
-  private mDepth = new Uint8Array(1024);
+  private readonly memo = new Memo();
 
   private cells = 0;
   private started = false;
@@ -76,10 +86,7 @@ export class PickleMachine {
   /** Replaces the value in `slot` (already sealed) everywhere it is referenced from. */
   private replace(slot: number, v: PyValue): PyValue {
     const mi = this.sMemo[slot]!;
-    if (mi >= 0) {
-      this.memo[mi] = v;
-      this.mKind[mi] = Kind.Primitive;
-    }
+    if (mi >= 0) this.memo.replace(mi, v);
     return v;
   }
 
@@ -186,22 +193,37 @@ export class PickleMachine {
 
   private depthOf(slot: number): number {
     const mi = this.sMemo[slot]!;
-    return mi >= 0 ? this.mDepth[mi]! : this.sDepth[slot]!;
+    return mi >= 0 ? this.memo.depth(mi) : this.sDepth[slot]!;
   }
 
-  /** Accounts for `slot` being inserted into a container; returns the parent depth it implies. */
-  private adopt(slot: number, parent: PyValue): number {
-    if (this.sKind[slot] === Kind.Primitive) return 1;
-    if (this.vals[slot] === parent) this.fail('corrupt', 'a container is inserted into itself (recursive pickle)');
+  /** The value in `slot`, with a placeholder dict turned into its real (possibly shared) object. */
+  private real(slot: number): PyValue {
+    const v = this.vals[slot]!;
+    if (v !== LAZY) return v;
     const mi = this.sMemo[slot]!;
-    if (mi >= 0) this.mState[mi] = State.Sealed;
+    if (mi >= 0) {
+      const m = this.memo.get(mi);
+      if (m !== LAZY) return (this.vals[slot] = m);
+    }
+    const o: PyDict = {};
+    this.vals[slot] = o;
+    if (mi >= 0) this.memo.setValue(mi, o);
+    return o;
+  }
+
+  /** Accounts for `slot` being inserted into the container in slot `parentSlot`; returns the parent depth it implies. */
+  private adopt(slot: number, parent: PyValue, parentMemo = -1): number {
+    if (this.sKind[slot] === Kind.Primitive) return 1;
+    const mi = this.sMemo[slot]!;
+    if ((mi >= 0 && mi === parentMemo) || this.real(slot) === parent) this.fail('corrupt', 'a container is inserted into itself (recursive pickle)');
+    if (mi >= 0) this.memo.seal(mi);
     return this.depthOf(slot) + 1;
   }
 
   private setDepth(slot: number, depth: number): void {
     if (depth > this.limits.maxDepth) this.fail('limit', `containers nest deeper than ${this.limits.maxDepth} levels (limit maxDepth)`);
     const mi = this.sMemo[slot]!;
-    if (mi >= 0) this.mDepth[mi] = depth;
+    if (mi >= 0) this.memo.setDepth(mi, depth);
     else this.sDepth[slot] = depth;
   }
 
@@ -210,16 +232,16 @@ export class PickleMachine {
     if (slot < this.markBase() || slot < 0) this.fail('corrupt', `${what} without a container to apply it to (stack underflow)`);
     if (this.sKind[slot] !== kind) this.fail('corrupt', `${what} applied to something that is not a ${KIND_NAMES[kind]}`);
     const mi = this.sMemo[slot]!;
-    if (mi >= 0 && this.mState[mi] === State.Sealed) this.fail('corrupt', `${what} changes a container after it was shared (not produced by pickle.dump)`);
+    if (mi >= 0 && this.memo.sealed(mi)) this.fail('corrupt', `${what} changes a container after it was shared (not produced by pickle.dump)`);
   }
 
   /** Builds a frozen container (tuple, frozenset, inert record) from slots [from, sp). */
   private freeze(from: number): { items: PyValue[]; depth: number } {
     const n = this.sp - from;
     if (n > this.limits.maxContainerItems) this.fail('limit', `a tuple holds more than ${this.limits.maxContainerItems} items (limit maxContainerItems)`);
-    const items = this.vals.slice(from, this.sp);
     let depth = 1;
-    for (let i = from; i < this.sp; i++) depth = Math.max(depth, this.adopt(i, items));
+    for (let i = from; i < this.sp; i++) depth = Math.max(depth, this.adopt(i, null));
+    const items = this.vals.slice(from, this.sp);
     if (depth > this.limits.maxDepth) this.fail('limit', `containers nest deeper than ${this.limits.maxDepth} levels (limit maxDepth)`);
     this.sp = from;
     this.spend(n);
@@ -249,22 +271,38 @@ export class PickleMachine {
 
   private setItems(target: number, from: number): void {
     this.mutable(target, Kind.Dict, 'SETITEMS');
-    const dict = this.vals[target] as PyDict;
+    const placeholder = this.vals[target] as PyDict;
+    const targetMemo = this.sMemo[target]!;
     if ((this.sp - from) % 2 !== 0) this.fail('corrupt', 'SETITEMS with an odd number of keys and values');
     let depth = this.depthOf(target);
+    const vals = this.vals;
     for (let i = from; i < this.sp; i += 2) {
       const key = this.dictKey(i);
-      depth = Math.max(depth, this.adopt(i + 1, dict));
-      let v: PyValue = this.vals[i + 1]!;
+      vals[i] = key;
+      depth = Math.max(depth, this.adopt(i + 1, placeholder, targetMemo));
       if (this.hooks.dictValue && this.sKind[i + 1] === Kind.List) {
-        const r = this.hooks.dictValue(key, v as PyValue[]);
-        if (r !== undefined) v = this.replace(i + 1, r);
+        const r = this.hooks.dictValue(key, vals[i + 1] as PyValue[]);
+        if (r !== undefined) vals[i + 1] = this.replace(i + 1, r);
       }
+    }
+    this.spend((this.sp - from) / 2);
+    const fresh = this.hooks.freshDict && (placeholder === LAZY || isEmpty(placeholder)) ? this.hooks.freshDict(vals, from, this.sp) : undefined;
+    if (fresh !== undefined) {
+      vals[target] = this.replace(target, fresh);
+      this.sKind[target] = Kind.Primitive;
+      this.sDepth[target] = 0;
+      this.sMemo[target] = -1;
+      this.sp = from;
+      return;
+    }
+    const dict = this.real(target) as PyDict;
+    for (let i = from; i < this.sp; i += 2) {
+      const key = vals[i] as string;
+      const v = vals[i + 1]!;
       if (key === '__proto__') Object.defineProperty(dict, key, { value: v, enumerable: true, writable: true, configurable: true });
       else dict[key] = v;
     }
     this.setDepth(target, depth);
-    this.spend((this.sp - from) / 2);
     this.sp = from;
   }
 
@@ -281,9 +319,10 @@ export class PickleMachine {
   }
 
   private memoGet(i: number): void {
-    if (i >= this.memo.length || this.memo[i] === undefined) this.fail('corrupt', `the pickle reads memo entry ${i}, which was never stored`);
-    this.push(this.memo[i]!, this.mKind[i]!, 0);
-    this.sMemo[this.sp - 1] = this.mKind[i] === Kind.Primitive ? -1 : i;
+    if (!this.memo.has(i)) this.fail('corrupt', `the pickle reads memo entry ${i}, which was never stored`);
+    const kind = this.memo.kind(i);
+    this.push(this.memo.get(i), kind, 0);
+    this.sMemo[this.sp - 1] = kind === Kind.Primitive ? -1 : i;
   }
 
   private memoPut(i: number): void {
@@ -292,24 +331,7 @@ export class PickleMachine {
     const top = this.sp - 1;
     const kind = this.sKind[top]! as Kind;
     if (kind !== Kind.Primitive && this.sMemo[top]! >= 0) this.fail('corrupt', 'the same container is memoized twice');
-    if (i >= this.mKind.length) {
-      let cap = this.mKind.length;
-      while (cap <= i) cap *= 2;
-      const k = new Uint8Array(cap);
-      k.set(this.mKind);
-      this.mKind = k;
-      const s = new Uint8Array(cap);
-      s.set(this.mState);
-      this.mState = s;
-      const d = new Uint8Array(cap);
-      d.set(this.mDepth);
-      this.mDepth = d;
-    }
-    if (i > this.memo.length) this.memo.length = i;
-    this.memo[i] = this.vals[top]!;
-    this.mKind[i] = kind;
-    this.mState[i] = kind === Kind.Frozen ? State.Sealed : State.Open;
-    this.mDepth[i] = this.sDepth[top]!;
+    this.memo.set(i, this.vals[top]!, kind, kind === Kind.Frozen, this.sDepth[top]!);
     if (kind !== Kind.Primitive) this.sMemo[top] = i;
   }
 
@@ -361,9 +383,9 @@ export class PickleMachine {
           break;
         case Op.STOP:
           this.need(1);
-          this.value = this.vals[--this.sp]!;
+          this.value = this.real(--this.sp);
           this.vals.length = 0;
-          this.memo = [];
+          this.memo.clear();
           this.pos = start + 1;
           this.finished = true;
           return true;
@@ -467,7 +489,7 @@ export class PickleMachine {
           next = start + 1;
           break;
         case Op.EMPTY_DICT:
-          this.push({}, Kind.Dict, 1);
+          this.push(LAZY, Kind.Dict, 1);
           next = start + 1;
           break;
         case Op.EMPTY_SET:
@@ -580,7 +602,7 @@ export class PickleMachine {
           }
           break;
         case Op.MEMOIZE:
-          this.memoPut(this.memo.length);
+          this.memoPut(this.memo.count);
           next = start + 1;
           break;
         case Op.GLOBAL: {

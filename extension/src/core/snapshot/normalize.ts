@@ -11,7 +11,11 @@ import type { TraceColumns } from './rows';
 export class SnapshotBuilder {
   readonly frames = new FrameTable();
   readonly stacks = new StackTable(this.frames);
-  readonly rows = new TraceRows(this.stacks);
+  readonly rows: TraceRows;
+
+  constructor(bytesHint = 0) {
+    this.rows = new TraceRows(this.stacks, bytesHint);
+  }
 
   /** Hooks for the pickle reader: entries become rows and frame lists become stack ids on arrival. */
   hooks(): SealHooks {
@@ -19,6 +23,10 @@ export class SnapshotBuilder {
       listItem: (item) => {
         if (!('action' in item)) return undefined;
         const r = this.rows.tryAdd(item);
+        return typeof r === 'number' ? r : undefined;
+      },
+      freshDict: (vals, from, to) => {
+        const r = this.rows.tryAddPairs(vals, from, to);
         return typeof r === 'number' ? r : undefined;
       },
       dictValue: (key, list) => {

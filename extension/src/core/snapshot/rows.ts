@@ -2,6 +2,7 @@ import { describePy } from '../pickle/values';
 import type { PyDict, PyValue } from '../pickle/values';
 import { Action, actionCode } from './actions';
 import { f64, i32, u8 } from './columns';
+import type { Column } from './columns';
 import type { StackTable } from './frames';
 
 /** A finished table of trace entries, one row each, in file order. */
@@ -36,18 +37,35 @@ export function toNumber(v: PyValue | undefined): number | undefined {
  * appended to its list, so a million-event trace never exists as a million objects.
  */
 export class TraceRows {
-  private readonly action = u8(1 << 14);
-  private readonly addr = f64(1 << 14);
-  private readonly size = f64(1 << 14);
-  private readonly stream = i32(1 << 14);
+  private readonly action: Column<Uint8Array>;
+  private readonly addr: Column<Float64Array>;
+  private readonly size: Column<Float64Array>;
+  private readonly stream: Column<Int32Array>;
   private readonly streams = new StreamIds();
-  private readonly time = f64(1 << 14);
-  private readonly stack = i32(1 << 14);
+  private readonly time: Column<Float64Array>;
+  private readonly stack: Column<Int32Array>;
   private readonly meta = new Map<number, string>();
   private readonly compile = new Map<number, string>();
   private readonly other = new Map<number, string>();
 
-  constructor(private readonly stacks: StackTable) {}
+  /**
+   * @param bytesHint the pickle's size, when known. A 2.11 trace entry takes at least ~56 bytes, so
+   *   the columns start at size/56 rows and rarely grow (a growth copies every column). When
+   *   entries are larger (C++ stacks), the idle rows cost at most ~0.6× the file size until
+   *   finish() trims them.
+   */
+  constructor(
+    private readonly stacks: StackTable,
+    bytesHint = 0,
+  ) {
+    const cap = Math.max(1 << 14, Math.floor(bytesHint / 56));
+    this.action = u8(cap);
+    this.addr = f64(cap);
+    this.size = f64(cap);
+    this.stream = i32(cap);
+    this.time = f64(cap);
+    this.stack = i32(cap);
+  }
 
   get length(): number {
     return this.action.length;
@@ -55,14 +73,47 @@ export class TraceRows {
 
   /** Adds a trace entry and returns its row, or a reason it is not one. */
   tryAdd(e: PyDict): number | string {
-    const action = e.action;
+    return this.add(e.action, e.addr, e.device_free, e.size, e.stream, e.time_us, e.frames, e.user_metadata, e.compile_context);
+  }
+
+  /** The same, from key/value pairs on the pickle stack (no dict was built); undefined if no 'action'. */
+  tryAddPairs(vals: readonly PyValue[], from: number, to: number): number | string | undefined {
+    let action, addr, deviceFree, size, stream, time, frames, meta, compile: PyValue | undefined;
+    for (let i = from; i < to; i += 2) {
+      const v = vals[i + 1];
+      switch (vals[i]) {
+        case 'action': action = v; break;
+        case 'addr': addr = v; break;
+        case 'device_free': deviceFree = v; break;
+        case 'size': size = v; break;
+        case 'stream': stream = v; break;
+        case 'time_us': time = v; break;
+        case 'frames': frames = v; break;
+        case 'user_metadata': meta = v; break;
+        case 'compile_context': compile = v; break;
+      }
+    }
+    if (action === undefined) return undefined;
+    return this.add(action, addr, deviceFree, size, stream, time, frames, meta, compile);
+  }
+
+  private add(
+    action: PyValue | undefined,
+    addrV: PyValue | undefined,
+    deviceFree: PyValue | undefined,
+    sizeV: PyValue | undefined,
+    streamV: PyValue | undefined,
+    timeV: PyValue | undefined,
+    frames: PyValue | undefined,
+    um: PyValue | undefined,
+    cc: PyValue | undefined,
+  ): number | string {
     if (typeof action !== 'string') return `its action is ${describePy(action)}`;
     const code = actionCode(action);
-    const addr = toNumber(code === Action.Oom ? (e.device_free ?? e.addr) : e.addr);
-    const size = toNumber(e.size);
-    if (size === undefined) return `its size is ${describePy(e.size)}`;
-    if (addr === undefined && e.addr !== undefined) return `its addr is ${describePy(e.addr)}`;
-    const frames = e.frames;
+    const addr = toNumber(code === Action.Oom ? (deviceFree ?? addrV) : addrV);
+    const size = toNumber(sizeV);
+    if (size === undefined) return `its size is ${describePy(sizeV)}`;
+    if (addr === undefined && addrV !== undefined) return `its addr is ${describePy(addrV)}`;
     let stack = 0;
     if (typeof frames === 'number') stack = frames;
     else if (Array.isArray(frames)) stack = this.stacks.intern(frames);
@@ -72,12 +123,10 @@ export class TraceRows {
     if (code === Action.Other) this.other.set(row, action);
     this.addr.push(addr ?? 0);
     this.size.push(size);
-    this.stream.push(this.streams.id(toNumber(e.stream) ?? 0));
-    this.time.push(toNumber(e.time_us) ?? NaN);
+    this.stream.push(this.streams.id(toNumber(streamV) ?? 0));
+    this.time.push(toNumber(timeV) ?? NaN);
     this.stack.push(stack);
-    const um = e.user_metadata;
     if (typeof um === 'string' && um !== '') this.meta.set(row, um);
-    const cc = e.compile_context;
     if (typeof cc === 'string' && cc !== 'N/A') this.compile.set(row, cc);
     return row;
   }

@@ -1,0 +1,28 @@
+// The full test suite: type check, build, then every test layer in one node:test run.
+// Usage: npm test [-- PATTERN]   (PATTERN filters test names, as --test-name-pattern)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDeps } from './ensure-deps.mjs';
+
+ensureDeps();
+const step = (title, cmd, args) => {
+  console.log(`\n== ${title}`);
+  execFileSync(cmd, args, { stdio: 'inherit' });
+};
+step('type check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
+step('build', process.execPath, ['esbuild.mjs']);
+
+const layers = ['test/unit'];
+const files = layers.flatMap((d) =>
+  readdirSync(d)
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => join(d, f)),
+);
+const pattern = process.argv[2];
+console.log(`\n== tests (${files.length} files)`);
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...(pattern ? ['--test-name-pattern', pattern] : []), ...files], {
+  stdio: 'inherit',
+});
+process.exit(r.status ?? 1);
