@@ -2,7 +2,7 @@ import { SnapshotError } from '../errors';
 import { resolveLimits } from './limits';
 import type { PickleLimits } from './limits';
 import { PickleMachine } from './machine';
-import type { SealHooks } from './machine';
+import type { SealHooks } from './stack';
 import type { PyValue } from './values';
 
 export interface ReadOptions {

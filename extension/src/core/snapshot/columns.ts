@@ -27,11 +27,11 @@ export class Column<T extends TypedArray> {
   }
 
   /**
-   * The filled part: a view while the idle capacity is small, else a right-sized copy (made once
-   * the bulk of a load's temporary memory is gone).
+   * The filled part: a view, unless more than half the capacity is idle (a size estimate far too
+   * high), when a right-sized copy is worth its moment of extra memory.
    */
   seal(): T {
-    if (this.data.length - this.length > (this.length >> 3) + 1024) return this.data.slice(0, this.length) as T;
+    if (this.data.length - this.length > this.length + 1024) return this.data.slice(0, this.length) as T;
     return this.data.subarray(0, this.length) as T;
   }
 }

@@ -1,5 +1,5 @@
 import { SnapshotError } from '../errors';
-import type { SealHooks } from '../pickle/machine';
+import type { SealHooks } from '../pickle/stack';
 import { describePy, isDict } from '../pickle/values';
 import type { PyDict, PyValue } from '../pickle/values';
 import { FrameTable, StackTable } from './frames';
