@@ -1,9 +1,13 @@
 // Bundles the extension host (node/cjs, `vscode` external), the CLI and the webview (browser).
-// Usage: node esbuild.mjs [--production] [--watch]
+// Usage: node esbuild.mjs [--production] [--watch] [--outdir DIR]
+import { readFileSync } from 'node:fs';
 import * as esbuild from 'esbuild';
+
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const outdir = process.argv.includes('--outdir') ? process.argv[process.argv.indexOf('--outdir') + 1] : 'dist';
 
 const common = {
   bundle: true,
@@ -11,6 +15,7 @@ const common = {
   minify: production,
   logLevel: 'info',
   legalComments: 'none',
+  define: { __HEADROOM_VERSION__: JSON.stringify(version) },
 };
 
 /** @type {esbuild.BuildOptions[]} */
@@ -18,7 +23,7 @@ const builds = [
   {
     ...common,
     entryPoints: { extension: 'extension/src/extension.ts' },
-    outdir: 'dist',
+    outdir,
     platform: 'node',
     format: 'cjs',
     target: 'node18',
@@ -27,7 +32,7 @@ const builds = [
   {
     ...common,
     entryPoints: { cli: 'extension/src/cli/main.ts' },
-    outdir: 'dist',
+    outdir,
     platform: 'node',
     format: 'cjs',
     target: 'node18',
@@ -36,7 +41,7 @@ const builds = [
   {
     ...common,
     entryPoints: { webview: 'webview/src/main.ts' },
-    outdir: 'dist',
+    outdir,
     platform: 'browser',
     format: 'iife',
     target: 'es2022',

@@ -65,6 +65,15 @@ elif kind == "future":
         s["some_new_key"] = {"nested": [1, 2]}
     snap["host_segments"] = []
     snap["host_traces"] = []
+elif kind == "node-annotations":
+    # What global annotations add (record_function scopes of the autograd engine): one
+    # `autograd::engine::evaluate_function: <Node>` scope around each frameless allocation.
+    ann = snap.setdefault("external_annotations", [])
+    for e in snap["device_traces"][0]:
+        if e["action"] == "alloc" and not e.get("frames"):
+            name = "autograd::engine::evaluate_function: AddmmBackward0"
+            ann.append({"stage": "START", "name": name, "device": 0, "time_us": e["time_us"]})
+            ann.append({"stage": "END", "name": name, "device": 0, "time_us": e["time_us"]})
 elif kind == "protocol5":
     protocol = 5
 elif kind == "protocol2":

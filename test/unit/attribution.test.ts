@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { basename } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { At } from '../../extension/src/core/analysis/analyze';
 import { analyzeDevice, attributeAt, defaultDevice, resolveAt } from '../../extension/src/core/analysis/analyze';
 import { liveAt } from '../../extension/src/core/analysis/replay';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
-import { fixture, fixtures, python } from './helpers';
+import { fixture, fixtures, python, ROOT } from './helpers';
 
 interface RefLine {
   file: string;
@@ -119,6 +122,38 @@ describe('memory without a Python stack is named, never dropped', () => {
       }
     }
     assert.ok(named > 0);
+  });
+
+  it('checkpoint recomputation during backward counts as backward memory', async () => {
+    const s = await loadSnapshotFile(fixture('transformer_amp_ckpt').path);
+    const a = analyzeDevice(s, 0);
+    const bw = attributeAt(s, a, a.replay.peak).buckets.find((b) => b.kind === 'backward');
+    const recompute = bw?.nodes?.find((n) => n.name === 'checkpoint recomputation');
+    assert.ok(recompute && recompute.bytes > 0);
+    // Those blocks carry only torch frames, among them torch/utils/checkpoint.py.
+    const e = a.replay.elements;
+    let seen = 0;
+    for (const k of liveAt(e, a.replay.peak.index)) {
+      if (a.backward.node.get(k) !== 'checkpoint recomputation') continue;
+      const files = [...s.stacks.get(e.stack[k]!)].map((f) => s.frames.fileOf(f));
+      assert.ok(files.some((f) => f.endsWith('torch/utils/checkpoint.py')));
+      assert.ok(files.every((f) => f.includes('/site-packages/') || !f.endsWith('.py')));
+      seen++;
+    }
+    assert.equal(seen, recompute.blocks);
+  });
+
+  it('global annotations name the autograd node of frameless backward allocations', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'headroom-ann-')), 'ann.pickle');
+    execFileSync('python3', [join(ROOT, 'test', 'reference', 'downgrade.py'), fixture('mlp_train').path, out, 'node-annotations']);
+    const s = await loadSnapshotFile(out);
+    const a = analyzeDevice(s, 0);
+    const bw = attributeAt(s, a, a.replay.peak).buckets.find((b) => b.kind === 'backward');
+    assert.ok(bw);
+    assert.deepEqual(
+      bw.nodes?.map((n) => [n.name, n.bytes]),
+      [['AddmmBackward0', bw.bytes]],
+    );
   });
 
   it('blocks live before recording started are their own bucket', async () => {

@@ -5,7 +5,9 @@ import { CHECK_USAGE, checkCommand } from './check';
 import type { Io } from './io';
 import { processIo } from './io';
 
-const VERSION = '0.1.0';
+declare const __HEADROOM_VERSION__: string | undefined;
+/** Injected by esbuild from package.json; 'dev' when run from source. */
+const VERSION = typeof __HEADROOM_VERSION__ === 'string' ? __HEADROOM_VERSION__ : 'dev';
 
 const USAGE = `headroom — PyTorch CUDA memory snapshots, analyzed
 

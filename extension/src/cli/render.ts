@@ -22,14 +22,16 @@ export function renderReport(r: AnalyzeReport, path: string): string {
   const total = r.at.requested_bytes;
   const what = r.at.kind === 'index' ? `event #${r.at.trace_index}` : `the ${r.at.kind}`;
   out.push(`Live at ${what}: ${formatBytes(total)}`);
-  if (r.lines.length) {
+  // Lines that only hold memory through the calls they make are in --json; here, the holders.
+  const holders = r.lines.filter((l) => l.self_bytes > 0);
+  if (holders.length) {
     out.push(`  ${'self'.padStart(10)} ${'share'.padStart(6)} ${'inclusive'.padStart(10)} ${'blocks'.padStart(6)}  line`);
-    for (const l of r.lines) {
+    for (const l of holders) {
       out.push(
         `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${l.file}:${l.line} (${l.function})`,
       );
     }
-    if (r.lines_total > r.lines.length) out.push(`  … ${r.lines_total - r.lines.length} more lines (--top 0 shows all)`);
+    if (r.lines_total > r.lines.length) out.push(`  … ${r.lines_total - r.lines.length} more lines (--top 0 shows all; --json adds the callers' inclusive figures)`);
   }
   for (const b of r.buckets) {
     out.push(`  ${formatBytes(b.bytes).padStart(10)} ${pct(b.bytes, total).padStart(6)} ${''.padStart(10)} ${String(b.blocks).padStart(6)}  [${BUCKET_LABELS[b.kind]}]`);

@@ -30,12 +30,59 @@ export interface BackwardInfo {
 
 export const NOT_BACKWARD = -2;
 
+/** An autograd node's evaluation as recorded in external_annotations (record_function scopes). */
+interface NodeWindow {
+  start: number;
+  end: number;
+  name: string;
+}
+
+const ANNOTATED_NODE = /^autograd::engine::evaluate_function: (.+)$/;
+
+/**
+ * START/END pairs of `autograd::engine::evaluate_function: <Node>` scopes on this device, which
+ * torch records when annotations are global (`_record_memory_history(global_record_annotations=True)`
+ * or a profiler is on). Sorted by start; nested scopes keep the innermost for a time.
+ */
+function nodeWindows(s: Snapshot, device: number): NodeWindow[] {
+  const open = new Map<string, number[]>();
+  const out: NodeWindow[] = [];
+  for (const a of s.annotations) {
+    if (a.device !== device || Number.isNaN(a.timeUs)) continue;
+    const m = ANNOTATED_NODE.exec(a.name);
+    if (!m) continue;
+    const starts = open.get(a.name) ?? [];
+    if (a.stage === 'START') {
+      starts.push(a.timeUs);
+      open.set(a.name, starts);
+    } else if (a.stage === 'END' && starts.length) {
+      out.push({ start: starts.pop()!, end: a.timeUs, name: m[1]! });
+    }
+  }
+  return out.sort((x, y) => x.start - y.start || y.end - x.end);
+}
+
+/** The innermost annotated node window holding time `t`, if any. */
+function windowAt(ws: readonly NodeWindow[], t: number): NodeWindow | undefined {
+  let lo = 0;
+  let hi = ws.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ws[mid]!.start <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo - 1; i >= 0 && i >= lo - 64; i--) if (ws[i]!.end >= t) return ws[i];
+  return undefined;
+}
+
 /**
  * Backward allocations carry no Python stack: they run on autograd's engine thread. We recognise
- * them two ways. With stacks='all', their C++ frames name the engine and the node. With
- * stacks='python' they have no frames at all; they fall inside a "backward window" that opens at
- * an allocation whose Python stack enters torch.autograd's backward, and closes at the next
- * allocation with a Python stack that does not (checkpoint recomputation keeps it open).
+ * them three ways. With stacks='all', their C++ frames name the engine and the node. When
+ * annotations are global, their time falls inside an `autograd::engine::evaluate_function: <Node>`
+ * scope. With stacks='python' alone they have no frames at all; they fall inside a "backward
+ * window" that opens at an allocation whose Python stack enters torch.autograd's backward, and
+ * closes at the next allocation with a Python stack that does not (checkpoint recomputation keeps
+ * it open, and its own allocations, library frames only, count as backward too).
  */
 export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: FrameClassifier): BackwardInfo {
   const roleCache = new Int8Array(s.frames.size).fill(-1);
@@ -57,6 +104,7 @@ export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: 
   // were created in the order of their alloc events, so one pointer follows along.
   const site = new Int32Array(e.count).fill(NOT_BACKWARD);
   const node = new Map<number, string>();
+  const annotated = nodeWindows(s, t.device);
   let open = NOT_BACKWARD;
   let k = 0;
   for (let i = 0; i < t.length; i++) {
@@ -66,12 +114,14 @@ export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: 
     let entry = false;
     let recompute = false;
     let engine = false;
+    let user = false;
     let callSite = -1;
     let nodeName = '';
     for (let j = 0; j < frames.length; j++) {
       const f = frames[j]!;
       const kind = cls.kind(f);
       if (kind !== FrameKind.Cpp) python = true;
+      if (kind === FrameKind.User) user = true;
       const r = role(f);
       if (r === Role.Entry) entry = true;
       else if (r === Role.Recompute) recompute = true;
@@ -90,9 +140,15 @@ export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: 
     if (k >= e.count) break;
     // The element's stack may come from the final state when the event had none.
     const own = e.stack[k] === t.stack[i] ? frames.length : s.stacks.get(e.stack[k]!).length;
-    if (!python && (engine || (own === 0 && open !== NOT_BACKWARD))) {
+    const scope = !python && annotated.length ? windowAt(annotated, t.timeUs[i]!) : undefined;
+    if (!python && (engine || scope || (own === 0 && open !== NOT_BACKWARD))) {
       site[k] = open === NOT_BACKWARD ? -1 : open;
-      if (nodeName) node.set(k, nodeName);
+      const name = nodeName || scope?.name;
+      if (name) node.set(k, name);
+    } else if (recompute && !user && open !== NOT_BACKWARD) {
+      // Forward code re-run by checkpoint on the engine thread: no user frame, but backward's memory.
+      site[k] = open;
+      node.set(k, 'checkpoint recomputation');
     }
   }
   return { site, node };

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ROOT } from './helpers';
+
+interface Manifest {
+  name: string;
+  displayName: string;
+  engines: { vscode: string };
+  extensionKind: string[];
+  activationEvents: string[];
+  capabilities: { untrustedWorkspaces: { supported: string | boolean }; virtualWorkspaces: boolean };
+  bin: Record<string, string>;
+  main: string;
+  scripts: Record<string, string>;
+  contributes: { commands: { command: string; title: string; category: string }[] };
+  devDependencies: Record<string, string>;
+}
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest;
+
+describe('the extension package', () => {
+  it('is a VS Code manifest with lazy activation, limited trust and the CLI', () => {
+    assert.equal(manifest.name, 'headroom');
+    assert.equal(manifest.displayName, 'Headroom — PyTorch GPU Memory');
+    assert.match(manifest.engines.vscode, /^\^1\.\d+\.\d+$/);
+    assert.deepEqual(manifest.extensionKind, ['workspace']);
+    assert.ok(!manifest.activationEvents.includes('*'));
+    assert.ok(manifest.activationEvents.includes('onLanguage:python'));
+    assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
+    assert.equal(manifest.bin.headroom, './dist/cli.js');
+    for (const s of ['build', 'watch', 'test', 'bench', 'package', 'start']) assert.ok(manifest.scripts[s], s);
+    for (const c of manifest.contributes.commands) {
+      assert.equal(c.category, 'Headroom');
+      assert.match(c.command, /^headroom\.[a-z][A-Za-z]+$/);
+    }
+    // @types/vscode must not be newer than the engine it claims (vsce refuses the package).
+    assert.equal(manifest.devDependencies['@types/vscode'], manifest.engines.vscode.slice(1));
+  });
+
+  it('packages a VSIX that holds only what runs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-vsix-'));
+    execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production', '--outdir', join(dir, 'dist')], { cwd: ROOT, stdio: 'pipe' });
+    for (const f of ['package.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(dir, f));
+    const vsix = join(dir, 'headroom.vsix');
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--out', vsix], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
+    const listing = execFileSync('python3', ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
+    const files = listing.trim().split('\n').sort();
+    assert.deepEqual(files, [
+      '[Content_Types].xml',
+      'extension.vsixmanifest',
+      'extension/LICENSE.txt',
+      'extension/dist/cli.js',
+      'extension/dist/extension.js',
+      'extension/dist/webview.js',
+      'extension/package.json',
+      'extension/readme.md',
+    ]);
+    // The production bundle is minified and still a working CLI.
+    const out = execFileSync(process.execPath, [join(dir, 'dist', 'cli.js'), '--version'], { encoding: 'utf8' });
+    assert.equal(out.trim(), `headroom ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}`);
+  });
+});
