@@ -1,4 +1,6 @@
-// The full test suite: type check, build, then every test layer in one node:test run.
+// The full test suite: type check, build, then every test layer in one node:test run:
+// test/unit (engine, CLI, package) and test/e2e (a real VS Code: code-server + chromium, which the
+// e2e harness installs on first use).
 // Usage: npm test [-- PATTERN]   (PATTERN filters test names, as --test-name-pattern)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -13,7 +15,7 @@ const step = (title, cmd, args) => {
 step('type check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
 step('build', process.execPath, ['esbuild.mjs']);
 
-const layers = ['test/unit'];
+const layers = ['test/unit', 'test/e2e'];
 const files = layers.flatMap((d) =>
   readdirSync(d)
     .filter((f) => f.endsWith('.test.ts'))

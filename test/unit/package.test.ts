@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { packageVsix } from '../../scripts/vsix.mjs';
 import { ROOT } from './helpers';
 
 interface Manifest {
@@ -42,14 +43,8 @@ describe('the extension package', () => {
   });
 
   it('packages a VSIX that holds only what runs', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'headroom-vsix-'));
-    execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production', '--outdir', join(dir, 'dist')], { cwd: ROOT, stdio: 'pipe' });
-    for (const f of ['package.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(dir, f));
-    const vsix = join(dir, 'headroom.vsix');
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--out', vsix], {
-      cwd: dir,
-      stdio: 'pipe',
-    });
+    const vsix = join(mkdtempSync(join(tmpdir(), 'headroom-vsix-')), 'headroom.vsix');
+    const stage = packageVsix({ out: vsix });
     const listing = execFileSync('python3', ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
     const files = listing.trim().split('\n').sort();
     assert.deepEqual(files, [
@@ -63,7 +58,7 @@ describe('the extension package', () => {
       'extension/readme.md',
     ]);
     // The production bundle is minified and still a working CLI.
-    const out = execFileSync(process.execPath, [join(dir, 'dist', 'cli.js'), '--version'], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [join(stage, 'dist', 'cli.js'), '--version'], { encoding: 'utf8' });
     assert.equal(out.trim(), `headroom ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}`);
   });
 });

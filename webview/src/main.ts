@@ -28,39 +28,55 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   root.replaceChildren();
   root.append(el('h1', m.title));
   const facts = el('dl');
-  const fact = (k: string, v: string, id: string): void => {
+  /** A labelled figure; byte figures also carry their exact value for tools and tests. */
+  const fact = (k: string, v: string, id: string, exact?: number): void => {
     const dd = el('dd', v);
     dd.dataset.fact = id;
+    if (exact !== undefined) {
+      dd.dataset.bytes = String(exact);
+      dd.title = `${exact.toLocaleString('en-US')} bytes`;
+    }
     facts.append(el('dt', k), dd);
   };
   fact('Device', String(r.device), 'device');
-  fact('Peak (requested)', bytes(r.peak.requested_bytes), 'peak');
-  fact('End (requested)', bytes(r.end.requested_bytes), 'end');
-  fact('Reserved peak', bytes(r.reserved_bytes.peak), 'reserved-peak');
+  fact('Peak (requested)', bytes(r.peak.requested_bytes), 'peak', r.peak.requested_bytes);
+  fact('End (requested)', bytes(r.end.requested_bytes), 'end', r.end.requested_bytes);
+  fact('Reserved peak', bytes(r.reserved_bytes.peak), 'reserved-peak', r.reserved_bytes.peak);
   fact('Trace events', String(r.events), 'events');
   root.append(facts);
   const table = el('table');
-  table.append(el('caption', 'Live at the peak, by source line'));
-  for (const l of r.lines) {
+  table.append(el('caption', 'Live at the peak, by source line (self: innermost line of your code)'));
+  const head = el('tr');
+  head.append(el('th', 'self'), el('th', 'inclusive'), el('th', 'blocks'), el('th', 'line'));
+  table.append(head);
+  for (const l of r.lines.filter((x) => x.self_bytes > 0)) {
     const tr = el('tr');
     const link = el('a', `${l.file.split('/').pop()}:${l.line}`);
     link.href = '#';
-    link.title = `${l.file}:${l.line}`;
+    link.title = `${l.file}:${l.line} (${l.function})`;
     link.addEventListener('click', (ev) => {
       ev.preventDefault();
       vscode.postMessage({ type: 'openLine', file: l.file, line: l.line });
     });
     const where = el('td');
-    where.append(link);
-    tr.append(el('td', bytes(l.self_bytes)), el('td', bytes(l.inclusive_bytes)), where);
+    where.append(link, document.createTextNode(` ${l.function}`));
+    tr.append(el('td', bytes(l.self_bytes), 'bytes'), el('td', bytes(l.inclusive_bytes), 'bytes'), el('td', String(l.blocks), 'bytes'), where);
     table.append(tr);
   }
+  const labels: Record<string, string> = {
+    backward: 'autograd backward (no Python stack)',
+    before_recording: 'allocated before recording',
+    library: 'library code only',
+    no_stack: 'no stack recorded',
+  };
   for (const b of r.buckets) {
-    const tr = el('tr');
-    tr.append(el('td', bytes(b.bytes)), el('td', ''), el('td', b.kind.replace('_', ' ')));
+    const tr = el('tr', undefined, 'bucket');
+    const site = b.sites?.[0];
+    tr.append(el('td', bytes(b.bytes), 'bytes'), el('td', ''), el('td', String(b.blocks), 'bytes'), el('td', labels[b.kind] + (site ? ` — via backward() at ${site.file.split('/').pop()}:${site.line}` : '')));
     table.append(tr);
   }
   root.append(table);
+  root.append(el('p', 'Requested bytes are exact (what PyTorch counts in requested_bytes); the allocated figure in the report is an estimate.', 'note'));
 }
 
 window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {

@@ -2,6 +2,24 @@ import * as vscode from 'vscode';
 import type { FromWebview, ToWebview } from '../core/protocol';
 import { isFromWebview } from '../core/protocol';
 
+/** Theme-aware styles: only VS Code's CSS variables, so every theme restyles the panel. */
+const STYLE = `
+body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 16px; }
+h1 { font-size: 1.4em; font-weight: 600; margin: 16px 0 8px; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 4px 16px; margin: 8px 0 16px; }
+dt { color: var(--vscode-descriptionForeground); }
+dd { margin: 0; font-variant-numeric: tabular-nums; font-weight: 600; }
+table { border-collapse: collapse; min-width: 60%; }
+caption { text-align: left; font-weight: 600; padding: 8px 0; }
+th { text-align: left; color: var(--vscode-descriptionForeground); font-weight: normal; padding: 2px 12px 2px 0; }
+td { padding: 2px 12px 2px 0; font-variant-numeric: tabular-nums; }
+td.bytes { text-align: right; }
+tr.bucket td { color: var(--vscode-descriptionForeground); font-style: italic; }
+a { color: var(--vscode-textLink-foreground); text-decoration: none; }
+a:hover, a:focus { text-decoration: underline; }
+.note { color: var(--vscode-descriptionForeground); font-size: 0.9em; margin-top: 12px; }
+`;
+
 function nonce(): string {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   let s = '';
@@ -32,7 +50,8 @@ export class SummaryPanel implements vscode.Disposable {
     const n = nonce();
     web.html = `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${web.cspSource} 'nonce-${n}'; script-src 'nonce-${n}';">
-<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Headroom</title></head>
+<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Headroom</title>
+<style nonce="${n}">${STYLE}</style></head>
 <body><main id="root" aria-live="polite">Loading…</main><script nonce="${n}" src="${script}"></script></body></html>`;
     this.subs.push(
       web.onDidReceiveMessage((m: unknown) => {

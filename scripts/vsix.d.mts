@@ -1,0 +1,1 @@
+export function packageVsix(opts: { out: string; extra?: string[]; production?: boolean }): string;

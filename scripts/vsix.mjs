@@ -1,0 +1,30 @@
+// Packages the VSIX from a staging folder: production bundles plus the manifest, README, license
+// and .vscodeignore, so packaging never touches the working tree's dist/.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * @param {{ out: string, extra?: string[], production?: boolean }} opts
+ * @returns {string} the staging folder (its dist/ holds the bundles that went into the VSIX)
+ */
+export function packageVsix({ out, extra = [], production = true }) {
+  const stage = mkdtempSync(join(tmpdir(), 'headroom-stage-'));
+  execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs'), ...(production ? ['--production'] : []), '--outdir', join(stage, 'dist')], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
+  for (const f of ['package.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(stage, f));
+  mkdirSync(dirname(resolve(out)), { recursive: true });
+  // Everything the extension runs is bundled, so vsce must not walk node_modules.
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--out', resolve(out), ...extra],
+    { cwd: stage, stdio: 'pipe' },
+  );
+  return stage;
+}

@@ -1,0 +1,101 @@
+import type { Locator, Page } from 'playwright-core';
+
+const WAIT = { timeout: 60_000 };
+
+/** The workbench shell: readiness, the command palette, quick open and quick inputs. */
+export class Workbench {
+  constructor(readonly page: Page) {}
+
+  async ready(): Promise<void> {
+    await this.page.waitForSelector('.monaco-workbench', WAIT);
+    await this.page.waitForSelector('.statusbar', WAIT);
+    // The explorer lists the folder once the remote file system answers.
+    await this.page.waitForSelector('.explorer-folders-view .monaco-list-row', WAIT);
+  }
+
+  get quickInput(): Locator {
+    return this.page.locator('.quick-input-widget');
+  }
+
+  private async openPalette(text: string): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.page.keyboard.press('F1');
+    await this.quickInput.waitFor({ state: 'visible', ...WAIT });
+    await this.page.keyboard.type(text);
+  }
+
+  /**
+   * Labels the palette lists for `text` (the palette is closed again afterwards). The list filters
+   * as keys arrive, so it is read once the input holds all of `text` and two reads agree.
+   */
+  async paletteLabels(text: string): Promise<string[]> {
+    await this.openPalette(text);
+    await this.page.waitForFunction(
+      (t) => ((document.querySelector('.quick-input-widget input.input') as HTMLInputElement | null)?.value ?? '').endsWith(t),
+      text,
+      WAIT,
+    );
+    const rows = this.quickInput.locator('.monaco-list-row .label-name');
+    let last = '';
+    let labels: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      await this.page.waitForTimeout(200);
+      labels = (await rows.allInnerTexts()).map((s) => s.trim());
+      const now = labels.join('\n');
+      if (now === last && labels.length) break;
+      last = now;
+    }
+    await this.page.keyboard.press('Escape');
+    return labels;
+  }
+
+  /**
+   * Runs a command by its palette title ("Headroom: Open Memory Snapshot…"): waits until the
+   * palette's focused row is that command, then presses Enter. A palette that closes under us
+   * (an editor opening takes the focus) is reopened, up to three times.
+   */
+  async runCommand(title: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await this.openPalette(title);
+      const ok = await this.page
+        .waitForFunction(
+          (t) => document.querySelector('.quick-input-widget .monaco-list-row.focused .label-name')?.textContent?.trim() === t,
+          title,
+          { timeout: 20_000 },
+        )
+        .then(() => true)
+        .catch(() => false);
+      if (ok) {
+        await this.page.keyboard.press('Enter');
+        return;
+      }
+      if (attempt === 3) throw new Error(`the command palette never offered "${title}"`);
+    }
+  }
+
+  /** Answers VS Code's own file dialog (simple dialog) with an absolute path. */
+  async answerFileDialog(path: string): Promise<void> {
+    const box = this.quickInput.locator('input.input');
+    await box.waitFor({ state: 'visible', ...WAIT });
+    await box.fill(path);
+    await this.page.waitForFunction((p) => (document.querySelector('.quick-input-widget input.input') as HTMLInputElement | null)?.value === p, path);
+    await this.quickInput.locator('.monaco-button').first().click();
+    await this.quickInput.waitFor({ state: 'hidden', ...WAIT });
+  }
+
+  /** Opens a workspace file by name through quick open. */
+  async openFile(name: string): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.page.keyboard.press('Control+P');
+    await this.quickInput.waitFor({ state: 'visible', ...WAIT });
+    await this.page.keyboard.type(name);
+    await this.quickInput.locator('.monaco-list-row', { hasText: name }).first().waitFor(WAIT);
+    await this.page.keyboard.press('Enter');
+    await this.page.locator(`.tab[data-resource-name="${name}"]`).waitFor(WAIT);
+  }
+
+  /** Texts of the visible notification toasts. */
+  async notifications(): Promise<string[]> {
+    return (await this.page.locator('.notification-toast .notification-list-item-message').allInnerTexts()).map((s) => s.trim());
+  }
+}
