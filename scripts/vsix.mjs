@@ -20,10 +20,11 @@ export function packageVsix({ out, extra = [], production = true }) {
   });
   for (const f of ['package.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(stage, f));
   mkdirSync(dirname(resolve(out)), { recursive: true });
-  // Everything the extension runs is bundled, so vsce must not walk node_modules.
+  // Everything the extension runs is bundled, so vsce must not walk node_modules. With no
+  // repository URL to resolve against, README links stay as written (docs/demo.png is not shipped).
   execFileSync(
     process.execPath,
-    [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--out', resolve(out), ...extra],
+    [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', resolve(out), ...extra],
     { cwd: stage, stdio: 'pipe' },
   );
   return stage;
