@@ -9,6 +9,7 @@ import type { SnapshotErrorCode } from '../../extension/src/core/errors';
 import { parsePickle } from '../../extension/src/core/pickle/read';
 import { PyInert } from '../../extension/src/core/pickle/values';
 import { parseSnapshot } from '../../extension/src/core/snapshot/load';
+import { mutate } from '../fuzz/mutate';
 import { fixture, pythonBytes } from './helpers';
 
 /** Parses and analyzes every device, as a user's open would. */
@@ -150,6 +151,23 @@ sys.stdout.buffer.write(pickle.dumps(a, protocol=4))`);
       const msg = expectTyped(bytes.subarray(0, cut), k === 0 ? ['not-pickle'] : ['truncated']);
       if (k > 0) assert.match(msg, new RegExp(`ends after ${cut} bytes`));
     }
+  });
+
+  it('stays typed on the inputs the 1M-mutation fuzz run once crashed on (memo index reuse)', () => {
+    // (fixture, seed) of each crash; mutate() regenerates the exact bytes.
+    const crashes: [string, number][] = [
+      ['snap_mempool', -861503079],
+      ['snap_expandable', -1282968921],
+      ['private_pool_oom', -2116944727],
+      ['private_pool_oom', 1307474597],
+      ['private_pool_oom', -666550938],
+      ['snap_mempool', -987388000],
+      ['snap_mempool', 1543151934],
+    ];
+    for (const [name, seed] of crashes) expectTyped(mutate(readFileSync(fixture(name).path), seed).bytes);
+    // The shape behind them: a memo index stored twice, retargeting a live reference.
+    const reuse = Uint8Array.from([0x80, 0x04, 0x7d, 0x71, 0x00, 0x8c, 0x01, 0x78, 0x71, 0x00, 0x2e]);
+    assert.match(expectTyped(reuse, ['corrupt']), /memo entry 0 is stored twice/);
   });
 
   it('only ever throws typed errors on random byte flips of real snapshots', () => {

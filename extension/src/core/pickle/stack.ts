@@ -80,6 +80,7 @@ export class ValueStack {
   /** STOP: the result, with the stack and memo released. */
   finish(): PyValue {
     this.need(1);
+    this.sync(this.sp - 1);
     const v = this.real(--this.sp);
     this.vals.length = 0;
     this.memo.clear();
@@ -193,7 +194,21 @@ export class ValueStack {
   }
 
   /** Accounts for `slot` being inserted into the container in slot `parentSlot`; returns the parent depth it implies. */
+  /**
+   * A slot pushed by BINGET still names its memo entry; if a hook has since replaced that entry
+   * (a trace entry became a row id), the slot takes the replacement and is a primitive now.
+   */
+  private sync(slot: number): void {
+    const mi = this.sMemo[slot]!;
+    if (mi < 0 || this.memo.kind(mi) !== Kind.Primitive) return;
+    this.vals[slot] = this.memo.get(mi);
+    this.sKind[slot] = Kind.Primitive;
+    this.sMemo[slot] = -1;
+    this.sDepth[slot] = 0;
+  }
+
   private adopt(slot: number, parent: PyValue, parentMemo = -1): number {
+    this.sync(slot);
     if (this.sKind[slot] === Kind.Primitive) return 1;
     const mi = this.sMemo[slot]!;
     if ((mi >= 0 && mi === parentMemo) || this.real(slot) === parent) this.fail('corrupt', 'a container is inserted into itself (recursive pickle)');
@@ -211,6 +226,7 @@ export class ValueStack {
   /** The container in `slot` is about to change: it must be of `kind` and not yet shared. */
   private mutable(slot: number, kind: Kind, what: string): void {
     if (slot < this.markBase() || slot < 0) this.fail('corrupt', `${what} without a container to apply it to (stack underflow)`);
+    this.sync(slot);
     if (this.sKind[slot] !== kind) this.fail('corrupt', `${what} applied to something that is not a ${KIND_NAMES[kind]}`);
     const mi = this.sMemo[slot]!;
     if (mi >= 0 && this.memo.sealed(mi)) this.fail('corrupt', `${what} changes a container after it was shared (not produced by pickle.dump)`);
@@ -309,7 +325,10 @@ export class ValueStack {
   memoPut(i: number): void {
     if (this.sp === 0 || this.sp <= this.markBase()) this.fail('corrupt', 'the pickle memoizes with an empty stack');
     if (i > this.limits.maxMemo) this.fail('limit', `memo index ${i} is beyond ${this.limits.maxMemo} (limit maxMemo)`);
+    // pickle.dump numbers memo entries once each; a reused index could retarget live references.
+    if (this.memo.has(i)) this.fail('corrupt', `memo entry ${i} is stored twice (not produced by pickle.dump)`);
     const top = this.sp - 1;
+    this.sync(top);
     const kind = this.sKind[top]! as Kind;
     if (kind !== Kind.Primitive && this.sMemo[top]! >= 0) this.fail('corrupt', 'the same container is memoized twice');
     this.memo.set(i, this.vals[top]!, kind, kind === Kind.Frozen, this.sDepth[top]!);
