@@ -2,6 +2,7 @@ import { isSnapshotError } from '../core/errors';
 import { ANALYZE_USAGE, analyzeCommand } from './analyze';
 import { UsageError } from './args';
 import { CHECK_USAGE, checkCommand } from './check';
+import { RUN_USAGE, runCommand } from './run';
 import type { Io } from './io';
 import { processIo } from './io';
 
@@ -15,6 +16,8 @@ ${ANALYZE_USAGE}
 
 ${CHECK_USAGE}
 
+${RUN_USAGE}
+
 Global options: --debug (show stack traces of errors), --help, --version
 Exit codes: 0 ok, 1 over budget (check), 2 error.`;
 
@@ -23,6 +26,7 @@ type Command = (argv: readonly string[], io: Io) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   analyze: analyzeCommand,
   check: checkCommand,
+  run: runCommand,
 };
 
 /** Runs the CLI and returns its exit code. Errors are one clear line on stderr, exit code 2. */

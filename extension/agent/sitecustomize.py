@@ -1,0 +1,42 @@
+"""Headroom's sitecustomize shim.
+
+Headroom puts this folder first on PYTHONPATH so that every Python process of a run (the script,
+torchrun's workers, multiprocessing children) loads it at startup. It does nothing unless
+HEADROOM_AGENT=1, and it then chain-loads the sitecustomize it shadows (Debian and Ubuntu ship
+one), so the interpreter behaves as it would without Headroom.
+"""
+import os as _os
+import sys as _sys
+
+
+def _headroom_boot():
+    if _os.environ.get("HEADROOM_AGENT") != "1":
+        return
+    try:
+        from headroom_agent import boot
+
+        boot.install(entry="sitecustomize")
+    except Exception as e:  # never break the workload
+        try:
+            _sys.stderr.write("headroom: agent disabled: %s: %s\n" % (type(e).__name__, e))
+        except Exception:
+            pass
+
+
+def _chain_shadowed():
+    """Runs the next sitecustomize on sys.path, as site.py would have."""
+    import importlib.machinery
+    import importlib.util
+
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    rest = [p for p in _sys.path if _os.path.abspath(p or _os.curdir) != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None or spec.origin in (None, __file__):
+        return
+    module = importlib.util.module_from_spec(spec)
+    _sys.modules["sitecustomize"] = module
+    spec.loader.exec_module(module)
+
+
+_headroom_boot()
+_chain_shadowed()

@@ -1,0 +1,152 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { constants } from 'node:os';
+import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
+import { buildReport } from '../core/report';
+import { parseAllocConf, planRun } from '../core/run/launch';
+import type { RunSettings } from '../core/run/launch';
+import type { Sample } from '../core/run/protocol';
+import { bestSnapshot, readRun, recordExit } from '../core/run/runFolder';
+import { RunServer } from '../core/run/server';
+import { liveStatus, statusText } from '../core/run/status';
+import { loadSnapshotFile } from '../core/snapshot/load';
+import { agentDir } from './agentDir';
+import { flag, intFlag, parseArgs, UsageError } from './args';
+import type { Io } from './io';
+import { renderReport } from './render';
+
+export const RUN_USAGE = `usage: headroom run [--out DIR] [--stacks python|all] [--context alloc|all|state] [--max-entries N]
+                    [--sample-ms N] [--cap-gib N] [--alloc-conf K=V,...] -- COMMAND [ARGS...]
+
+  Runs COMMAND (python train.py …, or torchrun …) with Headroom's agent in every Python process:
+  allocator recording from the first CUDA use, live figures, and snapshots at exit, at OOM and at
+  new peaks, in DIR/<timestamp>-<script>[-rank<r>]/ (default .headroom/runs). Prints a live status
+  line, then the analysis of the run. Exits with the workload's own exit code.`;
+
+function settingsFrom(p: ReturnType<typeof parseArgs>): RunSettings {
+  const stacks = flag(p, 'stacks');
+  if (stacks && stacks !== 'python' && stacks !== 'all') throw new UsageError('--stacks is python or all');
+  const context = flag(p, 'context');
+  if (context && !['alloc', 'all', 'state'].includes(context)) throw new UsageError('--context is alloc, all or state');
+  const cap = flag(p, 'cap-gib');
+  const capGib = cap === undefined ? undefined : Number(cap);
+  if (capGib !== undefined && !(capGib > 0)) throw new UsageError(`--cap-gib expects a positive number of GiB, got "${cap}"`);
+  let allocConf: Record<string, string> | undefined;
+  try {
+    allocConf = flag(p, 'alloc-conf') ? parseAllocConf(flag(p, 'alloc-conf')!) : undefined;
+  } catch (e) {
+    throw new UsageError(`--alloc-conf: ${(e as Error).message}`);
+  }
+  return {
+    ...(stacks ? { stacks: stacks as 'python' | 'all' } : {}),
+    ...(context ? { context: context as 'alloc' } : {}),
+    ...(intFlag(p, 'max-entries') ? { maxEntries: intFlag(p, 'max-entries')! } : {}),
+    ...(intFlag(p, 'sample-ms') ? { sampleMs: intFlag(p, 'sample-ms')! } : {}),
+    ...(capGib ? { capGib } : {}),
+    ...(allocConf ? { allocConf } : {}),
+  };
+}
+
+export async function runCommand(argv: readonly string[], io: Io): Promise<number> {
+  const sep = argv.indexOf('--');
+  if (sep < 0 || sep === argv.length - 1) throw new UsageError(RUN_USAGE);
+  const p = parseArgs(argv.slice(0, sep), {
+    out: { value: true },
+    stacks: { value: true },
+    context: { value: true },
+    'max-entries': { value: true },
+    'sample-ms': { value: true },
+    'cap-gib': { value: true },
+    'alloc-conf': { value: true },
+  });
+  if (p.positional.length) throw new UsageError(`unexpected ${p.positional[0]} before --\n${RUN_USAGE}`);
+  const command = argv.slice(sep + 1);
+  const settings = settingsFrom(p);
+  const runsDir = resolve(flag(p, 'out') ?? join('.headroom', 'runs'));
+  const script = command.find((a) => a.endsWith('.py')) ?? basename(command[0]!);
+  const latest = new Map<string, { rank: number | null; sample: Sample }>();
+  const server = await RunServer.listen({
+    message: (s, m) => {
+      if (m.type === 'sample') latest.set(`${s.id}/${m.device}`, { rank: s.hello.rank, sample: m });
+      else if (m.type === 'log' && m.level !== 'info') io.err(`headroom: ${m.message}\n`);
+    },
+    disconnect: (s) => {
+      for (const k of latest.keys()) if (k.startsWith(`${s.id}/`)) latest.delete(k);
+    },
+  });
+  const plan = planRun({ script, runsDir, agentDir: agentDir(), socket: server.address, token: server.token, settings });
+  mkdirSync(plan.runDir, { recursive: true });
+  writeFileSync(
+    join(plan.runDir, 'launch.json'),
+    JSON.stringify({ command, cwd: process.cwd(), started: new Date().toISOString(), launcher: 'cli', settings, status: 'running' }, null, 1),
+  );
+  io.err(`headroom: recording into ${plan.runDir}\n`);
+
+  const tty = process.stderr.isTTY === true;
+  let lastLine = 0;
+  const tick = setInterval(() => {
+    const st = liveStatus(latest.values());
+    if (!st) return;
+    const text = `headroom ▸ ${statusText(st)}${st.warnings.length ? ` ⚠ ${st.warnings[0]}` : ''}`;
+    if (tty) process.stderr.write(`\r\x1b[K${text}`);
+    else if (Date.now() - lastLine >= 10_000) {
+      lastLine = Date.now();
+      io.err(`${text}\n`);
+    }
+  }, 1000);
+
+  const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', env: { ...process.env, ...plan.env } });
+  // Ctrl-C reaches the child from the terminal; SIGTERM sent to us is passed on. Either way we
+  // wait for the workload to end.
+  const forward = (sig: NodeJS.Signals) => () => {
+    if (sig !== 'SIGINT' || !tty) child.kill(sig);
+  };
+  const onInt = forward('SIGINT');
+  const onTerm = forward('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => {
+    child.once('error', (e) => {
+      io.err(`headroom: cannot start ${command[0]}: ${e.message}\n`);
+      res({ code: 127, signal: null });
+    });
+    child.once('exit', (code, signal) => res({ code, signal }));
+  });
+  process.off('SIGINT', onInt);
+  process.off('SIGTERM', onTerm);
+  clearInterval(tick);
+  if (tty) process.stderr.write('\r\x1b[K');
+  await server.close();
+
+  try {
+    const run = readRun(plan.runDir);
+    recordExit(run, { code: exit.code, signal: exit.signal, endedAt: new Date().toISOString() });
+    await report(run.processes, io);
+  } catch (e) {
+    io.err(`headroom: the run folder could not be analyzed: ${(e as Error).message}\n`);
+  }
+  if (exit.signal) {
+    process.kill(process.pid, exit.signal);
+    return 128 + (constants.signals[exit.signal] ?? 0);
+  }
+  return exit.code ?? 1;
+}
+
+async function report(processes: ReturnType<typeof readRun>['processes'], io: Io): Promise<void> {
+  const withSnapshots = processes.filter((p) => bestSnapshot(p));
+  if (!withSnapshots.length) {
+    io.err('headroom: no snapshot was recorded (the workload never used CUDA, or recording could not start; see agent.log.jsonl)\n');
+    return;
+  }
+  for (const p of withSnapshots) {
+    const snap = bestSnapshot(p)!;
+    const s = await loadSnapshotFile(snap.path);
+    const d = defaultDevice(s);
+    if (d === undefined) continue;
+    const { report: r } = buildReport(s, analyzeDevice(s, d), 'peak', 10);
+    io.err(`\n${p.rank !== null ? `rank ${p.rank}: ` : ''}${snap.kind} snapshot\n`);
+    io.err(renderReport(r, snap.path));
+  }
+}
+

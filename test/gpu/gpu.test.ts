@@ -1,0 +1,106 @@
+// GPU tests: a real training loop, a forced OOM and a torchrun job, run through `headroom run`.
+// They need a CUDA GPU and PyTorch, so CI (which has neither) skips them and says so; on the GPU
+// host: node scripts/gpu-carry.mjs here, then run .carry/gpu.test.js there (see README).
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { readRun } from '../../extension/src/core/run/runFolder';
+import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
+
+const ROOT = process.env.HEADROOM_ROOT ?? resolve(__dirname, '..', '..');
+const CLI = process.env.HEADROOM_CLI ?? join(ROOT, 'dist', 'cli.js');
+const WORK = join(ROOT, 'test', 'gpu', 'workloads');
+
+function cudaAvailable(): boolean {
+  try {
+    execFileSync('python3', ['-c', 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const GPU = cudaAvailable();
+const SKIP = GPU ? false : 'no CUDA GPU with PyTorch on this machine: the GPU tests run on the GPU host (CI skips them)';
+
+function headroomRun(out: string, args: string[], cmd: string[]) {
+  const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, ...args, '--', ...cmd], { encoding: 'utf8', cwd: WORK, maxBuffer: 1 << 28 });
+  return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
+}
+
+function lines<T>(p: string): T[] {
+  return readFileSync(p, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+}
+
+describe('headroom run on a GPU', { skip: SKIP }, () => {
+  it('a transformer LM: live samples, snapshots and the engine agree with PyTorch', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-'));
+    const log = join(out, 'workload.jsonl');
+    const r = headroomRun(out, ['--sample-ms', '50'], ['python3', 'lm_train.py', '--steps', '12', '--log', log, '--pause', '0.4']);
+    assert.equal(r.code, 0, r.err);
+    const [dir] = readdirSync(out).filter((d) => !d.endsWith('.jsonl') && !d.endsWith('.json')).map((d) => join(out, d));
+    const run = readRun(dir!);
+    assert.equal(run.processes.length, 1);
+    const p = run.processes[0]!;
+    assert.equal(run.launch?.exit_code, 0);
+    // Samples taken in the quiet pause after each step hold exactly what the workload logged.
+    const logged = lines<{ step: number; t: number; allocated: number; reserved: number }>(log);
+    let matched = 0;
+    for (const l of logged) {
+      const inPause = p.samples.filter((s) => s.device === 0 && s.t > l.t + 20_000 && s.t < l.t + 350_000);
+      assert.ok(inPause.length > 0, `a sample during step ${l.step}'s pause`);
+      for (const s of inPause) assert.deepEqual([s.allocated, s.reserved], [l.allocated, l.reserved], `step ${l.step}`);
+      matched += inPause.length;
+    }
+    assert.ok(matched >= logged.length);
+    // Snapshots at exit and at the peak; the engine's figures against memory_stats().
+    const kinds = p.snapshots.map((s) => s.kind);
+    assert.ok(kinds.includes('exit'), kinds.join(','));
+    assert.ok(kinds.includes('peak'), kinds.join(','));
+    const stats = JSON.parse(readFileSync(`${log}.stats.json`, 'utf8')) as { requested_bytes_peak: number; max_memory_allocated: number };
+    const s = await loadSnapshotFile(p.snapshots.find((x) => x.kind === 'exit')!.path);
+    const a = analyzeDevice(s, 0);
+    assert.equal(a.replay.peak.requestedBytes, stats.requested_bytes_peak);
+    const err = Math.abs(a.replay.peak.allocatedBytes - stats.max_memory_allocated) / stats.max_memory_allocated;
+    assert.ok(err <= 0.01, `allocated estimate off by ${(err * 100).toFixed(2)}%`);
+    // backward() call sites and windows.
+    assert.equal(p.backward.length, 12);
+    assert.ok(p.backward.every((b) => b.file.endsWith('lm_train.py') && b.endUs > b.startUs));
+    assert.equal(p.meta?.gpu && (p.meta.gpu as { index: number }).index, 0);
+  });
+
+  it('a forced OOM: the exception passes through and an OOM snapshot is written', () => {
+    const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-'));
+    const r = headroomRun(out, ['--cap-gib', '2'], ['python3', 'oom.py']);
+    assert.equal(r.code, 1);
+    assert.match(r.err, /OutOfMemoryError: CUDA out of memory/);
+    const run = readRun(join(out, readdirSync(out)[0]!));
+    const p = run.processes[0]!;
+    assert.ok(p.snapshots.some((s) => s.kind === 'oom'));
+    assert.ok(p.events.some((e) => e.event === 'oom'));
+    assert.ok(p.events.some((e) => e.event === 'exception' && /CUDA out of memory/.test(String(e.message))));
+  });
+
+  it('torchrun with 2 workers: two rank streams, and nothing from the launcher', () => {
+    const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-'));
+    const r = headroomRun(out, [], ['torchrun', '--standalone', '--nproc-per-node', '2', 'ranks.py']);
+    assert.equal(r.code, 0, r.err);
+    const dirs = readdirSync(out).sort();
+    assert.equal(dirs.length, 3, dirs.join(','));
+    const run = readRun(join(out, dirs[0]!));
+    assert.deepEqual(
+      run.processes.map((p) => p.rank),
+      [0, 1],
+    );
+    for (const p of run.processes) {
+      assert.ok(p.samples.length > 0);
+      assert.equal(p.meta?.world_size, 2);
+      assert.ok(p.snapshots.some((s) => s.kind === 'exit'));
+    }
+    assert.ok(!existsSync(join(run.dir, 'meta.json')), 'the torchrun launcher records nothing');
+  });
+});
