@@ -1,6 +1,7 @@
 // The full test suite: type check, build, then every test layer in one node:test run:
-// test/unit (engine, CLI, package) and test/e2e (a real VS Code: code-server + chromium, which the
-// e2e harness installs on first use).
+// test/unit (engine, CLI, package), test/agent (the Python agent under real interpreters, the
+// channel), test/gpu (skipped without a CUDA GPU, and says so) and test/e2e (a real VS Code:
+// code-server + chromium). The harnesses install what they need on first use.
 // Usage: npm test [-- PATTERN]   (PATTERN filters test names, as --test-name-pattern)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -15,7 +16,7 @@ const step = (title, cmd, args) => {
 step('type check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
 step('build', process.execPath, ['esbuild.mjs']);
 
-const layers = ['test/unit', 'test/e2e'];
+const layers = ['test/unit', 'test/agent', 'test/gpu', 'test/e2e'];
 const files = layers.flatMap((d) =>
   readdirSync(d)
     .filter((f) => f.endsWith('.test.ts'))

@@ -1,7 +1,7 @@
 // Packages the VSIX from a staging folder: production bundles plus the manifest, README, license
 // and .vscodeignore, so packaging never touches the working tree's dist/.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,8 @@ export function packageVsix({ out, extra = [], production = true }) {
     stdio: 'pipe',
   });
   for (const f of ['package.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(stage, f));
+  // The Python agent ships as source: the extension puts this folder on the workload's PYTHONPATH.
+  cpSync(join(ROOT, 'extension', 'agent'), join(stage, 'extension', 'agent'), { recursive: true, filter: (p) => !p.includes('__pycache__') });
   mkdirSync(dirname(resolve(out)), { recursive: true });
   // Everything the extension runs is bundled, so vsce must not walk node_modules. With no
   // repository URL to resolve against, README links stay as written (docs/demo.png is not shipped).

@@ -24,7 +24,7 @@ def _headroom_boot():
 
 
 def _chain_shadowed():
-    """Runs the next sitecustomize on sys.path, as site.py would have."""
+    """Runs the next sitecustomize on sys.path, as site.py would have; False if there is none."""
     import importlib.machinery
     import importlib.util
 
@@ -32,11 +32,16 @@ def _chain_shadowed():
     rest = [p for p in _sys.path if _os.path.abspath(p or _os.curdir) != here]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
     if spec is None or spec.loader is None or spec.origin in (None, __file__):
-        return
+        return False
     module = importlib.util.module_from_spec(spec)
+    # The import of this shim then returns the shadowed module, as if it had been imported alone.
     _sys.modules["sitecustomize"] = module
     spec.loader.exec_module(module)
+    return True
 
 
 _headroom_boot()
-_chain_shadowed()
+if not _chain_shadowed():
+    # Nothing to chain to: leave no sitecustomize behind. site.py takes this exact error for "there
+    # is no sitecustomize" and stays silent (Python 3.9-3.13).
+    raise ImportError("no sitecustomize besides Headroom's shim", name="sitecustomize")

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -47,16 +47,24 @@ describe('the extension package', () => {
     const stage = packageVsix({ out: vsix });
     const listing = execFileSync('python3', ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
     const files = listing.trim().split('\n').sort();
-    assert.deepEqual(files, [
-      '[Content_Types].xml',
-      'extension.vsixmanifest',
-      'extension/LICENSE.txt',
-      'extension/dist/cli.js',
-      'extension/dist/extension.js',
-      'extension/dist/webview.js',
-      'extension/package.json',
-      'extension/readme.md',
-    ]);
+    const agent = readdirSync(join(ROOT, 'extension', 'agent', 'headroom_agent'))
+      .filter((f) => f.endsWith('.py'))
+      .map((f) => `extension/extension/agent/headroom_agent/${f}`);
+    assert.deepEqual(
+      files,
+      [
+        '[Content_Types].xml',
+        'extension.vsixmanifest',
+        'extension/LICENSE.txt',
+        'extension/dist/cli.js',
+        'extension/dist/extension.js',
+        'extension/dist/webview.js',
+        ...agent,
+        'extension/extension/agent/sitecustomize.py',
+        'extension/package.json',
+        'extension/readme.md',
+      ].sort(),
+    );
     // The production bundle is minified and still a working CLI.
     const out = execFileSync(process.execPath, [join(stage, 'dist', 'cli.js'), '--version'], { encoding: 'utf8' });
     assert.equal(out.trim(), `headroom ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}`);

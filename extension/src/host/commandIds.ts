@@ -2,4 +2,14 @@
 export const enum CommandId {
   /** {@link openSnapshotCommand} */
   OpenSnapshot = 'headroom.openSnapshot',
+  /** {@link runFileCommand} */
+  RunFile = 'headroom.runFile',
+  /** {@link runTorchrunCommand} */
+  RunTorchrun = 'headroom.runTorchrun',
+  /** {@link RunController.capture} */
+  CaptureSnapshot = 'headroom.captureSnapshot',
+  /** {@link RunController.stop} */
+  StopRun = 'headroom.stopRun',
+  /** {@link openRunCommand} */
+  OpenRun = 'headroom.openRun',
 }

@@ -24,6 +24,11 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
       })
     )?.[0];
   if (!target) return;
+  await showSnapshotSummary(deps, target);
+}
+
+/** Loads a snapshot (with progress) and shows its summary panel. */
+export async function showSnapshotSummary(deps: OpenSnapshotDeps, target: vscode.Uri, title?: string): Promise<void> {
   const s = await loadWithProgress(target, deps.log);
   if (!s) return;
   const device = defaultDevice(s);
@@ -33,10 +38,10 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
   }
   const { report } = buildReport(s, analyzeDevice(s, device), 'peak', 20);
   deps.log.info(`opened ${target.fsPath}: device ${device}, ${report.events} events, peak ${report.peak.requested_bytes} B`);
-  const title = target.path.split('/').pop() ?? 'snapshot';
+  const name = title ?? target.path.split('/').pop() ?? 'snapshot';
   const open = (m: FromWebview): void => {
     if (m.type !== 'openLine') return;
     void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
   };
-  deps.track(new SummaryPanel(deps.extensionUri, { type: 'summary', title, path: target.fsPath, report }, open));
+  deps.track(new SummaryPanel(deps.extensionUri, { type: 'summary', title: name, path: target.fsPath, report }, open));
 }

@@ -38,7 +38,8 @@ export function liveStatus(latest: Iterable<{ rank: number | null; sample: Sampl
   return worst ? { worst, streams, peakAllocated: peak, warnings: [...warnings] } : undefined;
 }
 
-const gib = (n: number): string => (n / GiB).toFixed(n >= 100 * GiB ? 0 : n >= 10 * GiB ? 1 : 2);
+/** GiB with 2 decimals (1 from 10 GiB, 0 from 100 GiB), the status bar's unit. */
+export const gib = (n: number): string => (n / GiB).toFixed(n >= 100 * GiB ? 0 : n >= 10 * GiB ? 1 : 2);
 
 /** "12.3 / 15.0 GiB ▲13.1" (allocated / reserved, peak allocated); "rank 1" when ranks differ. */
 export function statusText(st: LiveStatus): string {

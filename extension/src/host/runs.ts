@@ -1,0 +1,158 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import * as vscode from 'vscode';
+import { planRun } from '../core/run/launch';
+import type { Sample } from '../core/run/protocol';
+import { readRun, recordExit } from '../core/run/runFolder';
+import { RunServer } from '../core/run/server';
+import { Config } from './config';
+import { checkInterpreter, probe, resolveInterpreter } from './python';
+
+export interface RunRequest {
+  script: vscode.Uri;
+  /** Launch through `python -m torch.distributed.run --nproc-per-node N`. */
+  nproc?: number;
+}
+
+export interface LiveRun {
+  name: string;
+  dir: string;
+  server: RunServer;
+  execution?: vscode.TaskExecution;
+  /** Latest sample per agent stream and device. */
+  latest: Map<string, { rank: number | null; sample: Sample }>;
+  /** Highest max_allocated any stream reported (streams leave `latest` when they disconnect). */
+  peak: number;
+  started: number;
+}
+
+export interface FinishedRun {
+  name: string;
+  dir: string;
+  exitCode: number | undefined;
+  peakAllocated: number;
+}
+
+/**
+ * Runs workloads with the agent through VS Code tasks (output and Ctrl-C behave as usual), hosts
+ * the channel's server for each run, and tells listeners (the status bar) what changed.
+ */
+export class RunController implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  current: LiveRun | undefined;
+  last: FinishedRun | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly agentDir: string,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly onFinished: (run: FinishedRun) => void,
+  ) {
+    this.subs.push(this.changed, vscode.tasks.onDidEndTaskProcess((e) => void this.ended(e)));
+  }
+
+  async start(req: RunRequest): Promise<boolean> {
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showWarningMessage('Running a workload executes workspace code: Headroom runs only in a trusted workspace.');
+      return false;
+    }
+    if (this.current) {
+      void vscode.window.showWarningMessage(`A Headroom run is in progress (${this.current.name}): stop it first.`);
+      return false;
+    }
+    const folder = vscode.workspace.getWorkspaceFolder(req.script);
+    const cwd = folder?.uri.fsPath ?? dirname(req.script.fsPath);
+    const config = new Config(req.script);
+    const interp = await resolveInterpreter(req.script, config, this.log);
+    if (!(await checkInterpreter(interp, await probe(interp, cwd)))) return false;
+
+    const runsDir = isAbsolute(config.runsFolder) ? config.runsFolder : join(cwd, config.runsFolder);
+    const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, latest: new Map(), peak: 0, started: Date.now() };
+    run.server = await RunServer.listen({
+      connect: (s) => this.log.info(`agent connected: pid ${s.hello.pid}${s.hello.rank !== null ? `, rank ${s.hello.rank}` : ''}`),
+      message: (s, m) => {
+        if (m.type === 'sample') {
+          run.latest.set(`${s.id}/${m.device}`, { rank: s.hello.rank, sample: m });
+          run.peak = Math.max(run.peak, m.max_allocated);
+          this.changed.fire();
+        } else if (m.type === 'log') this.log[m.level === 'error' ? 'error' : m.level === 'warning' ? 'warn' : 'info'](`agent ${s.hello.pid}: ${m.message}`);
+        else if (m.type === 'event' && m.event === 'snapshot') this.log.info(`snapshot (${String(m.kind)}) written: ${String(m.path)}`);
+      },
+      disconnect: (s) => {
+        for (const k of run.latest.keys()) if (k.startsWith(`${s.id}/`)) run.latest.delete(k);
+        this.changed.fire();
+      },
+      refused: (why) => this.log.warn(`refused a connection to the run channel: ${why}`),
+    });
+    const plan = planRun({ script: req.script.fsPath, runsDir, agentDir: this.agentDir, socket: run.server.address, token: run.server.token, settings: config.run });
+    run.dir = plan.runDir;
+    const args = req.nproc
+      ? ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(req.nproc), req.script.fsPath, ...config.args]
+      : [req.script.fsPath, ...config.args];
+    mkdirSync(plan.runDir, { recursive: true });
+    writeFileSync(
+      join(plan.runDir, 'launch.json'),
+      JSON.stringify({ command: [interp.path, ...args], interpreter: interp, cwd, started: new Date().toISOString(), launcher: 'vscode', settings: config.run, status: 'running' }, null, 1),
+    );
+    const task = new vscode.Task(
+      { type: 'headroom', script: req.script.fsPath },
+      folder ?? vscode.TaskScope.Workspace,
+      `${run.name}${req.nproc ? ` ×${req.nproc}` : ''} (memory tracking)`,
+      'Headroom',
+      new vscode.ProcessExecution(interp.path, args, { cwd, env: { ...config.env, ...plan.env } }),
+    );
+    task.presentationOptions = { reveal: vscode.TaskRevealKind.Always, clear: true, focus: false, panel: vscode.TaskPanelKind.Dedicated };
+    this.current = run;
+    this.changed.fire();
+    this.log.info(`run ${plan.runId}: ${interp.path} ${args.join(' ')} (interpreter from ${interp.source})`);
+    try {
+      run.execution = await vscode.tasks.executeTask(task);
+    } catch (e) {
+      this.current = undefined;
+      await run.server.close();
+      this.changed.fire();
+      throw e;
+    }
+    return true;
+  }
+
+  capture(): void {
+    if (!this.current?.server.connected.length) {
+      void vscode.window.showInformationMessage('No running workload is recording yet (recording starts at its first CUDA use).');
+      return;
+    }
+    this.current.server.broadcast({ type: 'capture' });
+    void vscode.window.showInformationMessage("Snapshot requested: it is written after the workload's next backward() (or at exit).");
+  }
+
+  stop(): void {
+    const run = this.current;
+    if (!run) return;
+    if (run.server.connected.length) run.server.broadcast({ type: 'stop' });
+    else run.execution?.terminate();
+  }
+
+  private async ended(e: vscode.TaskProcessEndEvent): Promise<void> {
+    const run = this.current;
+    if (!run || e.execution !== run.execution) return;
+    this.current = undefined;
+    await run.server.close();
+    let peak = run.peak;
+    try {
+      const folder = readRun(run.dir);
+      recordExit(folder, { code: e.exitCode ?? null, signal: null, endedAt: new Date().toISOString() });
+      for (const p of folder.processes) for (const s of p.samples) peak = Math.max(peak, s.max_allocated);
+    } catch (err) {
+      this.log.warn(`run folder ${run.dir}: ${(err as Error).message}`);
+    }
+    this.last = { name: run.name, dir: run.dir, exitCode: e.exitCode, peakAllocated: peak };
+    this.changed.fire();
+    this.onFinished(this.last);
+  }
+
+  dispose(): void {
+    void this.current?.server.close();
+    for (const s of this.subs.splice(0)) s.dispose();
+  }
+}

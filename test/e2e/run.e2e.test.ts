@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe } from 'node:test';
+import { Session } from './harness/session';
+import { e2e } from './harness/test';
+
+// CI has no GPU: this run replays samples recorded by `headroom run` on an H200 through the real
+// launcher, channel and extension (test/fixtures/runs/README.md). It is the one place in the tests
+// where recorded data stands in for a live workload.
+const RECORDED = join(__dirname, '..', 'fixtures', 'runs', 'lm_train', 'samples.jsonl');
+const samples = readFileSync(RECORDED, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as { allocated: number; reserved: number; max_allocated: number });
+
+/** GiB with 2 decimals (1 from 10 GiB, 0 from 100 GiB): what a person reads in the status bar. */
+function gib(n: number): string {
+  const g = n / 2 ** 30;
+  return g.toFixed(g >= 100 ? 0 : g >= 10 ? 1 : 2);
+}
+
+describe('a run with live memory in the status bar', () => {
+  let s: Session | undefined;
+  before(async () => {
+    s = await Session.open({
+      workspace: join(__dirname, 'workspace'),
+      files: [[RECORDED, 'recorded_samples.jsonl']],
+      settings: { 'headroom.run.env': { REPLAY_HOLD_S: '20' } },
+    });
+    await s.activate('train.py');
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  e2e('the status bar shows allocated / reserved and the peak of the run', () => s!, async (s) => {
+    await s.workbench.openFile('replay_run.py');
+    await s.workbench.runCommand('Headroom: Run Python File with Memory Tracking');
+    const last = samples.at(-1)!;
+    const peak = Math.max(...samples.map((x) => x.max_allocated));
+    const expected = `${gib(last.allocated)} / ${gib(last.reserved)} GiB ▲${gib(peak)}`;
+    const item = s.page.locator('.statusbar-item', { hasText: ' GiB ▲' }).first();
+    await s.page.waitForFunction(
+      (want) => [...document.querySelectorAll('.statusbar-item')].some((e) => (e as HTMLElement).innerText.trim() === want),
+      expected,
+      { timeout: 60_000 },
+    );
+    assert.equal((await item.innerText()).trim(), expected);
+    // The run folder was made by the launcher, with the command it ran.
+    const runs = join(s.workspace, '.headroom', 'runs');
+    assert.ok(existsSync(runs));
+    const [run] = readdirSync(runs);
+    const launch = JSON.parse(readFileSync(join(runs, run!, 'launch.json'), 'utf8')) as { command: string[]; launcher: string };
+    assert.equal(launch.launcher, 'vscode');
+    assert.ok(launch.command.at(-1)!.endsWith('replay_run.py'));
+  });
+
+  e2e('when the run ends, the status bar keeps its peak and the exit code is recorded', () => s!, async (s) => {
+    const peak = Math.max(...samples.map((x) => x.max_allocated));
+    const runs = join(s.workspace, '.headroom', 'runs');
+    const [run] = readdirSync(runs);
+    await s.page.locator('.statusbar-item', { hasText: 'peak' }).first().waitFor({ timeout: 90_000 });
+    const text = (await s.page.locator('.statusbar-item', { hasText: 'peak' }).first().innerText()).trim();
+    assert.match(text, new RegExp(`peak ${(peak / 2 ** 30).toFixed(2)} GiB`));
+    const launch = JSON.parse(readFileSync(join(runs, run!, 'launch.json'), 'utf8')) as { exit_code: number; status: string };
+    assert.equal(launch.status, 'ended');
+    assert.equal(launch.exit_code, 0);
+  });
+});
