@@ -46,9 +46,8 @@ def main():
     torch.manual_seed(0)
     model = make_model()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    batches = make_batches(8)
-    train(model, opt, batches)
-    val_loss, outputs = evaluate(model, batches)
+    train(model, opt, make_batches(8))
+    val_loss, outputs = evaluate(model, make_batches(32))
     print(f"val loss {val_loss.item():.3f} over {len(outputs)} batches")
 
 

@@ -8,7 +8,7 @@ import { e2e } from './harness/test';
 // CI has no GPU: this run replays samples recorded by `headroom run` on an H200 through the real
 // launcher, channel and extension (test/fixtures/runs/README.md). It is the one place in the tests
 // where recorded data stands in for a live workload.
-const RECORDED = join(__dirname, '..', 'fixtures', 'runs', 'lm_train', 'samples.jsonl');
+const RECORDED = join(__dirname, '..', 'fixtures', 'runs', 'lm_train_samples', 'samples.jsonl');
 const samples = readFileSync(RECORDED, 'utf8')
   .split('\n')
   .filter(Boolean)

@@ -2,12 +2,12 @@
 // They need a CUDA GPU and PyTorch, so CI (which has neither) skips them and says so; on the GPU
 // host: node scripts/gpu-carry.mjs here, then run .carry/gpu.test.js there (see README).
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice, attributeAt, resolveAt } from '../../extension/src/core/analysis/analyze';
 import { readRun } from '../../extension/src/core/run/runFolder';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 
@@ -67,10 +67,58 @@ describe('headroom run on a GPU', { skip: SKIP }, () => {
     assert.equal(a.replay.peak.requestedBytes, stats.requested_bytes_peak);
     const err = Math.abs(a.replay.peak.allocatedBytes - stats.max_memory_allocated) / stats.max_memory_allocated;
     assert.ok(err <= 0.01, `allocated estimate off by ${(err * 100).toFixed(2)}%`);
-    // backward() call sites and windows.
+    // backward() call sites and windows, and the engine crediting frameless memory to them.
     assert.equal(p.backward.length, 12);
     assert.ok(p.backward.every((b) => b.file.endsWith('lm_train.py') && b.endUs > b.startUs));
     assert.equal(p.meta?.gpu && (p.meta.gpu as { index: number }).index, 0);
+    const withCalls = analyzeDevice(s, 0, undefined, p.backward);
+    let credited = 0;
+    for (let i = 0; i < withCalls.replay.n; i += Math.max(1, Math.floor(withCalls.replay.n / 200))) {
+      const bw = attributeAt(s, withCalls, resolveAt(withCalls, i)).buckets.find((b) => b.kind === 'backward');
+      for (const site of bw?.sites ?? []) {
+        assert.ok(site.file.endsWith('lm_train.py'), site.file);
+        credited += site.bytes;
+      }
+    }
+    assert.ok(credited > 0, 'frameless backward memory is credited to the loss.backward() line');
+    if (process.env.HEADROOM_KEEP) {
+      mkdirSync(process.env.HEADROOM_KEEP, { recursive: true });
+      for (const f of ['meta.json', 'events.jsonl', 'launch.json', 'snapshot-peak.pickle']) copyFileSync(join(p.dir, f), join(process.env.HEADROOM_KEEP, f));
+    }
+  });
+
+  it('when the launcher (the editor side) is killed mid-run, the workload finishes and its folder is complete', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-'));
+    const launcher = spawn(process.execPath, [CLI, 'run', '--out', out, '--', 'python3', 'lm_train.py', '--steps', '8', '--log', join(out, 'w.jsonl'), '--pause', '0.5'], {
+      cwd: WORK,
+      stdio: 'ignore',
+    });
+    let meta: { pid?: number } | undefined;
+    for (let i = 0; i < 200 && !meta?.pid; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const dirs = existsSync(out) ? readdirSync(out).filter((d) => d.includes('lm_train')) : [];
+      if (dirs[0] && existsSync(join(out, dirs[0], 'meta.json'))) meta = JSON.parse(readFileSync(join(out, dirs[0], 'meta.json'), 'utf8'));
+    }
+    assert.ok(meta?.pid, 'the workload started recording');
+    await new Promise((r) => setTimeout(r, 1000));
+    launcher.kill('SIGKILL');
+    // The workload is now an orphan: wait for it to finish on its own.
+    for (let i = 0; i < 600; i++) {
+      try {
+        process.kill(meta.pid!, 0);
+      } catch {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const dir = join(out, readdirSync(out).find((d) => d.includes('lm_train'))!);
+    const run = readRun(dir);
+    const p = run.processes[0]!;
+    assert.equal(lines(join(out, 'w.jsonl')).length, 8, 'all steps ran');
+    assert.ok(p.snapshots.some((s) => s.kind === 'exit'));
+    assert.equal(p.meta?.status, 'ended');
+    assert.ok(p.samples.length > 10);
+    assert.equal(run.launch?.status, 'running', 'the launcher died before it could record the end');
   });
 
   it('a forced OOM: the exception passes through and an OOM snapshot is written', () => {

@@ -144,7 +144,7 @@ async function report(processes: ReturnType<typeof readRun>['processes'], io: Io
     const s = await loadSnapshotFile(snap.path);
     const d = defaultDevice(s);
     if (d === undefined) continue;
-    const { report: r } = buildReport(s, analyzeDevice(s, d), 'peak', 10);
+    const { report: r } = buildReport(s, analyzeDevice(s, d, undefined, p.backward), 'peak', 10);
     io.err(`\n${p.rank !== null ? `rank ${p.rank}: ` : ''}${snap.kind} snapshot\n`);
     io.err(renderReport(r, snap.path));
   }

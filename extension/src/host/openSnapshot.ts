@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
+import type { CallWindow } from '../core/analysis/backward';
 import { buildReport } from '../core/report';
 import type { FromWebview } from '../core/protocol';
 import { loadWithProgress } from './loadWithProgress';
@@ -28,7 +29,7 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
 }
 
 /** Loads a snapshot (with progress) and shows its summary panel. */
-export async function showSnapshotSummary(deps: OpenSnapshotDeps, target: vscode.Uri, title?: string): Promise<void> {
+export async function showSnapshotSummary(deps: OpenSnapshotDeps, target: vscode.Uri, title?: string, calls?: readonly CallWindow[]): Promise<void> {
   const s = await loadWithProgress(target, deps.log);
   if (!s) return;
   const device = defaultDevice(s);
@@ -36,7 +37,7 @@ export async function showSnapshotSummary(deps: OpenSnapshotDeps, target: vscode
     void vscode.window.showWarningMessage('This snapshot has no device with a trace or segments: there is nothing to show.');
     return;
   }
-  const { report } = buildReport(s, analyzeDevice(s, device), 'peak', 20);
+  const { report } = buildReport(s, analyzeDevice(s, device, undefined, calls), 'peak', 20);
   deps.log.info(`opened ${target.fsPath}: device ${device}, ${report.events} events, peak ${report.peak.requested_bytes} B`);
   const name = title ?? target.path.split('/').pop() ?? 'snapshot';
   const open = (m: FromWebview): void => {

@@ -5,6 +5,7 @@ import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import { formatBytes } from '../core/format';
 import { buildReport } from '../core/report';
 import { bestSnapshot, readRun } from '../core/run/runFolder';
+import type { BackwardWindow } from '../core/run/runFolder';
 import { loadSnapshotFile } from '../core/snapshot/load';
 import { Config } from './config';
 import { showSnapshotSummary } from './openSnapshot';
@@ -41,12 +42,12 @@ export async function runTorchrunCommand(runs: RunController, uri?: vscode.Uri):
 /** The snapshot of a run to analyze: the rank with the highest recorded peak. */
 function pick(dir: string) {
   const run = readRun(dir);
-  let best: { path: string; rank: number | null; peak: number } | undefined;
+  let best: { path: string; rank: number | null; peak: number; calls: BackwardWindow[] } | undefined;
   for (const p of run.processes) {
     const s = bestSnapshot(p);
     if (!s) continue;
     const peak = Math.max(0, ...p.samples.map((x) => x.max_allocated));
-    if (!best || peak > best.peak) best = { path: s.path, rank: p.rank, peak };
+    if (!best || peak > best.peak) best = { path: s.path, rank: p.rank, peak, calls: p.backward };
   }
   return { run, best };
 }
@@ -77,7 +78,7 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
     void vscode.window.showInformationMessage(`${basename(dir)} has no snapshot yet (recording starts at the first CUDA use; Headroom: Capture Snapshot Now asks for one).`);
     return;
   }
-  await showSnapshotSummary(deps, vscode.Uri.file(picked.best.path), `${basename(picked.run.dir)}${picked.best.rank !== null ? ` rank ${picked.best.rank}` : ''}`);
+  await showSnapshotSummary(deps, vscode.Uri.file(picked.best.path), `${basename(picked.run.dir)}${picked.best.rank !== null ? ` rank ${picked.best.rank}` : ''}`, picked.best.calls);
 }
 
 /** A finished run: its peak and top line in a notification, with the summary one click away. */
@@ -91,14 +92,14 @@ export async function notifyFinished(deps: OpenSnapshotDeps, run: FinishedRun): 
     const s = await loadSnapshotFile(best.path);
     const d = defaultDevice(s);
     if (d === undefined) return;
-    const { report } = buildReport(s, analyzeDevice(s, d), 'peak', 1);
+    const { report } = buildReport(s, analyzeDevice(s, d, undefined, best.calls), 'peak', 1);
     const top = report.lines[0];
     const where = top ? `; top line ${basename(top.file)}:${top.line} (${formatBytes(top.self_bytes)})` : '';
     const pickAction = await vscode.window.showInformationMessage(
       `Headroom: ${run.name} ended (exit code ${run.exitCode ?? '?'}). Peak ${formatBytes(report.peak.requested_bytes)} requested${best.rank !== null ? ` on rank ${best.rank}` : ''}${where}.`,
       'Show',
     );
-    if (pickAction === 'Show') await showSnapshotSummary(deps, vscode.Uri.file(best.path), run.name);
+    if (pickAction === 'Show') await showSnapshotSummary(deps, vscode.Uri.file(best.path), run.name, best.calls);
   } catch (e) {
     deps.log.warn(`could not summarize ${run.dir}: ${(e as Error).message}`);
   }

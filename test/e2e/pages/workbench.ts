@@ -73,14 +73,28 @@ export class Workbench {
     }
   }
 
-  /** Answers VS Code's own file dialog (simple dialog) with an absolute path. */
+  /**
+   * Answers VS Code's own file dialog (simple dialog) with an absolute path. The dialog fills in its
+   * starting folder after it opens, so the path is typed once the listing is there, and typed again
+   * if the dialog overwrote it before it was accepted.
+   */
   async answerFileDialog(path: string): Promise<void> {
     const box = this.quickInput.locator('input.input');
     await box.waitFor({ state: 'visible', ...WAIT });
-    await box.fill(path);
-    await this.page.waitForFunction((p) => (document.querySelector('.quick-input-widget input.input') as HTMLInputElement | null)?.value === p, path);
-    await this.quickInput.locator('.monaco-button').first().click();
-    await this.quickInput.waitFor({ state: 'hidden', ...WAIT });
+    await this.quickInput.locator('.monaco-list-row').first().waitFor(WAIT);
+    for (let attempt = 1; ; attempt++) {
+      await box.fill(path);
+      await this.page.waitForTimeout(300);
+      if ((await box.inputValue()) === path) {
+        await box.press('Enter');
+        const closed = await this.quickInput
+          .waitFor({ state: 'hidden', timeout: 10_000 })
+          .then(() => true)
+          .catch(() => false);
+        if (closed) return;
+      }
+      if (attempt === 3) throw new Error(`the file dialog did not accept ${path}`);
+    }
   }
 
   /** Opens a workspace file by name through quick open. */

@@ -3,7 +3,7 @@ import { traceOf } from '../snapshot/model';
 import { attribute } from './attribution';
 import type { Attribution } from './attribution';
 import { classifyBackward } from './backward';
-import type { BackwardInfo } from './backward';
+import type { BackwardInfo, CallWindow } from './backward';
 import { fragmentation } from './fragmentation';
 import type { Fragmentation } from './fragmentation';
 import { oomEvents } from './ooms';
@@ -27,14 +27,15 @@ export interface DeviceAnalysis {
   ooms: OomEvent[];
 }
 
-export function analyzeDevice(s: Snapshot, device: number, rule?: UserCodeRule): DeviceAnalysis {
+/** @param calls backward() windows the agent recorded in the run folder, when the snapshot came from a run. */
+export function analyzeDevice(s: Snapshot, device: number, rule?: UserCodeRule, calls?: readonly CallWindow[]): DeviceAnalysis {
   const t = traceOf(s, device);
   const r = replay(t, s.segments, roundingFrom(s.allocatorSettings));
   const classifier = new FrameClassifier(s.frames, rule);
   return {
     device,
     replay: r,
-    backward: classifyBackward(s, t, r.elements, classifier),
+    backward: classifyBackward(s, t, r.elements, classifier, calls),
     classifier,
     fragmentation: fragmentation(device, s.segments),
     ooms: oomEvents(t),

@@ -84,7 +84,37 @@ function windowAt(ws: readonly NodeWindow[], t: number): NodeWindow | undefined 
  * closes at the next allocation with a Python stack that does not (checkpoint recomputation keeps
  * it open, and its own allocations, library frames only, count as backward too).
  */
-export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: FrameClassifier): BackwardInfo {
+/**
+ * A backward() call the agent saw: its calling line and when it ran (epoch µs, the clock of the
+ * trace's time_us). It names the call site of frameless allocations made inside the window even
+ * where no framed allocation opened one (the first allocation of backward is often frameless).
+ */
+export interface CallWindow {
+  startUs: number;
+  endUs: number;
+  file: string;
+  line: number;
+}
+
+export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: FrameClassifier, calls: readonly CallWindow[] = []): BackwardInfo {
+  // Walk the allocations in trace order, tracking the open window's call site. Trace elements
+  // were created in the order of their alloc events, so one pointer follows along.
+  const site = new Int32Array(e.count).fill(NOT_BACKWARD);
+  const node = new Map<number, string>();
+  const annotated = nodeWindows(s, t.device);
+  const recorded = [...calls].sort((a, b) => a.startUs - b.startUs);
+  const callFrames = recorded.map((c) => s.frames.intern({ filename: c.file, line: c.line, name: 'backward' }));
+  const recordedAt = (time: number): number => {
+    let lo = 0;
+    let hi = recorded.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (recorded[mid]!.startUs <= time) lo = mid + 1;
+      else hi = mid;
+    }
+    const c = recorded[lo - 1];
+    return c && c.endUs >= time ? callFrames[lo - 1]! : NOT_BACKWARD;
+  };
   const roleCache = new Int8Array(s.frames.size).fill(-1);
   const role = (f: number): Role => {
     let r = roleCache[f]!;
@@ -100,11 +130,6 @@ export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: 
     return r as Role;
   };
 
-  // Walk the allocations in trace order, tracking the open window's call site. Trace elements
-  // were created in the order of their alloc events, so one pointer follows along.
-  const site = new Int32Array(e.count).fill(NOT_BACKWARD);
-  const node = new Map<number, string>();
-  const annotated = nodeWindows(s, t.device);
   let open = NOT_BACKWARD;
   let k = 0;
   for (let i = 0; i < t.length; i++) {
@@ -141,8 +166,9 @@ export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: 
     // The element's stack may come from the final state when the event had none.
     const own = e.stack[k] === t.stack[i] ? frames.length : s.stacks.get(e.stack[k]!).length;
     const scope = !python && annotated.length ? windowAt(annotated, t.timeUs[i]!) : undefined;
-    if (!python && (engine || scope || (own === 0 && open !== NOT_BACKWARD))) {
-      site[k] = open === NOT_BACKWARD ? -1 : open;
+    const call = !python && recorded.length ? recordedAt(t.timeUs[i]!) : NOT_BACKWARD;
+    if (!python && (engine || scope || call !== NOT_BACKWARD || (own === 0 && open !== NOT_BACKWARD))) {
+      site[k] = call !== NOT_BACKWARD ? call : open === NOT_BACKWARD ? -1 : open;
       const name = nodeName || scope?.name;
       if (name) node.set(k, name);
     } else if (recompute && !user && open !== NOT_BACKWARD) {

@@ -50,7 +50,7 @@ export const enum FrameKind {
 export class FrameClassifier {
   private readonly include: RegExp[];
   private readonly exclude: RegExp[];
-  private readonly kinds: Int8Array;
+  private kinds: Int8Array;
 
   constructor(
     private readonly frames: FrameTable,
@@ -62,6 +62,12 @@ export class FrameClassifier {
   }
 
   kind(frame: number): FrameKind {
+    if (frame >= this.kinds.length) {
+      // Frames interned after this classifier was made (backward() call sites from a run folder).
+      const grown = new Int8Array(Math.max(frame + 1, this.kinds.length * 2)).fill(-1);
+      grown.set(this.kinds);
+      this.kinds = grown;
+    }
     let k = this.kinds[frame]!;
     if (k < 0) {
       k = this.classify(frame);
