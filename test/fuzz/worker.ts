@@ -14,8 +14,15 @@ interface Job {
 }
 
 const job = workerData as Job;
-const codes: Record<string, number> = {};
+let codes: Record<string, number> = {};
 let ok = 0;
+let batch = 0;
+const flush = () => {
+  parentPort!.postMessage({ type: 'progress', done: batch, ok, codes });
+  batch = 0;
+  ok = 0;
+  codes = {};
+};
 for (let k = job.from; k < job.to; k++) {
   Atomics.store(job.current, 0, k);
   const seed = (job.baseSeed + k * 2654435761) | 0;
@@ -31,7 +38,6 @@ for (let k = job.from; k < job.to; k++) {
       parentPort!.postMessage({ type: 'crash', k, fixture: f.name, seed, strategy, error: (e as Error)?.stack ?? String(e), bytes });
     }
   }
-  if ((k - job.from) % 500 === 499) parentPort!.postMessage({ type: 'progress', done: 500 });
+  if (++batch === 500) flush();
 }
-parentPort!.postMessage({ type: 'progress', done: (job.to - job.from) % 500 });
-parentPort!.postMessage({ type: 'done', ok, codes });
+flush();
