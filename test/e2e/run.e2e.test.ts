@@ -36,7 +36,11 @@ describe('a run with live memory in the status bar', () => {
 
   e2e('the status bar shows allocated / reserved and the peak of the run', () => s!, async (s) => {
     await s.workbench.openFile('replay_run.py');
-    await s.workbench.runCommand('Headroom: Run Python File with Memory Tracking');
+    // Started from the code lens above `if __name__ == "__main__":`.
+    const lens = s.page.locator('.editor-instance .codelens-decoration a', { hasText: 'Run with Memory Tracking' }).first();
+    await lens.waitFor({ timeout: 60_000 });
+    assert.deepEqual(await s.editor.codeLenses(), ['Run with Memory Tracking']);
+    await lens.click();
     const last = samples.at(-1)!;
     const peak = Math.max(...samples.map((x) => x.max_allocated));
     const expected = `${gib(last.allocated)} / ${gib(last.reserved)} GiB ▲${gib(peak)}`;

@@ -150,5 +150,11 @@ describe('headroom run on a GPU', { skip: SKIP }, () => {
       assert.ok(p.snapshots.some((s) => s.kind === 'exit'));
     }
     assert.ok(!existsSync(join(run.dir, 'meta.json')), 'the torchrun launcher records nothing');
+    const gpus = Number(execFileSync('python3', ['-c', 'import torch; print(torch.cuda.device_count())'], { encoding: 'utf8' }).trim());
+    assert.deepEqual(
+      run.processes.map((p) => (p.meta?.gpu as { index: number }).index),
+      gpus >= 2 ? [0, 1] : [0, 0],
+      'each rank records the GPU it used',
+    );
   });
 });

@@ -5,19 +5,24 @@ launcher, the environment, the socket, the token and the extension are all the r
 """
 import json
 import os
-import sys
 import time
 
 from headroom_agent.channel import Channel
 
-here = os.path.dirname(os.path.abspath(__file__))
-samples = [json.loads(line) for line in open(os.path.join(here, "recorded_samples.jsonl")) if line.strip()]
-hello = {"pid": os.getpid(), "rank": None, "local_rank": None, "world_size": None, "run_dir": ""}
-chan = Channel(os.environ["HEADROOM_SOCKET"], os.environ["HEADROOM_TOKEN"], hello, lambda cmd: None, lambda *a: None)
-chan.start()
-for s in samples:
-    chan.send(dict(s, type="sample"))
-    time.sleep(0.02)
-print("replayed %d samples" % len(samples), flush=True)
-time.sleep(float(os.environ.get("REPLAY_HOLD_S", "30")))
-chan.close()
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    samples = [json.loads(line) for line in open(os.path.join(here, "recorded_samples.jsonl")) if line.strip()]
+    hello = {"pid": os.getpid(), "rank": None, "local_rank": None, "world_size": None, "run_dir": ""}
+    chan = Channel(os.environ["HEADROOM_SOCKET"], os.environ["HEADROOM_TOKEN"], hello, lambda cmd: None, lambda *a: None)
+    chan.start()
+    for s in samples:
+        chan.send(dict(s, type="sample"))
+        time.sleep(0.02)
+    print("replayed %d samples" % len(samples), flush=True)
+    time.sleep(float(os.environ.get("REPLAY_HOLD_S", "30")))
+    chan.close()
+
+
+if __name__ == "__main__":
+    main()

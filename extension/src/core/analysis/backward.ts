@@ -62,15 +62,21 @@ function nodeWindows(s: Snapshot, device: number): NodeWindow[] {
   return out.sort((x, y) => x.start - y.start || y.end - x.end);
 }
 
-/** The innermost annotated node window holding time `t`, if any. */
-function windowAt(ws: readonly NodeWindow[], t: number): NodeWindow | undefined {
+/** How many windows (sorted by start) start at or before `t`. */
+function startedBy<W>(ws: readonly W[], start: (w: W) => number, t: number): number {
   let lo = 0;
   let hi = ws.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (ws[mid]!.start <= t) lo = mid + 1;
+    if (start(ws[mid]!) <= t) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+/** The innermost annotated node window holding time `t`, if any. */
+function windowAt(ws: readonly NodeWindow[], t: number): NodeWindow | undefined {
+  const lo = startedBy(ws, (w) => w.start, t);
   for (let i = lo - 1; i >= 0 && i >= lo - 64; i--) if (ws[i]!.end >= t) return ws[i];
   return undefined;
 }
@@ -97,23 +103,14 @@ export interface CallWindow {
 }
 
 export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: FrameClassifier, calls: readonly CallWindow[] = []): BackwardInfo {
-  // Walk the allocations in trace order, tracking the open window's call site. Trace elements
-  // were created in the order of their alloc events, so one pointer follows along.
   const site = new Int32Array(e.count).fill(NOT_BACKWARD);
   const node = new Map<number, string>();
   const annotated = nodeWindows(s, t.device);
   const recorded = [...calls].sort((a, b) => a.startUs - b.startUs);
   const callFrames = recorded.map((c) => s.frames.intern({ filename: c.file, line: c.line, name: 'backward' }));
   const recordedAt = (time: number): number => {
-    let lo = 0;
-    let hi = recorded.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (recorded[mid]!.startUs <= time) lo = mid + 1;
-      else hi = mid;
-    }
-    const c = recorded[lo - 1];
-    return c && c.endUs >= time ? callFrames[lo - 1]! : NOT_BACKWARD;
+    const i = startedBy(recorded, (c) => c.startUs, time) - 1;
+    return i >= 0 && recorded[i]!.endUs >= time ? callFrames[i]! : NOT_BACKWARD;
   };
   const roleCache = new Int8Array(s.frames.size).fill(-1);
   const role = (f: number): Role => {
@@ -130,6 +127,8 @@ export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: 
     return r as Role;
   };
 
+  // Walk the allocations in trace order, tracking the open window's call site. Trace elements
+  // were created in the order of their alloc events, so one pointer follows along.
   let open = NOT_BACKWARD;
   let k = 0;
   for (let i = 0; i < t.length; i++) {
