@@ -2,6 +2,7 @@
 and at new peaks."""
 import atexit
 import ctypes
+import hashlib
 import os
 import platform
 import signal
@@ -22,6 +23,30 @@ def _driver_version():
     except Exception:
         pass
     return None
+
+
+def source_hashes(limit=500):
+    """sha256 (16 hex digits) of the workload's own source files (the script, and modules under the
+    working directory outside site-packages): the editor marks annotations stale once a file no
+    longer has the hash it had when the run recorded it."""
+    cwd = os.getcwd() + os.sep
+    agent = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    paths = set()
+    for m in list(sys.modules.values()):
+        f = getattr(m, "__file__", None)
+        if not f or not f.endswith(".py"):
+            continue
+        f = os.path.abspath(f)
+        if (f.startswith(cwd) or m.__name__ == "__main__") and "-packages" + os.sep not in f and not f.startswith(agent):
+            paths.add(f)
+    out = {}
+    for p in sorted(paths)[:limit]:
+        try:
+            with open(p, "rb") as fh:
+                out[p] = hashlib.sha256(fh.read()).hexdigest()[:16]
+        except OSError:
+            pass
+    return out
 
 
 class Recorder(object):
@@ -71,7 +96,7 @@ class Recorder(object):
             if attach is not None:
                 attach(self._on_oom)
         self._apply_cap()
-        self.write_meta(status="running", backend=backend)
+        self.write_meta(status="running", backend=backend, sources=source_hashes())
         self.channel.send({"type": "event", "event": "recording", "backend": backend, "history": self.history, "t": now_us()})
         atexit.register(self.finish, "exit")
         self._install_sigterm()
@@ -255,7 +280,7 @@ class Recorder(object):
                 for d in self.sampler.devices():
                     self._emit_sample(self.sampler.sample(d))
             path = self.dump(why)
-            self.write_meta(status="ended", ended=why, snapshot=path)
+            self.write_meta(status="ended", ended=why, snapshot=path, sources=source_hashes())
             self.channel.send({"type": "event", "event": "exit", "why": why, "t": now_us()})
         except Exception as e:
             self.log("error", "finishing the run failed: %s" % e)

@@ -2,6 +2,7 @@ import { isSnapshotError } from '../core/errors';
 import { ANALYZE_USAGE, analyzeCommand } from './analyze';
 import { UsageError } from './args';
 import { CHECK_USAGE, checkCommand } from './check';
+import { DIFF_USAGE, diffCommand } from './diff';
 import { RUN_USAGE, runCommand } from './run';
 import type { Io } from './io';
 import { processIo } from './io';
@@ -16,6 +17,8 @@ ${ANALYZE_USAGE}
 
 ${CHECK_USAGE}
 
+${DIFF_USAGE}
+
 ${RUN_USAGE}
 
 Global options: --debug (show stack traces of errors), --help, --version
@@ -26,6 +29,7 @@ type Command = (argv: readonly string[], io: Io) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   analyze: analyzeCommand,
   check: checkCommand,
+  diff: diffCommand,
   run: runCommand,
 };
 

@@ -16,6 +16,8 @@ SCENARIOS = {
     "private_pool_oom": ("private_pool_oom.py", [], {}),
     "leaky_demo": ("run_recorded.py", [os.path.join(ROOT, "demo", "workspace", "train_leaky.py"), "leaky_demo"], {}),
     "big_trace": ("big_trace.py", [], {}),
+    "e2e_train_b64": ("run_recorded.py", [os.path.join(ROOT, "test", "e2e", "workspace", "train.py"), "e2e_train_b64", "64"], {}),
+    "e2e_train_b128": ("run_recorded.py", [os.path.join(ROOT, "test", "e2e", "workspace", "train.py"), "e2e_train_b128", "128"], {}),
 }
 
 

@@ -7,9 +7,9 @@ import common
 from common import dump, record
 
 if __name__ == "__main__":
-    out, script, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    out, script, name, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     common.out_dir = lambda: out
     record()
-    sys.argv = [script]
+    sys.argv = [script] + args
     runpy.run_path(script, run_name="__main__")
     dump(name, {"script": script})

@@ -1,0 +1,52 @@
+import { analyzeDevice, attributeAt, defaultDevice } from '../core/analysis/analyze';
+import { formatBytes } from '../core/format';
+import { diffAttributions, signedBytes } from '../core/source/diff';
+import { flag, intFlag, parseArgs, UsageError } from './args';
+import type { Io } from './io';
+import { loadForCli } from './load';
+
+export const DIFF_USAGE = `usage: headroom diff BEFORE AFTER [--device N] [--top K] [--json]
+
+  Compares two snapshots at their peaks: the peak figures, and the source lines whose memory at
+  the peak changed (self bytes), largest change first. "Did my change reduce the peak, and where?"`;
+
+export async function diffCommand(argv: readonly string[], io: Io): Promise<number> {
+  const p = parseArgs(argv, { device: { value: true }, top: { value: true }, json: {} });
+  if (p.positional.length !== 2) throw new UsageError(DIFF_USAGE);
+  const top = intFlag(p, 'top') ?? 15;
+  const side = async (path: string) => {
+    const s = await loadForCli(path);
+    const d = intFlag(p, 'device') ?? defaultDevice(s);
+    if (d === undefined || !s.devices.includes(d)) throw new UsageError(`${path} has no device ${d ?? ''} to compare (it has: ${s.devices.join(', ') || 'none'})`);
+    const a = analyzeDevice(s, d);
+    return { device: d, peak: a.replay.peak, attr: attributeAt(s, a, a.replay.peak) };
+  };
+  const [before, after] = [await side(p.positional[0]!), await side(p.positional[1]!)];
+  const d = diffAttributions(before.attr, after.attr);
+  const lines = top > 0 ? d.lines.slice(0, top) : d.lines;
+  if (flag(p, 'json')) {
+    io.out(
+      JSON.stringify(
+        {
+          before: { device: before.device, peak_requested_bytes: before.peak.requestedBytes, trace_index: before.peak.index },
+          after: { device: after.device, peak_requested_bytes: after.peak.requestedBytes, trace_index: after.peak.index },
+          delta_bytes: after.peak.requestedBytes - before.peak.requestedBytes,
+          lines: lines.map((l) => ({ file: l.file, line: l.line, function: l.function, before_bytes: l.beforeBytes, after_bytes: l.afterBytes, delta_bytes: l.deltaBytes })),
+          lines_total: d.lines.length,
+        },
+        null,
+        1,
+      ) + '\n',
+    );
+    return 0;
+  }
+  const out = [
+    `Peak  ${formatBytes(before.peak.requestedBytes)} → ${formatBytes(after.peak.requestedBytes)}  (${signedBytes(after.peak.requestedBytes - before.peak.requestedBytes, formatBytes)})`,
+    '',
+    ...lines.map((l) => `  ${signedBytes(l.deltaBytes, formatBytes).padStart(11)}  ${formatBytes(l.beforeBytes).padStart(10)} → ${formatBytes(l.afterBytes).padEnd(10)}  ${l.file}:${l.line} (${l.function})`),
+  ];
+  if (!lines.length) out.push('  no line holds a different amount at the peak');
+  else if (d.lines.length > lines.length) out.push(`  … ${d.lines.length - lines.length} more lines (--top 0 shows all)`);
+  io.out(out.join('\n') + '\n');
+  return 0;
+}
