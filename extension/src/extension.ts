@@ -1,34 +1,69 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { CommandId } from './host/commandIds';
+import { Config } from './host/config';
 import { createLog } from './host/log';
 import { MainCodeLens } from './host/mainCodeLens';
-import { openSnapshotCommand } from './host/openSnapshot';
+import { compareCommand, selectDeviceCommand, showMemoryAtCommand } from './host/memory/commands';
+import { MemoryDecorations } from './host/memory/decorations';
+import { MemoryHover } from './host/memory/hover';
+import { MemoryLens } from './host/memory/lens';
+import { WorkspaceMapping } from './host/memory/mapping';
+import { SummaryTree } from './host/memory/tree';
+import { MemoryView } from './host/memory/view';
+import { openSnapshotCommand, showSummaryPanel } from './host/openSnapshot';
 import { notifyFinished, openRunCommand, runFileCommand, runTorchrunCommand } from './host/runCommands';
 import { RunController } from './host/runs';
+import { SnapshotEditor } from './host/snapshotEditor';
 import { MemoryStatusBar } from './host/statusBar';
 
 /** Composes the extension. Every disposable is registered here, in context.subscriptions. */
 export function activate(context: vscode.ExtensionContext): void {
   const log = createLog();
-  context.subscriptions.push(log);
+  const mapping = new WorkspaceMapping(context.workspaceState, log);
+  const view = new MemoryView(mapping);
   const deps = {
     extensionUri: context.extensionUri,
     log,
+    view,
     track: (d: vscode.Disposable) => context.subscriptions.push(d),
   };
   const runs = new RunController(join(context.extensionPath, 'extension', 'agent'), log, (r) => void notifyFinished(deps, r));
-  const cmd = (id: CommandId, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
+  const runsDir = () => {
+    const ws = vscode.workspace.workspaceFolders?.[0];
+    if (!ws) return undefined;
+    const f = new Config(ws.uri).runsFolder;
+    return isAbsolute(f) ? f : join(ws.uri.fsPath, f);
+  };
+  const tree = new SummaryTree(view, mapping, runsDir);
+  const cmd = (id: CommandId | string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
+  const python = { language: 'python', scheme: 'file' };
   context.subscriptions.push(
+    log,
+    view,
     runs,
+    tree,
     new MemoryStatusBar(runs),
-    vscode.languages.registerCodeLensProvider({ language: 'python', scheme: 'file' }, new MainCodeLens()),
+    new MemoryDecorations(view),
+    vscode.languages.registerCodeLensProvider(python, new MainCodeLens()),
+    vscode.languages.registerCodeLensProvider(python, new MemoryLens(view, mapping)),
+    vscode.languages.registerHoverProvider(python, new MemoryHover(view, mapping)),
+    vscode.window.registerTreeDataProvider('headroom.summary', tree),
+    vscode.window.registerCustomEditorProvider(SnapshotEditor.viewType, new SnapshotEditor(deps), { supportsMultipleEditorsPerDocument: false }),
+    vscode.workspace.onDidCreateFiles(() => mapping.invalidate()),
+    vscode.workspace.onDidDeleteFiles(() => mapping.invalidate()),
+    runs.onDidChange(() => tree.refresh()),
     cmd(CommandId.OpenSnapshot, (uri?: vscode.Uri) => openSnapshotCommand(deps, uri)),
     cmd(CommandId.RunFile, (uri?: vscode.Uri) => runFileCommand(runs, uri)),
     cmd(CommandId.RunTorchrun, (uri?: vscode.Uri) => runTorchrunCommand(runs, uri)),
     cmd(CommandId.CaptureSnapshot, () => runs.capture()),
     cmd(CommandId.StopRun, () => runs.stop()),
     cmd(CommandId.OpenRun, (uri?: vscode.Uri) => openRunCommand(deps, uri)),
+    cmd(CommandId.ToggleAnnotations, () => view.toggle()),
+    cmd(CommandId.ShowMemoryAt, (at?: 'peak' | 'end' | number) => showMemoryAtCommand(deps, at)),
+    cmd(CommandId.SelectDevice, () => selectDeviceCommand(deps)),
+    cmd(CommandId.CompareSnapshots, (a?: vscode.Uri, b?: vscode.Uri) => compareCommand(deps, a, b)),
+    cmd(CommandId.ShowSummary, () => showSummaryPanel(deps)),
   );
   log.info(`Headroom ${context.extension.packageJSON.version as string} activated`);
 }

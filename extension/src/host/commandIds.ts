@@ -12,4 +12,14 @@ export const enum CommandId {
   StopRun = 'headroom.stopRun',
   /** {@link openRunCommand} */
   OpenRun = 'headroom.openRun',
+  /** {@link MemoryView.toggle} */
+  ToggleAnnotations = 'headroom.toggleAnnotations',
+  /** {@link showMemoryAtCommand} */
+  ShowMemoryAt = 'headroom.showMemoryAt',
+  /** {@link selectDeviceCommand} */
+  SelectDevice = 'headroom.selectDevice',
+  /** {@link compareCommand} */
+  CompareSnapshots = 'headroom.compareSnapshots',
+  /** {@link showSummaryPanel} */
+  ShowSummary = 'headroom.showSummary',
 }

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import type { CallWindow } from '../core/analysis/backward';
-import { buildReport } from '../core/report';
 import type { FromWebview } from '../core/protocol';
+import { buildReport } from '../core/report';
 import { loadWithProgress } from './loadWithProgress';
+import type { MemoryView } from './memory/view';
 import { SummaryPanel } from './summaryPanel';
 
 export interface OpenSnapshotDeps {
@@ -11,9 +11,10 @@ export interface OpenSnapshotDeps {
   log: vscode.LogOutputChannel;
   /** Where panels are kept so they are disposed with the extension. */
   track(d: vscode.Disposable): void;
+  view: MemoryView;
 }
 
-/** `Headroom: Open Memory Snapshot…`: pick a pickle, load it, show its summary. */
+/** `Headroom: Open Memory Snapshot…`: pick a pickle, load it, annotate the code, show its summary. */
 export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): Promise<void> {
   const target =
     uri ??
@@ -25,24 +26,38 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
       })
     )?.[0];
   if (!target) return;
-  await showSnapshotSummary(deps, target);
+  if (await showSnapshot(deps, target)) showSummaryPanel(deps);
 }
 
-/** Loads a snapshot (with progress) and shows its summary panel. */
-export async function showSnapshotSummary(deps: OpenSnapshotDeps, target: vscode.Uri, title?: string, calls?: readonly CallWindow[]): Promise<void> {
+/**
+ * Loads a snapshot (with progress) into the memory view, which annotates the code. False when the
+ * user cancelled or the file was refused (the reason was shown).
+ */
+export async function showSnapshot(deps: OpenSnapshotDeps, target: vscode.Uri, opts: { title?: string; calls?: readonly CallWindow[]; sources?: Record<string, string> } = {}): Promise<boolean> {
   const s = await loadWithProgress(target, deps.log);
-  if (!s) return;
-  const device = defaultDevice(s);
-  if (device === undefined) {
-    void vscode.window.showWarningMessage('This snapshot has no device with a trace or segments: there is nothing to show.');
+  if (!s) return false;
+  try {
+    await deps.view.show({ snapshot: s, path: target.fsPath, label: opts.title ?? target.path.split('/').pop() ?? 'snapshot', ...(opts.calls ? { calls: opts.calls } : {}), ...(opts.sources ? { sources: opts.sources } : {}) });
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Headroom: ${(e as Error).message}: there is nothing to show.`);
+    return false;
+  }
+  const c = deps.view.current!;
+  deps.log.info(`showing ${target.fsPath}: device ${c.device}, ${c.analysis.replay.n} events, peak ${c.analysis.replay.peak.requestedBytes} B`);
+  return true;
+}
+
+/** The summary of what the memory view shows now (`Headroom: Show Summary`, lenses, hovers). */
+export function showSummaryPanel(deps: OpenSnapshotDeps): void {
+  const c = deps.view.current;
+  if (!c) {
+    void vscode.window.showInformationMessage('Headroom: open a memory snapshot or a run first.');
     return;
   }
-  const { report } = buildReport(s, analyzeDevice(s, device, undefined, calls), 'peak', 20);
-  deps.log.info(`opened ${target.fsPath}: device ${device}, ${report.events} events, peak ${report.peak.requested_bytes} B`);
-  const name = title ?? target.path.split('/').pop() ?? 'snapshot';
+  const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const open = (m: FromWebview): void => {
     if (m.type !== 'openLine') return;
     void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
   };
-  deps.track(new SummaryPanel(deps.extensionUri, { type: 'summary', title: name, path: target.fsPath, report }, open));
+  deps.track(new SummaryPanel(deps.extensionUri, { type: 'summary', title: c.label, path: c.path, report }, open));
 }

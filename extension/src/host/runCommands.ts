@@ -1,14 +1,12 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
-import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import { formatBytes } from '../core/format';
 import { buildReport } from '../core/report';
 import { bestSnapshot, readRun } from '../core/run/runFolder';
 import type { BackwardWindow } from '../core/run/runFolder';
-import { loadSnapshotFile } from '../core/snapshot/load';
 import { Config } from './config';
-import { showSnapshotSummary } from './openSnapshot';
+import { showSnapshot, showSummaryPanel } from './openSnapshot';
 import type { OpenSnapshotDeps } from './openSnapshot';
 import type { FinishedRun, RunController } from './runs';
 
@@ -42,12 +40,13 @@ export async function runTorchrunCommand(runs: RunController, uri?: vscode.Uri):
 /** The snapshot of a run to analyze: the rank with the highest recorded peak. */
 function pick(dir: string) {
   const run = readRun(dir);
-  let best: { path: string; rank: number | null; peak: number; calls: BackwardWindow[] } | undefined;
+  let best: { path: string; rank: number | null; peak: number; calls: BackwardWindow[]; sources: Record<string, string> | undefined } | undefined;
   for (const p of run.processes) {
     const s = bestSnapshot(p);
     if (!s) continue;
     const peak = Math.max(0, ...p.samples.map((x) => x.max_allocated));
-    if (!best || peak > best.peak) best = { path: s.path, rank: p.rank, peak, calls: p.backward };
+    const sources = p.meta?.sources as Record<string, string> | undefined;
+    if (!best || peak > best.peak) best = { path: s.path, rank: p.rank, peak, calls: p.backward, sources };
   }
   return { run, best };
 }
@@ -78,7 +77,9 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
     void vscode.window.showInformationMessage(`${basename(dir)} has no snapshot yet (recording starts at the first CUDA use; Headroom: Capture Snapshot Now asks for one).`);
     return;
   }
-  await showSnapshotSummary(deps, vscode.Uri.file(picked.best.path), `${basename(picked.run.dir)}${picked.best.rank !== null ? ` rank ${picked.best.rank}` : ''}`, picked.best.calls);
+  const b = picked.best;
+  const title = `${basename(picked.run.dir)}${b.rank !== null ? ` rank ${b.rank}` : ''}`;
+  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title, calls: b.calls, ...(b.sources ? { sources: b.sources } : {}) })) showSummaryPanel(deps);
 }
 
 /** A finished run: its peak and top line in a notification, with the summary one click away. */
@@ -89,17 +90,17 @@ export async function notifyFinished(deps: OpenSnapshotDeps, run: FinishedRun): 
       void vscode.window.showInformationMessage(`Headroom: ${run.name} ended (exit code ${run.exitCode ?? '?'}) without a snapshot: it never used CUDA, or recording could not start (see the run folder's agent log).`);
       return;
     }
-    const s = await loadSnapshotFile(best.path);
-    const d = defaultDevice(s);
-    if (d === undefined) return;
-    const { report } = buildReport(s, analyzeDevice(s, d, undefined, best.calls), 'peak', 1);
+    // The finished run's memory goes onto the code at once; the summary is one click away.
+    if (!(await showSnapshot(deps, vscode.Uri.file(best.path), { title: run.name, calls: best.calls, ...(best.sources ? { sources: best.sources } : {}) }))) return;
+    const c = deps.view.current!;
+    const { report } = buildReport(c.snapshot, c.analysis, 'peak', 1);
     const top = report.lines[0];
     const where = top ? `; top line ${basename(top.file)}:${top.line} (${formatBytes(top.self_bytes)})` : '';
     const pickAction = await vscode.window.showInformationMessage(
       `Headroom: ${run.name} ended (exit code ${run.exitCode ?? '?'}). Peak ${formatBytes(report.peak.requested_bytes)} requested${best.rank !== null ? ` on rank ${best.rank}` : ''}${where}.`,
       'Show',
     );
-    if (pickAction === 'Show') await showSnapshotSummary(deps, vscode.Uri.file(best.path), run.name, best.calls);
+    if (pickAction === 'Show') showSummaryPanel(deps);
   } catch (e) {
     deps.log.warn(`could not summarize ${run.dir}: ${(e as Error).message}`);
   }

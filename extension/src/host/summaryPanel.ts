@@ -28,39 +28,43 @@ function nonce(): string {
 }
 
 /**
- * A snapshot summary in a webview panel. The page keeps no data of its own: on `ready` (first
- * load, or after being hidden and restored) the host sends the summary again.
+ * Puts the summary page into a webview (a panel's, or a custom editor's). The page keeps no data of
+ * its own: on `ready` (first load, or after being hidden and restored) the host sends it again.
  */
+export function attachSummary(
+  web: vscode.Webview,
+  extensionUri: vscode.Uri,
+  message: () => ToWebview,
+  onMessage: (m: FromWebview) => void,
+): vscode.Disposable {
+  const dist = vscode.Uri.joinPath(extensionUri, 'dist');
+  web.options = { enableScripts: true, localResourceRoots: [dist] };
+  const script = web.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
+  const n = nonce();
+  web.html = `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${web.cspSource} 'nonce-${n}'; script-src 'nonce-${n}';">
+<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Headroom</title>
+<style nonce="${n}">${STYLE}</style></head>
+<body><main id="root" aria-live="polite">Loading…</main><script nonce="${n}" src="${script}"></script></body></html>`;
+  return web.onDidReceiveMessage((m: unknown) => {
+    if (!isFromWebview(m)) return;
+    if (m.type === 'ready') void web.postMessage(message());
+    else onMessage(m);
+  });
+}
+
+/** A snapshot summary in a webview panel. */
 export class SummaryPanel implements vscode.Disposable {
   private readonly panel: vscode.WebviewPanel;
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(
-    extensionUri: vscode.Uri,
-    private readonly message: ToWebview,
-    private readonly onMessage: (m: FromWebview) => void,
-  ) {
+  constructor(extensionUri: vscode.Uri, message: ToWebview, onMessage: (m: FromWebview) => void) {
     const dist = vscode.Uri.joinPath(extensionUri, 'dist');
     this.panel = vscode.window.createWebviewPanel('headroom.summary', `Headroom: ${message.type === 'summary' ? message.title : 'error'}`, vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [dist],
     });
-    const web = this.panel.webview;
-    const script = web.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
-    const n = nonce();
-    web.html = `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${web.cspSource} 'nonce-${n}'; script-src 'nonce-${n}';">
-<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Headroom</title>
-<style nonce="${n}">${STYLE}</style></head>
-<body><main id="root" aria-live="polite">Loading…</main><script nonce="${n}" src="${script}"></script></body></html>`;
-    this.subs.push(
-      web.onDidReceiveMessage((m: unknown) => {
-        if (!isFromWebview(m)) return;
-        if (m.type === 'ready') void web.postMessage(this.message);
-        else this.onMessage(m);
-      }),
-      this.panel.onDidDispose(() => this.dispose()),
-    );
+    this.subs.push(attachSummary(this.panel.webview, extensionUri, () => message, onMessage), this.panel.onDidDispose(() => this.dispose()));
   }
 
   dispose(): void {

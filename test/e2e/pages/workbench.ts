@@ -87,11 +87,20 @@ export class Workbench {
       await this.page.waitForTimeout(300);
       if ((await box.inputValue()) === path) {
         await box.press('Enter');
-        const closed = await this.quickInput
-          .waitFor({ state: 'hidden', timeout: 10_000 })
+        // Accepted once the dialog is gone, or once it shows something else (the next dialog).
+        const accepted = await this.page
+          .waitForFunction(
+            (p) => {
+              const w = document.querySelector('.quick-input-widget') as HTMLElement | null;
+              const input = w?.querySelector('input.input') as HTMLInputElement | null;
+              return !w || w.style.display === 'none' || !input || input.value !== p;
+            },
+            path,
+            { timeout: 10_000 },
+          )
           .then(() => true)
           .catch(() => false);
-        if (closed) return;
+        if (accepted) return;
       }
       if (attempt === 3) throw new Error(`the file dialog did not accept ${path}`);
     }

@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import { formatBytes } from '../../core/format';
+import { lineHistory, stackOf } from '../../core/source/lineFacts';
+import type { WorkspaceMapping } from './mapping';
+import type { MemoryView } from './view';
+
+/** The memory behind a decorated line: figures, largest tensors, the stack, the line's history. */
+export class MemoryHover implements vscode.HoverProvider {
+  constructor(
+    private readonly view: MemoryView,
+    private readonly mapping: WorkspaceMapping,
+  ) {}
+
+  async provideHover(doc: vscode.TextDocument, pos: vscode.Position): Promise<vscode.Hover | undefined> {
+    const v = this.view.linesFor(doc).find((l) => l.currentLine === pos.line + 1);
+    const c = this.view.current;
+    if (!v || !c) return undefined;
+    const stat = this.view.lineStat(v);
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = { enabledCommands: ['headroom.showSummary'] };
+    md.appendMarkdown(`**Headroom** — ${c.label}, device ${c.device}, ${c.instantLabel}${v.stale ? ' *(stale: the file changed since the run)*' : ''}\n\n`);
+    if (stat) {
+      md.appendMarkdown(`self **${formatBytes(stat.selfBytes)}** in ${stat.selfBlocks} blocks · inclusive ${formatBytes(stat.inclusiveBytes)} (${stat.inclusiveBlocks} blocks)\n\n`);
+      if (stat.largest.length) md.appendMarkdown(`largest tensors: ${stat.largest.map((b) => formatBytes(b.bytes)).join(', ')}\n\n`);
+      const top = stat.largest[0];
+      if (top) {
+        const frames = stackOf(c.snapshot, c.analysis, top.element);
+        const local = await this.mapping.resolve(
+          frames.flatMap((f) => ('file' in f ? [f.file] : [])),
+          false,
+        );
+        md.appendMarkdown('stack of the largest, innermost first:\n\n');
+        for (const f of frames) {
+          if (!('file' in f)) {
+            md.appendMarkdown(`- *… ${f.collapsed} library frame${f.collapsed > 1 ? 's' : ''}*\n`);
+            continue;
+          }
+          const where = local.get(f.file);
+          const label = `${f.file.split('/').pop()}:${f.line} ${f.name}`;
+          md.appendMarkdown(where ? `- [${label}](${vscode.Uri.file(where).with({ fragment: `L${f.line}` }).toString()})\n` : `- ${label} *(not in this workspace)*\n`);
+        }
+        md.appendMarkdown('\n');
+      }
+      const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
+      md.appendMarkdown(`over the whole trace this line allocated ${h.count} times, ${formatBytes(h.bytes)} in all\n\n`);
+    } else md.appendMarkdown(`${v.text}\n\n`);
+    md.appendMarkdown('[Show the summary of this moment](command:headroom.showSummary)');
+    return new vscode.Hover(md);
+  }
+}

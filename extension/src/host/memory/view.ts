@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { At, DeviceAnalysis } from '../../core/analysis/analyze';
+import { analyzeDevice, attributeAt, defaultDevice, resolveAt } from '../../core/analysis/analyze';
+import type { Attribution, LineStat } from '../../core/analysis/attribution';
+import type { CallWindow } from '../../core/analysis/backward';
+import type { Instant } from '../../core/analysis/replay';
+import { formatBytes } from '../../core/format';
+import { annotate, DEFAULT_ANNOTATE, heatOf } from '../../core/source/annotations';
+import type { LineAnnotation } from '../../core/source/annotations';
+import { diffAttributions, signedBytes } from '../../core/source/diff';
+import { contentHash, shiftLine } from '../../core/source/lineShift';
+import type { Snapshot } from '../../core/snapshot/model';
+import type { WorkspaceMapping } from './mapping';
+
+/** Where the figures come from: a snapshot, and what the run recorded beside it. */
+export interface SourceInput {
+  snapshot: Snapshot;
+  path: string;
+  label: string;
+  /** backward() windows from the run folder. */
+  calls?: readonly CallWindow[];
+  /** Source hashes recorded at run time, by the path in the frames. */
+  sources?: Record<string, string>;
+}
+
+export interface ViewLine extends LineAnnotation {
+  /** The frame's own path (on the machine that ran the job). */
+  remoteFile: string;
+  /** The line now (1-based), after edits since the figures were taken; undefined if it was deleted. */
+  currentLine: number | undefined;
+  stale: boolean;
+}
+
+interface Current extends SourceInput {
+  device: number;
+  analysis: DeviceAnalysis;
+  at: At;
+  instant: Instant;
+  instantLabel: string;
+  attribution: Attribution;
+  baseline?: { label: string; attribution: Attribution };
+}
+
+/**
+ * The memory shown in the editors: one snapshot at one instant, its lines mapped to workspace
+ * files, kept attached to their text while files are edited. Decorations, hovers, code lenses and
+ * the tree all read it.
+ */
+export class MemoryView implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  enabled = true;
+  current: Current | undefined;
+  private lines = new Map<string, ViewLine[]>();
+  unmapped: { file: string; selfBytes: number; lines: number }[] = [];
+  /** Per local file: the hash the annotations were made for. */
+  private expected = new Map<string, string>();
+  private readonly subs: vscode.Disposable[];
+
+  constructor(private readonly mapping: WorkspaceMapping) {
+    this.subs = [this.changed, vscode.workspace.onDidChangeTextDocument((e) => this.edited(e))];
+  }
+
+  async show(input: SourceInput, device?: number): Promise<void> {
+    const d = device ?? defaultDevice(input.snapshot);
+    if (d === undefined) throw new Error('this snapshot has no device with a trace or segments');
+    const analysis = analyzeDevice(input.snapshot, d, undefined, input.calls);
+    this.current = { ...input, device: d, analysis, at: 'peak', instant: analysis.replay.peak, instantLabel: 'at peak', attribution: attributeAt(input.snapshot, analysis, analysis.replay.peak) };
+    await this.recompute(true);
+  }
+
+  async setInstant(at: At): Promise<void> {
+    const c = this.current;
+    if (!c) return;
+    c.at = at;
+    c.instant = resolveAt(c.analysis, at);
+    c.instantLabel = at === 'peak' ? 'at peak' : at === 'end' ? 'at end' : `at event #${c.instant.index}`;
+    c.attribution = attributeAt(c.snapshot, c.analysis, c.instant);
+    await this.recompute(false);
+  }
+
+  async setDevice(d: number): Promise<void> {
+    if (!this.current) return;
+    const { snapshot, path, label, calls, sources } = this.current;
+    await this.show({ snapshot, path, label, ...(calls ? { calls } : {}), ...(sources ? { sources } : {}) }, d);
+  }
+
+  /** Compare mode: decorations show the change of each line against `baseline` (at its peak). */
+  async setBaseline(label: string | undefined, baseline: Attribution | undefined): Promise<void> {
+    if (!this.current) return;
+    if (baseline && label) this.current.baseline = { label, attribution: baseline };
+    else delete this.current.baseline;
+    await this.recompute(false);
+  }
+
+  toggle(): void {
+    this.enabled = !this.enabled;
+    this.changed.fire();
+  }
+
+  private async recompute(interactive: boolean): Promise<void> {
+    const c = this.current!;
+    const files = [...new Set([...c.attribution.lines.map((l) => l.file), ...(c.baseline?.attribution.lines.map((l) => l.file) ?? [])])];
+    const local = await this.mapping.resolve(files, interactive);
+    const map = (f: string) => local.get(f);
+    const opts = { ...DEFAULT_ANNOTATE, label: c.instantLabel };
+    const out = annotate(c.attribution, map, opts);
+    const byFile = new Map<string, ViewLine[]>();
+    const remoteOf = new Map<string, string>();
+    for (const [remote, l] of local) if (l) remoteOf.set(l, remote);
+    if (c.baseline) {
+      // Lines whose self bytes changed, as signed figures against the baseline.
+      for (const d of diffAttributions(c.baseline.attribution, c.attribution).lines) {
+        const file = map(d.file);
+        if (!file) continue;
+        const share = c.attribution.totalBytes > 0 ? Math.abs(d.deltaBytes) / c.attribution.totalBytes : 0;
+        const list = byFile.get(file) ?? [];
+        list.push({
+          file,
+          remoteFile: d.file,
+          line: d.line,
+          currentLine: d.line,
+          function: d.function,
+          selfBytes: d.afterBytes,
+          inclusiveBytes: d.afterBytes,
+          blocks: 0,
+          largest: [],
+          share,
+          heat: heatOf(share),
+          text: `${signedBytes(d.deltaBytes, formatBytes)} vs ${c.baseline.label}`,
+          lens: false,
+          stale: false,
+        });
+        byFile.set(file, list);
+      }
+    } else {
+      for (const [file, anns] of out.byFile) byFile.set(file, anns.map((a) => ({ ...a, remoteFile: remoteOf.get(file) ?? file, currentLine: a.line, stale: false })));
+    }
+    this.expected.clear();
+    for (const file of byFile.keys()) {
+      const remote = remoteOf.get(file) ?? file;
+      const recorded = c.sources?.[remote];
+      if (recorded) this.expected.set(file, recorded);
+      else {
+        const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file);
+        try {
+          this.expected.set(file, contentHash(open ? open.getText() : readFileSync(file, 'utf8')));
+        } catch {
+          // unreadable: never stale
+        }
+      }
+    }
+    this.lines = byFile;
+    this.unmapped = out.unmapped;
+    this.changed.fire();
+  }
+
+  private edited(e: vscode.TextDocumentChangeEvent): void {
+    const list = this.lines.get(e.document.uri.fsPath);
+    if (!list || !e.contentChanges.length) return;
+    for (const ch of e.contentChanges) {
+      const edit = {
+        startLine: ch.range.start.line,
+        startChar: ch.range.start.character,
+        endLine: ch.range.end.line,
+        endChar: ch.range.end.character,
+        insertedLineBreaks: (ch.text.match(/\n/g) ?? []).length,
+      };
+      for (const l of list) {
+        if (l.currentLine === undefined) continue;
+        const moved = shiftLine(l.currentLine - 1, edit);
+        l.currentLine = moved === undefined ? undefined : moved + 1;
+      }
+    }
+    this.changed.fire();
+  }
+
+  /** The annotations of a document, with their current lines and staleness. */
+  linesFor(doc: vscode.TextDocument): ViewLine[] {
+    if (!this.enabled) return [];
+    const list = this.lines.get(doc.uri.fsPath);
+    if (!list) return [];
+    const want = this.expected.get(doc.uri.fsPath);
+    const stale = want !== undefined && contentHash(doc.getText()) !== want;
+    return list.filter((l) => l.currentLine !== undefined).map((l) => ({ ...l, stale }));
+  }
+
+  /** The attribution line behind an annotation (for the hover's details). */
+  lineStat(v: ViewLine): LineStat | undefined {
+    return this.current?.attribution.lines.find((l) => l.file === v.remoteFile && l.line === v.line);
+  }
+
+  dispose(): void {
+    for (const s of this.subs.splice(0)) s.dispose();
+  }
+}

@@ -1,0 +1,52 @@
+import { open } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { buildReport } from '../core/report';
+import type { OpenSnapshotDeps } from './openSnapshot';
+import { showSnapshot } from './openSnapshot';
+import { attachSummary } from './summaryPanel';
+
+/** Pickle protocols 2–5 start with PROTO; anything else (or an unreadable file) is not a snapshot. */
+async function looksLikePickle(path: string): Promise<boolean> {
+  try {
+    const fh = await open(path, 'r');
+    try {
+      const head = new Uint8Array(2);
+      await fh.read(head, 0, 2, 0);
+      return head[0] === 0x80 && head[1]! >= 2 && head[1]! <= 5;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A read-only editor for `*.pickle` snapshots: their summary, with the code annotated. Any other
+ * pickle goes back to the default editor without complaint.
+ */
+export class SnapshotEditor implements vscode.CustomReadonlyEditorProvider {
+  static readonly viewType = 'headroom.snapshot';
+
+  constructor(private readonly deps: OpenSnapshotDeps) {}
+
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  async resolveCustomEditor(doc: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
+    const fallback = async () => {
+      panel.dispose();
+      await vscode.commands.executeCommand('vscode.openWith', doc.uri, 'default');
+    };
+    if (!(await looksLikePickle(doc.uri.fsPath))) return fallback();
+    const ok = await showSnapshot(this.deps, doc.uri);
+    const c = this.deps.view.current;
+    if (!ok || !c || c.path !== doc.uri.fsPath) return fallback();
+    const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
+    const sub = attachSummary(panel.webview, this.deps.extensionUri, () => ({ type: 'summary', title: c.label, path: c.path, report }), (m) => {
+      if (m.type === 'openLine') void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
+    });
+    panel.onDidDispose(() => sub.dispose());
+  }
+}

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe } from 'node:test';
+import { ROOT, Session } from './harness/session';
+import { e2e } from './harness/test';
+import { webviewContent } from './pages/webview';
+
+// Snapshots recorded on an H200 from test/e2e/workspace/train.py itself (batch 64 and 128), so
+// their frames point at the lines of the workspace's train.py.
+const SNAP = join(ROOT, 'test', 'fixtures', 'snapshots');
+const B64 = join(SNAP, 'e2e_train_b64.pickle');
+const B128 = join(SNAP, 'e2e_train_b128.pickle');
+// The same capture as if recorded on a cluster: frames under /cluster/jobs/42 instead of the
+// workspace folder. With other/train.py in the workspace, the name alone is ambiguous.
+const REMOTE = join(mkdtempSync(join(tmpdir(), 'headroom-remote-')), 'remote.pickle');
+execFileSync('python3', [join(ROOT, 'test', 'reference', 'reprefix.py'), B64, REMOTE, '/work/main/test/e2e/workspace', '/cluster/jobs/42']);
+
+interface JsonLine {
+  file: string;
+  line: number;
+  self_bytes: number;
+  inclusive_bytes: number;
+}
+
+/** What `headroom analyze --json` says of the workspace's train.py at the peak. */
+function analyze(path: string): JsonLine[] {
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', path, '--json', '--top', '0'], { encoding: 'utf8' });
+  return (JSON.parse(out) as { lines: JsonLine[] }).lines.filter((l) => l.file.endsWith('/train.py'));
+}
+
+const UNIT: Record<string, number> = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30 };
+/** "▲ 241 MiB at peak" → 241 MiB in bytes; the page shows three significant digits. */
+function figure(text: string, sign = '▲'): number {
+  const m = new RegExp(`${sign} ?(\\d+(?:\\.\\d+)?) (B|KiB|MiB|GiB)`).exec(text);
+  assert.ok(m, `no figure in "${text}"`);
+  return Number(m[1]) * UNIT[m[2]!]!;
+}
+const near = (shown: number, exact: number) => Math.abs(shown - exact) <= Math.max(0.01 * exact, 1);
+
+describe('memory on the code', () => {
+  let s: Session | undefined;
+  before(async () => {
+    s = await Session.open({
+      workspace: join(__dirname, 'workspace'),
+      files: [
+        [B64, 'b64.pickle'],
+        [B128, 'b128.pickle'],
+        [REMOTE, 'remote.pickle'],
+      ],
+      settings: { 'headroom.pathMappings': { '/cluster/jobs/42': '${workspaceFolder}' } },
+    });
+    await s.activate('train.py');
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  const openSnapshot = async (s: Session, name: string) => {
+    await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+    await s.workbench.answerFileDialog(join(s.workspace, name));
+    await webviewContent(s.page).locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
+    await s.workbench.openFile('train.py');
+  };
+
+  e2e('opening a snapshot decorates the lines that hold memory, with the CLI’s figures', () => s!, async (s) => {
+    await openSnapshot(s, 'b64.pickle');
+    const expected = analyze(B64);
+    await s.page.waitForFunction(() => document.querySelectorAll('.editor-instance .view-lines span').length > 0);
+    let decos = await s.editor.afterDecorations();
+    for (let i = 0; i < 50 && !decos.length; i++) {
+      await s.page.waitForTimeout(200);
+      decos = await s.editor.afterDecorations();
+    }
+    const top = expected.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
+    const onTop = decos.find((d) => d.line === top.line);
+    assert.ok(onTop, `a decoration on line ${top.line}: ${JSON.stringify(decos)}`);
+    assert.match(onTop.text, / at peak/);
+    assert.ok(near(figure(onTop.text), top.self_bytes), `${onTop.text} vs ${top.self_bytes} B`);
+    for (const d of decos) {
+      const l = expected.find((x) => x.line === d.line);
+      assert.ok(l, `line ${d.line} is decorated but the CLI lists no memory there`);
+      if (d.text.startsWith('▲')) assert.ok(near(figure(d.text), l.self_bytes), `line ${d.line}: ${d.text} vs ${l.self_bytes}`);
+      else assert.ok(near(figure(d.text, '⊂'), l.inclusive_bytes), `line ${d.line}: ${d.text} vs ${l.inclusive_bytes}`);
+    }
+  });
+
+  e2e('the hover shows the stack and the code lens opens the summary', () => s!, async (s) => {
+    const expected = analyze(B64);
+    const top = expected.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
+    const hover = await s.editor.hover(top.line);
+    assert.match(hover, /self \d/);
+    assert.match(hover, /stack of the largest, innermost first/);
+    assert.match(hover, new RegExp(`train\\.py:${top.line} step`));
+    assert.match(hover, /library frame/);
+    await s.page.keyboard.press('Escape');
+    const lenses = await s.editor.codeLenses();
+    assert.ok(lenses.some((l) => /live at peak · \d+ tensors/.test(l)), lenses.join(' | '));
+    await s.page.locator('.editor-instance .codelens-decoration a', { hasText: 'live at peak' }).first().click();
+    await webviewContent(s.page).locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
+    await s.workbench.openFile('train.py');
+  });
+
+  e2e('toggling removes the annotations, and toggling again brings them back', () => s!, async (s) => {
+    await s.workbench.runCommand('Headroom: Toggle Memory Annotations');
+    await s.page.waitForTimeout(500);
+    assert.deepEqual(await s.editor.afterDecorations(), []);
+    await s.workbench.runCommand('Headroom: Toggle Memory Annotations');
+    await s.page.waitForFunction(() => document.querySelectorAll('.editor-instance .view-lines span').length > 0);
+    let decos = await s.editor.afterDecorations();
+    for (let i = 0; i < 25 && !decos.length; i++) {
+      await s.page.waitForTimeout(200);
+      decos = await s.editor.afterDecorations();
+    }
+    assert.ok(decos.length > 0);
+  });
+
+  e2e('a snapshot from another machine maps through headroom.pathMappings', () => s!, async (s) => {
+    await openSnapshot(s, 'remote.pickle');
+    const expected = analyze(B64);
+    const top = expected.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
+    let decos = await s.editor.afterDecorations();
+    for (let i = 0; i < 50 && !decos.some((d) => d.line === top.line); i++) {
+      await s.page.waitForTimeout(200);
+      decos = await s.editor.afterDecorations();
+    }
+    assert.ok(near(figure(decos.find((d) => d.line === top.line)!.text), top.self_bytes));
+  });
+
+  e2e('compare shows a signed figure on a line whose memory changed', () => s!, async (s) => {
+    await s.workbench.runCommand('Headroom: Compare Snapshots…');
+    await s.workbench.answerFileDialog(join(s.workspace, 'b64.pickle'));
+    await s.workbench.answerFileDialog(join(s.workspace, 'b128.pickle'));
+    await s.workbench.openFile('train.py');
+    const before = analyze(B64);
+    const afterLines = analyze(B128);
+    let decos = await s.editor.afterDecorations();
+    for (let i = 0; i < 50 && !decos.some((d) => / vs b64\.pickle/.test(d.text)); i++) {
+      await s.page.waitForTimeout(200);
+      decos = await s.editor.afterDecorations();
+    }
+    const signed = decos.filter((d) => / vs b64\.pickle/.test(d.text));
+    assert.ok(signed.length > 0, JSON.stringify(decos));
+    for (const d of signed) {
+      const delta = (afterLines.find((l) => l.line === d.line)?.self_bytes ?? 0) - (before.find((l) => l.line === d.line)?.self_bytes ?? 0);
+      assert.notEqual(delta, 0);
+      const shown = figure(d.text.replace('−', '-').replace(/^([+-])/, '$1'), '[+-]');
+      assert.ok(near(shown, Math.abs(delta)), `line ${d.line}: ${d.text} vs ${delta}`);
+      assert.equal(d.text.startsWith('+'), delta > 0);
+    }
+  });
+});
