@@ -70,7 +70,10 @@ async function main(): Promise<void> {
     await wb.runCommand('Headroom: Open Memory Snapshot…');
     await wb.answerFileDialog(join(ws, 'leaky_demo.pickle'));
     await webviewContent(b.page).locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
-    await b.page.waitForTimeout(1000);
+    // The annotated script, with Headroom's view beside it.
+    await b.page.locator('.tab[data-resource-name="train_leaky.py"]').first().click();
+    await b.page.locator('.activitybar .action-item a[aria-label^="Headroom"]').first().click();
+    await b.page.waitForTimeout(2500);
     await b.page.screenshot({ path: resolve(shot) });
     console.log(`screenshot saved to ${resolve(shot)}`);
   } finally {

@@ -17,7 +17,13 @@ export class Workbench {
     return this.page.locator('.quick-input-widget');
   }
 
+  /** Keyboard focus on the workbench itself, out of any webview (where shortcuts do not reach it). */
+  async focus(): Promise<void> {
+    await this.page.locator('.explorer-folders-view .monaco-list').first().focus();
+  }
+
   private async openPalette(text: string): Promise<void> {
+    await this.focus();
     await this.page.keyboard.press('Escape');
     await this.page.keyboard.press('F1');
     await this.quickInput.waitFor({ state: 'visible', ...WAIT });
@@ -108,6 +114,7 @@ export class Workbench {
 
   /** Opens a workspace file by name through quick open. */
   async openFile(name: string): Promise<void> {
+    await this.focus();
     await this.page.keyboard.press('Escape');
     await this.page.keyboard.press('Control+P');
     await this.quickInput.waitFor({ state: 'visible', ...WAIT });
