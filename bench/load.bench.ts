@@ -2,28 +2,13 @@
 // pickle.load of the same file, measured in this run on this machine. Each measurement is a fresh
 // process; the median of RUNS is reported.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
+import { benchSnapshot } from './snapshots';
 
 const ROOT = resolve(__dirname, '..');
 const RUNS = Number(process.env.HEADROOM_BENCH_RUNS ?? 3);
-
-function snapshotPath(): { path: string; what: string } {
-  if (process.env.HEADROOM_BENCH_SNAPSHOT) return { path: process.env.HEADROOM_BENCH_SNAPSHOT, what: 'HEADROOM_BENCH_SNAPSHOT' };
-  // The largest real capture at hand (see README: "Benchmarks" for how to make them).
-  const data = join(ROOT, 'bench', 'data');
-  const captures = existsSync(data) ? readdirSync(data).filter((f) => /^big_trace.*\.pickle$/.test(f)) : [];
-  captures.sort((a, b) => statSync(join(data, b)).size - statSync(join(data, a)).size);
-  if (captures.length) return { path: join(data, captures[0]!), what: `real capture (bench/data/${captures[0]})` };
-  const synth = join(ROOT, 'bench', 'data', 'synth_big.pickle');
-  if (!existsSync(synth)) {
-    mkdirSync(join(ROOT, 'bench', 'data'), { recursive: true });
-    const src = join(ROOT, 'test', 'fixtures', 'snapshots', 'ring_overflow.pickle');
-    execFileSync('python3', [join(ROOT, 'bench', 'synth_big.py'), src, synth, '400000']);
-  }
-  return { path: synth, what: 'synthetic: a real trace repeated to 400k events (bench/synth_big.py)' };
-}
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const mb = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`;
@@ -31,7 +16,7 @@ const mb = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`;
 function main(): void {
   const child = join(ROOT, 'out', 'bench', 'load.child.js');
   buildSync({ entryPoints: [join(__dirname, 'load.child.ts')], bundle: true, platform: 'node', format: 'cjs', minify: true, outfile: child, logLevel: 'warning' });
-  const { path, what } = snapshotPath();
+  const { path, what } = benchSnapshot(ROOT);
   const size = statSync(path).size;
   const py = [];
   const ours = [];

@@ -34,8 +34,10 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
  * user cancelled or the file was refused (the reason was shown).
  */
 export async function showSnapshot(deps: OpenSnapshotDeps, target: vscode.Uri, opts: { title?: string; calls?: readonly CallWindow[]; sources?: Record<string, string> } = {}): Promise<boolean> {
+  const t0 = performance.now();
   const s = await loadWithProgress(target, deps.log);
   if (!s) return false;
+  const loadMs = performance.now() - t0;
   try {
     await deps.view.show({ snapshot: s, path: target.fsPath, label: opts.title ?? target.path.split('/').pop() ?? 'snapshot', ...(opts.calls ? { calls: opts.calls } : {}), ...(opts.sources ? { sources: opts.sources } : {}) });
   } catch (e) {
@@ -43,7 +45,11 @@ export async function showSnapshot(deps: OpenSnapshotDeps, target: vscode.Uri, o
     return false;
   }
   const c = deps.view.current!;
-  deps.log.info(`showing ${target.fsPath}: device ${c.device}, ${c.analysis.replay.n} events, peak ${c.analysis.replay.peak.requestedBytes} B`);
+  const t = deps.view.timings;
+  deps.log.info(
+    `showing ${target.fsPath}: device ${c.device}, ${c.analysis.replay.n} events, peak ${c.analysis.replay.peak.requestedBytes} B; ` +
+      `engine: load ${loadMs.toFixed(0)} ms, analysis ${t.analysisMs.toFixed(0)} ms; editor: mapping and annotations ${t.annotateMs.toFixed(0)} ms`,
+  );
   return true;
 }
 

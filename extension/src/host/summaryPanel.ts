@@ -53,14 +53,14 @@ export function attachSummary(
   });
 }
 
-/** A snapshot summary in a webview panel. */
+/** A snapshot summary in a webview panel, beside the code it annotates (which keeps the focus). */
 export class SummaryPanel implements vscode.Disposable {
   private readonly panel: vscode.WebviewPanel;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(extensionUri: vscode.Uri, message: ToWebview, onMessage: (m: FromWebview) => void) {
     const dist = vscode.Uri.joinPath(extensionUri, 'dist');
-    this.panel = vscode.window.createWebviewPanel('headroom.summary', `Headroom: ${message.type === 'summary' ? message.title : 'error'}`, vscode.ViewColumn.Active, {
+    this.panel = vscode.window.createWebviewPanel('headroom.summary', `Headroom: ${message.type === 'summary' ? message.title : 'error'}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
       enableScripts: true,
       localResourceRoots: [dist],
     });

@@ -84,7 +84,7 @@ export class Workbench {
    * starting folder after it opens, so the path is typed once the listing is there, and typed again
    * if the dialog overwrote it before it was accepted.
    */
-  async answerFileDialog(path: string): Promise<void> {
+  async answerFileDialog(path: string, beforeEnter?: () => void): Promise<void> {
     const box = this.quickInput.locator('input.input');
     await box.waitFor({ state: 'visible', ...WAIT });
     await this.quickInput.locator('.monaco-list-row').first().waitFor(WAIT);
@@ -92,6 +92,7 @@ export class Workbench {
       await box.fill(path);
       await this.page.waitForTimeout(300);
       if ((await box.inputValue()) === path) {
+        beforeEnter?.();
         await box.press('Enter');
         // Accepted once the dialog is gone, or once it shows something else (the next dialog).
         const accepted = await this.page

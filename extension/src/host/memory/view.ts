@@ -54,6 +54,8 @@ export class MemoryView implements vscode.Disposable {
   current: Current | undefined;
   private lines = new Map<string, ViewLine[]>();
   unmapped: { file: string; selfBytes: number; lines: number }[] = [];
+  /** How long the last show() spent in the engine (analysis) and in the editor's own work. */
+  timings = { analysisMs: 0, annotateMs: 0 };
   /** Per local file: the hash the annotations were made for. */
   private expected = new Map<string, string>();
   private readonly subs: vscode.Disposable[];
@@ -65,9 +67,13 @@ export class MemoryView implements vscode.Disposable {
   async show(input: SourceInput, device?: number): Promise<void> {
     const d = device ?? defaultDevice(input.snapshot);
     if (d === undefined) throw new Error('this snapshot has no device with a trace or segments');
+    const t0 = performance.now();
     const analysis = analyzeDevice(input.snapshot, d, undefined, input.calls);
     this.current = { ...input, device: d, analysis, at: 'peak', instant: analysis.replay.peak, instantLabel: 'at peak', attribution: attributeAt(input.snapshot, analysis, analysis.replay.peak) };
+    const t1 = performance.now();
+    this.enabled = true; // opening a snapshot shows it, even if annotations were toggled off
     await this.recompute(true);
+    this.timings = { analysisMs: t1 - t0, annotateMs: performance.now() - t1 };
   }
 
   async setInstant(at: At): Promise<void> {

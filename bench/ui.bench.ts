@@ -1,0 +1,64 @@
+// npm run bench:ui: from "open a snapshot" to decorations on screen, in a real VS Code (code-server),
+// as a ratio of the engine's own time for the same file in the same extension host (load and
+// analysis, from Headroom's log). Goal: the editor's work adds ≤ 20 %.
+import { cpSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Session } from '../test/e2e/harness/session';
+import { benchSnapshot } from './snapshots';
+
+const ROOT = resolve(__dirname, '..');
+const ROUNDS = Number(process.env.HEADROOM_BENCH_RUNS ?? 3);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const { path, what } = benchSnapshot(ROOT);
+  // The captures' frames point at test/gpu/capture/big_trace.py: a workspace holding it maps them.
+  const ws = mkdtempSync(join(tmpdir(), 'headroom-uibench-'));
+  mkdirSync(join(ws, 'capture'));
+  cpSync(join(ROOT, 'test', 'gpu', 'capture'), join(ws, 'capture'), { recursive: true, filter: (p) => !p.includes('__pycache__') });
+  const s = await Session.open({ workspace: ws });
+  try {
+    await s.activate('big_trace.py');
+    const totals: number[] = [];
+    const engines: number[] = [];
+    const editors: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      // Off, so that the next decorations on screen are the new ones (opening turns them on).
+      if (i > 0) await s.workbench.runCommand('Headroom: Toggle Memory Annotations');
+      await s.workbench.openFile('big_trace.py');
+      await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+      const before = s.log('Headroom.log').split('\n').length;
+      let t0 = 0;
+      await s.workbench.answerFileDialog(path, () => (t0 = Date.now()));
+      await s.page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('.editor-instance .view-lines span')].some((e) => {
+            const c = getComputedStyle(e, '::after').content;
+            return c.includes('at peak');
+          }),
+        undefined,
+        { timeout: 600_000, polling: 20 },
+      );
+      const total = Date.now() - t0;
+      const line = (await s.waitForLog('Headroom.log', /engine: load/)).split('\n').slice(before - 1).find((l) => l.includes('engine: load'))!;
+      const m = /engine: load (\d+) ms, analysis (\d+) ms; editor: mapping and annotations (\d+) ms/.exec(line)!;
+      totals.push(total);
+      engines.push(Number(m[1]) + Number(m[2]));
+      editors.push(Number(m[3]));
+      // Back to the script for the next round (the summary panel took the editor).
+      await s.workbench.openFile('big_trace.py');
+    }
+    const t = median(totals);
+    const e = median(engines);
+    console.log(`snapshot: ${path}\n  ${what}, ${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${ROUNDS} opens in one code-server session (median)\n`);
+    console.log(`open → decorations on screen      ${String(t).padStart(6)} ms   (${totals.join(', ')})`);
+    console.log(`engine (load + analysis)          ${String(e).padStart(6)} ms   (${engines.join(', ')})`);
+    console.log(`editor work (mapping, annotating) ${String(median(editors)).padStart(6)} ms`);
+    console.log(`ratio                              ${(t / e).toFixed(2)}×   goal ≤ 1.20×`);
+  } finally {
+    await s.close();
+  }
+}
+
+void main();
