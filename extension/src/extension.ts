@@ -12,7 +12,7 @@ import { WorkspaceMapping } from './host/memory/mapping';
 import { SummaryTree } from './host/memory/tree';
 import { MemoryView } from './host/memory/view';
 import { openSnapshotCommand, showSummaryPanel } from './host/openSnapshot';
-import { notifyFinished, openRunCommand, runFileCommand, runTorchrunCommand } from './host/runCommands';
+import { LiveSnapshots, notifyFinished, openRunCommand, runFileCommand, runTorchrunCommand } from './host/runCommands';
 import { RunController } from './host/runs';
 import { SnapshotEditor } from './host/snapshotEditor';
 import { MemoryStatusBar } from './host/statusBar';
@@ -28,7 +28,13 @@ export function activate(context: vscode.ExtensionContext): void {
     view,
     track: (d: vscode.Disposable) => context.subscriptions.push(d),
   };
-  const runs = new RunController(join(context.extensionPath, 'extension', 'agent'), log, (r) => void notifyFinished(deps, r));
+  const live = new LiveSnapshots(deps);
+  const runs = new RunController(
+    join(context.extensionPath, 'extension', 'agent'),
+    log,
+    (r) => void notifyFinished(deps, r),
+    (r, path, kind) => live.offer(r, path, kind),
+  );
   const runsDir = () => {
     const ws = vscode.workspace.workspaceFolders?.[0];
     if (!ws) return undefined;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
@@ -17,6 +17,10 @@ const B128 = join(SNAP, 'e2e_train_b128.pickle');
 // workspace folder. With other/train.py in the workspace, the name alone is ambiguous.
 const REMOTE = join(mkdtempSync(join(tmpdir(), 'headroom-remote-')), 'remote.pickle');
 execFileSync('python3', [join(ROOT, 'test', 'reference', 'reprefix.py'), B64, REMOTE, '/work/main/test/e2e/workspace', '/cluster/jobs/42']);
+
+// A pickle that is not a snapshot (a dict subclass, as a checkpoint's metadata might be).
+const OTHER = join(REMOTE, '..', 'other.pickle');
+execFileSync('python3', ['-c', 'import collections,pickle,sys; pickle.dump(collections.OrderedDict(step=3, lr=0.1), open(sys.argv[1], "wb"))', OTHER]);
 
 interface JsonLine {
   file: string;
@@ -49,6 +53,7 @@ describe('memory on the code', () => {
         [B64, 'b64.pickle'],
         [B128, 'b128.pickle'],
         [REMOTE, 'remote.pickle'],
+        [OTHER, 'other.pickle'],
       ],
       settings: { 'headroom.pathMappings': { '/cluster/jobs/42': '${workspaceFolder}' } },
     });
@@ -115,6 +120,58 @@ describe('memory on the code', () => {
       decos = await s.editor.afterDecorations();
     }
     assert.ok(decos.length > 0);
+  });
+
+  e2e('edits move the annotations with their lines, and a changed file marks them stale', () => s!, async (s) => {
+    const top = analyze(B64).reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
+    const waitFor = async (want: (d: { line: number; text: string }[]) => boolean) => {
+      let decos = await s.editor.afterDecorations();
+      for (let i = 0; i < 50 && !want(decos); i++) {
+        await s.page.waitForTimeout(200);
+        decos = await s.editor.afterDecorations();
+      }
+      return decos;
+    };
+    await s.editor.typeAt(1, ['Enter', 'Enter']);
+    let decos = await waitFor((d) => d.some((x) => x.line === top.line + 2 && /stale/.test(x.text)));
+    const moved = decos.find((d) => d.line === top.line + 2);
+    assert.ok(moved, JSON.stringify(decos));
+    assert.match(moved.text, /at peak · stale: the file changed since the run/);
+    assert.ok(near(figure(moved.text), top.self_bytes));
+    // Undone: the text matches the recorded content again, so the figures are current again.
+    await s.page.keyboard.press('Control+Z');
+    await s.page.keyboard.press('Control+Z');
+    decos = await waitFor((d) => d.some((x) => x.line === top.line && !/stale/.test(x.text)));
+    const back = decos.find((d) => d.line === top.line);
+    assert.ok(back && !/stale/.test(back.text), JSON.stringify(decos));
+  });
+
+  e2e('a snapshot file opens in its own editor; any other pickle opens as usual, without complaint', () => s!, async (s) => {
+    await s.workbench.openFile('b128.pickle');
+    assert.equal(await s.workbench.activeFile(), 'b128.pickle');
+    // The summary beside the code (from the lens) may be open too: one of the webviews shows b128.
+    const truth = JSON.parse(readFileSync(B128.replace(/\.pickle$/, '.truth.json'), 'utf8')) as { requested_bytes_peak: number };
+    const shown = async () => {
+      const out: number[] = [];
+      for (let i = 0; i < (await s.page.locator('iframe.webview.ready').count()); i++) {
+        const peak = webviewContent(s.page, i).locator('[data-fact="peak"]');
+        if (await peak.count()) out.push(Number(await peak.getAttribute('data-bytes')));
+      }
+      return out;
+    };
+    let peaks = await shown();
+    for (let i = 0; i < 100 && !peaks.includes(truth.requested_bytes_peak); i++) {
+      await s.page.waitForTimeout(200);
+      peaks = await shown();
+    }
+    assert.ok(peaks.includes(truth.requested_bytes_peak), `${JSON.stringify(peaks)} vs ${truth.requested_bytes_peak}`);
+    await s.workbench.openFile('other.pickle');
+    // The default editor's notice for a binary file, and no error from Headroom.
+    await s.page.locator('.editor-instance', { hasText: 'binary' }).first().waitFor({ timeout: 30_000 });
+    const toasts = s.page.locator('.notification-toast', { hasText: 'Reading other.pickle' });
+    for (let i = 0; i < 50 && (await toasts.count()); i++) await s.page.waitForTimeout(200);
+    assert.deepEqual((await s.workbench.notifications()).filter((n) => /other\.pickle|Headroom/.test(n)), []);
+    await s.workbench.openFile('train.py');
   });
 
   e2e('a snapshot from another machine maps through headroom.pathMappings', () => s!, async (s) => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
-import { Session } from './harness/session';
+import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 
 // CI has no GPU: this run replays samples recorded by `headroom run` on an H200 through the real
@@ -13,6 +14,16 @@ const samples = readFileSync(RECORDED, 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((l) => JSON.parse(l) as { allocated: number; reserved: number; max_allocated: number });
+
+// A peak snapshot recorded on an H200 from the workspace's train.py, announced by the replay.
+const SNAPSHOT = join(ROOT, 'test', 'fixtures', 'snapshots', 'e2e_train_b64.pickle');
+
+/** The top line of train.py at the snapshot's peak, as `headroom analyze --json` reports it. */
+function topLine(): { line: number; self_bytes: number } {
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--json', '--top', '0'], { encoding: 'utf8' });
+  const lines = (JSON.parse(out) as { lines: { file: string; line: number; self_bytes: number }[] }).lines.filter((l) => l.file.endsWith('/train.py'));
+  return lines.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
+}
 
 /** GiB with 2 decimals (1 from 10 GiB, 0 from 100 GiB): what a person reads in the status bar. */
 function gib(n: number): string {
@@ -25,8 +36,11 @@ describe('a run with live memory in the status bar', () => {
   before(async () => {
     s = await Session.open({
       workspace: join(__dirname, 'workspace'),
-      files: [[RECORDED, 'recorded_samples.jsonl']],
-      settings: { 'headroom.run.env': { REPLAY_HOLD_S: '20' } },
+      files: [
+        [RECORDED, 'recorded_samples.jsonl'],
+        [SNAPSHOT, 'peak.pickle'],
+      ],
+      settings: { 'headroom.run.env': { REPLAY_HOLD_S: '30', REPLAY_SNAPSHOT: 'peak.pickle' } },
     });
     await s.activate('train.py');
   });
@@ -60,6 +74,23 @@ describe('a run with live memory in the status bar', () => {
     assert.ok(launch.command.at(-1)!.endsWith('replay_run.py'));
   });
 
+  e2e('while it runs, the peak snapshot it writes is put onto the code', () => s!, async (s) => {
+    const top = topLine();
+    await s.workbench.openFile('train.py');
+    // The terminal takes half the window: bring the line into view (only rendered lines are read).
+    await s.editor.goToLine(top.line);
+    let decos = await s.editor.afterDecorations();
+    for (let i = 0; i < 100 && !decos.some((d) => d.line === top.line); i++) {
+      await s.page.waitForTimeout(200);
+      decos = await s.editor.afterDecorations();
+    }
+    const onTop = decos.find((d) => d.line === top.line);
+    assert.ok(onTop, `no decoration on train.py:${top.line}: ${JSON.stringify(decos)}`);
+    assert.match(onTop.text, /^▲ .* at peak/);
+    // Still running: the status bar shows live figures, not the ended run's peak.
+    assert.ok(await s.page.locator('.statusbar-item', { hasText: ' GiB ▲' }).count());
+  });
+
   e2e('when the run ends, the status bar keeps its peak and the exit code is recorded', () => s!, async (s) => {
     const peak = Math.max(...samples.map((x) => x.max_allocated));
     const runs = join(s.workspace, '.headroom', 'runs');
@@ -70,5 +101,9 @@ describe('a run with live memory in the status bar', () => {
     const launch = JSON.parse(readFileSync(join(runs, run!, 'launch.json'), 'utf8')) as { exit_code: number; status: string };
     assert.equal(launch.status, 'ended');
     assert.equal(launch.exit_code, 0);
+    // The run's summary names the top line of the snapshot it wrote.
+    await s.page.locator('.notification-toast', { hasText: 'ended (exit code 0)' }).first().waitFor({ timeout: 60_000 });
+    const note = (await s.workbench.notifications()).find((n) => n.includes('ended (exit code 0)'));
+    assert.match(note ?? '', new RegExp(`top line train\\.py:${topLine().line} `));
   });
 });

@@ -135,6 +135,10 @@ sys.stdout.buffer.write(pickle.dumps(a, protocol=4))`);
       [pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps("hi"))'), 'wrong-shape', /top level is a str/],
       [pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"a": 1}))'), 'wrong-shape', /without 'segments' or 'device_traces' \(its keys: a\)/],
       [pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"segments": 5}))'), 'wrong-shape', /'segments' is an int, not a list/],
+      // Dict and list subclasses are written as a call, then SETITEMS/APPENDS on its result.
+      [pythonBytes('import pickle,sys,collections; sys.stdout.buffer.write(pickle.dumps(collections.OrderedDict(a=1)))'), 'unsupported', /SETITEMS on a call to collections\.OrderedDict/],
+      [pythonBytes('import pickle,sys,collections; sys.stdout.buffer.write(pickle.dumps(collections.defaultdict(list, a=[1])))'), 'unsupported', /defaultdict.*dict subclass/],
+      [pythonBytes('import pickle,sys\nclass L(list): pass\nsys.stdout.buffer.write(pickle.dumps(L([1])))'), 'unsupported', /APPEND on an instance of __main__\.L/],
       [
         pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": "x", "size": 1}]]}))'),
         'wrong-shape',

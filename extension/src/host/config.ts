@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { RunSettings } from '../core/run/launch';
+import type { AnnotateOptions } from '../core/source/annotations';
 
 /** Typed reads of the `headroom.*` settings (package.json's contributes.configuration). */
 export class Config {
@@ -23,6 +24,21 @@ export class Config {
 
   get runsFolder(): string {
     return this.c.get<string>('run.runsFolder', '.headroom/runs');
+  }
+
+  get annotateWhileRunning(): boolean {
+    return this.c.get<boolean>('run.annotateWhileRunning', true);
+  }
+
+  /** Which lines get decorations and code lenses (percentages in the settings, shares here). */
+  annotate(base: AnnotateOptions): AnnotateOptions {
+    const pct = (key: string, dflt: number) => Math.min(100, Math.max(0, this.c.get<number>(key, dflt * 100))) / 100;
+    return {
+      ...base,
+      minShare: pct('annotations.minShare', base.minShare),
+      lensTopN: Math.max(0, Math.floor(this.c.get<number>('annotations.codeLensTopN', base.lensTopN))),
+      lensMinShare: pct('annotations.codeLensMinShare', base.lensMinShare),
+    };
   }
 
   /** Recording and allocator settings, as the launcher takes them. */

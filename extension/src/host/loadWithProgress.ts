@@ -1,14 +1,15 @@
 import * as vscode from 'vscode';
 import { isSnapshotError } from '../core/errors';
+import type { SnapshotErrorCode } from '../core/errors';
 import { formatBytes } from '../core/format';
 import { loadSnapshotFile } from '../core/snapshot/load';
 import type { Snapshot } from '../core/snapshot/model';
 
 /**
  * Loads a snapshot behind a cancellable progress notification. Returns undefined when the user
- * cancelled or the file is not a usable snapshot (after saying why).
+ * cancelled or the file is not a usable snapshot (after saying why, unless its code is `quiet`).
  */
-export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputChannel): Promise<Snapshot | undefined> {
+export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputChannel, quiet: readonly SnapshotErrorCode[] = []): Promise<Snapshot | undefined> {
   const name = uri.path.split('/').pop() ?? uri.fsPath;
   try {
     return await vscode.window.withProgress(
@@ -36,7 +37,7 @@ export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputCha
     if (isSnapshotError(e)) {
       if (e.code === 'cancelled') return undefined;
       log.warn(`${uri.fsPath}: ${e.code}: ${e.message}`);
-      void vscode.window.showErrorMessage(`Headroom cannot open ${name}: ${e.message}`);
+      if (!quiet.includes(e.code)) void vscode.window.showErrorMessage(`Headroom cannot open ${name}: ${e.message}`);
       return undefined;
     }
     throw e;

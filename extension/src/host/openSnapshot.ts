@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { CallWindow } from '../core/analysis/backward';
+import type { SnapshotErrorCode } from '../core/errors';
 import type { FromWebview } from '../core/protocol';
 import { buildReport } from '../core/report';
 import { loadWithProgress } from './loadWithProgress';
@@ -33,9 +34,13 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
  * Loads a snapshot (with progress) into the memory view, which annotates the code. False when the
  * user cancelled or the file was refused (the reason was shown).
  */
-export async function showSnapshot(deps: OpenSnapshotDeps, target: vscode.Uri, opts: { title?: string; calls?: readonly CallWindow[]; sources?: Record<string, string> } = {}): Promise<boolean> {
+export async function showSnapshot(
+  deps: OpenSnapshotDeps,
+  target: vscode.Uri,
+  opts: { title?: string; calls?: readonly CallWindow[]; sources?: Record<string, string>; quiet?: readonly SnapshotErrorCode[] } = {},
+): Promise<boolean> {
   const t0 = performance.now();
-  const s = await loadWithProgress(target, deps.log);
+  const s = await loadWithProgress(target, deps.log, opts.quiet);
   if (!s) return false;
   const loadMs = performance.now() - t0;
   try {

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { formatBytes } from '../core/format';
 import { buildReport } from '../core/report';
 import { bestSnapshot, readRun } from '../core/run/runFolder';
-import type { BackwardWindow } from '../core/run/runFolder';
+import type { BackwardWindow, ProcessRun } from '../core/run/runFolder';
 import { Config } from './config';
 import { showSnapshot, showSummaryPanel } from './openSnapshot';
 import type { OpenSnapshotDeps } from './openSnapshot';
-import type { FinishedRun, RunController } from './runs';
+import type { FinishedRun, LiveRun, RunController } from './runs';
 
 function activePythonFile(uri?: vscode.Uri): vscode.Uri | undefined {
   if (uri instanceof vscode.Uri) return uri;
@@ -37,18 +37,63 @@ export async function runTorchrunCommand(runs: RunController, uri?: vscode.Uri):
   if (n) await runs.start({ script, nproc: Number(n) });
 }
 
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** What a process recorded beside its snapshots: backward() windows and source hashes. */
+function context(p: ProcessRun): { calls: BackwardWindow[]; sources?: Record<string, string> } {
+  const sources = p.meta?.sources as Record<string, string> | undefined;
+  return { calls: p.backward, ...(sources ? { sources } : {}) };
+}
+
 /** The snapshot of a run to analyze: the rank with the highest recorded peak. */
 function pick(dir: string) {
   const run = readRun(dir);
-  let best: { path: string; rank: number | null; peak: number; calls: BackwardWindow[]; sources: Record<string, string> | undefined } | undefined;
+  let best: { path: string; rank: number | null; peak: number; process: ProcessRun } | undefined;
   for (const p of run.processes) {
     const s = bestSnapshot(p);
     if (!s) continue;
     const peak = Math.max(0, ...p.samples.map((x) => x.max_allocated));
-    const sources = p.meta?.sources as Record<string, string> | undefined;
-    if (!best || peak > best.peak) best = { path: s.path, rank: p.rank, peak, calls: p.backward, sources };
+    if (!best || peak > best.peak) best = { path: s.path, rank: p.rank, peak, process: p };
   }
   return { run, best };
+}
+
+/**
+ * A snapshot the running workload just wrote, put onto the code. Loads never overlap: one written
+ * while another loads waits, and only the newest waiting one is loaded.
+ */
+export class LiveSnapshots {
+  private busy = false;
+  private next: { run: LiveRun; path: string; kind: string } | undefined;
+
+  constructor(private readonly deps: OpenSnapshotDeps) {}
+
+  offer(run: LiveRun, path: string, kind: string): void {
+    if (!new Config(vscode.Uri.file(run.dir)).annotateWhileRunning) return;
+    // Only files in the run's own folders (<run>, <run>-rank<r>): the path comes over the channel.
+    const dir = dirname(resolve(path));
+    if (dir !== run.dir && !new RegExp(`^${escapeRe(run.dir)}-rank\\d+(?:-restart\\d+)?$`).test(dir)) {
+      this.deps.log.warn(`ignored a snapshot outside the run folder: ${path}`);
+      return;
+    }
+    this.next = { run, path, kind };
+    if (!this.busy) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.busy = true;
+    try {
+      for (let n = this.next; n; n = this.next) {
+        this.next = undefined;
+        const proc = readRun(n.run.dir).processes.find((p) => p.dir === dirname(n.path));
+        await showSnapshot(this.deps, vscode.Uri.file(n.path), { title: `${n.run.name} (running, ${n.kind})`, ...(proc ? context(proc) : {}) });
+      }
+    } catch (e) {
+      this.deps.log.warn(`could not show the run's snapshot: ${(e as Error).message}`);
+    } finally {
+      this.busy = false;
+    }
+  }
 }
 
 /** `Headroom: Open Run…`: any run folder, also one copied from a cluster. */
@@ -79,7 +124,7 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
   }
   const b = picked.best;
   const title = `${basename(picked.run.dir)}${b.rank !== null ? ` rank ${b.rank}` : ''}`;
-  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title, calls: b.calls, ...(b.sources ? { sources: b.sources } : {}) })) showSummaryPanel(deps);
+  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title, ...context(b.process) })) showSummaryPanel(deps);
 }
 
 /** A finished run: its peak and top line in a notification, with the summary one click away. */
@@ -91,7 +136,7 @@ export async function notifyFinished(deps: OpenSnapshotDeps, run: FinishedRun): 
       return;
     }
     // The finished run's memory goes onto the code at once; the summary is one click away.
-    if (!(await showSnapshot(deps, vscode.Uri.file(best.path), { title: run.name, calls: best.calls, ...(best.sources ? { sources: best.sources } : {}) }))) return;
+    if (!(await showSnapshot(deps, vscode.Uri.file(best.path), { title: run.name, ...context(best.process) }))) return;
     const c = deps.view.current!;
     const { report } = buildReport(c.snapshot, c.analysis, 'peak', 1);
     const top = report.lines[0];

@@ -48,6 +48,8 @@ export class RunController implements vscode.Disposable {
     private readonly agentDir: string,
     private readonly log: vscode.LogOutputChannel,
     private readonly onFinished: (run: FinishedRun) => void,
+    /** A snapshot the running workload wrote (a new peak, a capture, an OOM). */
+    private readonly onSnapshot: (run: LiveRun, path: string, kind: string) => void = () => undefined,
   ) {
     this.subs.push(this.changed, vscode.tasks.onDidEndTaskProcess((e) => void this.ended(e)));
   }
@@ -77,7 +79,10 @@ export class RunController implements vscode.Disposable {
           run.peak = Math.max(run.peak, m.max_allocated);
           this.changed.fire();
         } else if (m.type === 'log') this.log[m.level === 'error' ? 'error' : m.level === 'warning' ? 'warn' : 'info'](`agent ${s.hello.pid}: ${m.message}`);
-        else if (m.type === 'event' && m.event === 'snapshot') this.log.info(`snapshot (${String(m.kind)}) written: ${String(m.path)}`);
+        else if (m.type === 'event' && m.event === 'snapshot' && typeof m.path === 'string') {
+          this.log.info(`snapshot (${String(m.kind)}) written: ${m.path}`);
+          if (this.current === run) this.onSnapshot(run, m.path, String(m.kind));
+        }
       },
       disconnect: (s) => {
         for (const k of run.latest.keys()) if (k.startsWith(`${s.id}/`)) run.latest.delete(k);

@@ -40,7 +40,8 @@ export class SnapshotEditor implements vscode.CustomReadonlyEditorProvider {
       await vscode.commands.executeCommand('vscode.openWith', doc.uri, 'default');
     };
     if (!(await looksLikePickle(doc.uri.fsPath))) return fallback();
-    const ok = await showSnapshot(this.deps, doc.uri);
+    // Another kind of pickle is not an error here: it simply opens as it would without Headroom.
+    const ok = await showSnapshot(this.deps, doc.uri, { quiet: ['not-pickle', 'wrong-shape', 'unsupported'] });
     const c = this.deps.view.current;
     if (!ok || !c || c.path !== doc.uri.fsPath) return fallback();
     const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);

@@ -19,6 +19,15 @@ export class Editor {
     await this.page.keyboard.press('Control+G');
     await this.page.keyboard.type(String(line));
     await this.page.keyboard.press('Enter');
+    // Keys sent before the box closes would still go to it.
+    await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+  }
+
+  /** Types at the start of line `line` (Enter makes new lines). */
+  async typeAt(line: number, keys: string[]): Promise<void> {
+    await this.goToLine(line);
+    await this.page.keyboard.press('Home');
+    for (const k of keys) await this.page.keyboard.press(k);
   }
 
   /** After-line decoration texts, read from their ::after content, with their line numbers. */

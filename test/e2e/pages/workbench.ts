@@ -120,9 +120,24 @@ export class Workbench {
     await this.page.keyboard.press('Control+P');
     await this.quickInput.waitFor({ state: 'visible', ...WAIT });
     await this.page.keyboard.type(name);
-    await this.quickInput.locator('.monaco-list-row', { hasText: name }).first().waitFor(WAIT);
+    // The list filters as keys arrive: until it has, Enter would open the most recent editor.
+    await this.page.waitForFunction(
+      (n) => {
+        const w = document.querySelector('.quick-input-widget');
+        const value = (w?.querySelector('input.input') as HTMLInputElement | null)?.value;
+        const focused = w?.querySelector('.monaco-list-row.focused .label-name') as HTMLElement | null;
+        return value === n && focused?.innerText.trim() === n;
+      },
+      name,
+      WAIT,
+    );
     await this.page.keyboard.press('Enter');
-    await this.page.locator(`.tab[data-resource-name="${name}"]`).waitFor(WAIT);
+    await this.page.locator(`.editor-group-container.active .tab.active[data-resource-name="${name}"]`).first().waitFor(WAIT);
+  }
+
+  /** The file name of the active editor tab. */
+  async activeFile(): Promise<string | null> {
+    return this.page.locator('.editor-group-container.active .tab.active[data-resource-name]').first().getAttribute('data-resource-name');
   }
 
   /** Texts of the visible notification toasts. */

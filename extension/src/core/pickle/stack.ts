@@ -227,7 +227,13 @@ export class ValueStack {
   private mutable(slot: number, kind: Kind, what: string): void {
     if (slot < this.markBase() || slot < 0) this.fail('corrupt', `${what} without a container to apply it to (stack underflow)`);
     this.sync(slot);
-    if (this.sKind[slot] !== kind) this.fail('corrupt', `${what} applied to something that is not a ${KIND_NAMES[kind]}`);
+    if (this.sKind[slot] !== kind) {
+      // pickle.dump writes a dict or list subclass (OrderedDict, defaultdict…) as a call, then its
+      // items: valid Python, but never in a snapshot.
+      const v = this.vals[slot];
+      if (v instanceof PyInert) this.fail('unsupported', `${what} on ${v.describe()}: a ${KIND_NAMES[kind]} subclass, which memory snapshots never hold`);
+      this.fail('corrupt', `${what} applied to something that is not a ${KIND_NAMES[kind]}`);
+    }
     const mi = this.sMemo[slot]!;
     if (mi >= 0 && this.memo.sealed(mi)) this.fail('corrupt', `${what} changes a container after it was shared (not produced by pickle.dump)`);
   }

@@ -11,6 +11,7 @@ import type { LineAnnotation } from '../../core/source/annotations';
 import { diffAttributions, signedBytes } from '../../core/source/diff';
 import { contentHash, shiftLine } from '../../core/source/lineShift';
 import type { Snapshot } from '../../core/snapshot/model';
+import { Config } from '../config';
 import type { WorkspaceMapping } from './mapping';
 
 /** Where the figures come from: a snapshot, and what the run recorded beside it. */
@@ -61,7 +62,13 @@ export class MemoryView implements vscode.Disposable {
   private readonly subs: vscode.Disposable[];
 
   constructor(private readonly mapping: WorkspaceMapping) {
-    this.subs = [this.changed, vscode.workspace.onDidChangeTextDocument((e) => this.edited(e))];
+    this.subs = [
+      this.changed,
+      vscode.workspace.onDidChangeTextDocument((e) => this.edited(e)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (this.current && (e.affectsConfiguration('headroom.annotations') || e.affectsConfiguration('headroom.pathMappings'))) void this.recompute(false);
+      }),
+    ];
   }
 
   async show(input: SourceInput, device?: number): Promise<void> {
@@ -110,7 +117,7 @@ export class MemoryView implements vscode.Disposable {
     const files = [...new Set([...c.attribution.lines.map((l) => l.file), ...(c.baseline?.attribution.lines.map((l) => l.file) ?? [])])];
     const local = await this.mapping.resolve(files, interactive);
     const map = (f: string) => local.get(f);
-    const opts = { ...DEFAULT_ANNOTATE, label: c.instantLabel };
+    const opts = new Config().annotate({ ...DEFAULT_ANNOTATE, label: c.instantLabel });
     const out = annotate(c.attribution, map, opts);
     const byFile = new Map<string, ViewLine[]>();
     const remoteOf = new Map<string, string>();
