@@ -11,11 +11,12 @@ import { MemoryLens } from './host/memory/lens';
 import { WorkspaceMapping } from './host/memory/mapping';
 import { SummaryTree } from './host/memory/tree';
 import { MemoryView } from './host/memory/view';
-import { openSnapshotCommand, showSummaryPanel } from './host/openSnapshot';
+import { openSnapshotCommand, showSnapshot, showSummaryPanel } from './host/openSnapshot';
 import { LiveSnapshots, notifyFinished, openRunCommand, runFileCommand, runTorchrunCommand } from './host/runCommands';
 import { RunController } from './host/runs';
 import { SnapshotEditor } from './host/snapshotEditor';
 import { MemoryStatusBar } from './host/statusBar';
+import { TimelinePanel } from './host/timeline/panel';
 
 /** Composes the extension. Every disposable is registered here, in context.subscriptions. */
 export function activate(context: vscode.ExtensionContext): void {
@@ -42,6 +43,10 @@ export function activate(context: vscode.ExtensionContext): void {
     return isAbsolute(f) ? f : join(ws.uri.fsPath, f);
   };
   const tree = new SummaryTree(view, mapping, runsDir);
+  const timeline = new TimelinePanel(context.extensionUri, view, mapping, runs, log, async (path, device) => {
+    if (!(await showSnapshot(deps, vscode.Uri.file(path)))) return;
+    if (device !== null && device !== view.current?.device && view.current?.snapshot.devices.includes(device)) await view.setDevice(device);
+  });
   const cmd = (id: CommandId | string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   const python = { language: 'python', scheme: 'file' };
   context.subscriptions.push(
@@ -49,6 +54,8 @@ export function activate(context: vscode.ExtensionContext): void {
     view,
     runs,
     tree,
+    timeline,
+    vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, { deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => timeline.revive(panel, state) }),
     new MemoryStatusBar(runs),
     new MemoryDecorations(view),
     vscode.languages.registerCodeLensProvider(python, new MainCodeLens()),
@@ -70,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.SelectDevice, () => selectDeviceCommand(deps)),
     cmd(CommandId.CompareSnapshots, (a?: vscode.Uri, b?: vscode.Uri) => compareCommand(deps, a, b)),
     cmd(CommandId.ShowSummary, () => showSummaryPanel(deps)),
+    cmd(CommandId.ShowTimeline, () => timeline.show()),
   );
   log.info(`Headroom ${context.extension.packageJSON.version as string} activated`);
 }

@@ -1,32 +1,20 @@
 import type { FromWebview, ToWebview } from '../../extension/src/core/protocol';
+import { bytes, el } from './format';
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
 
 const vscode = acquireVsCodeApi();
 const root = document.getElementById('root')!;
 
-function bytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = Math.abs(n);
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${n < 0 ? '-' : ''}${u === 0 ? v : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[u]}`;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = text;
-  if (cls) e.className = cls;
-  return e;
-}
-
 function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   const r = m.report;
   root.replaceChildren();
   root.append(el('h1', m.title));
+  const tl = el('button', 'Show memory timeline');
+  tl.type = 'button';
+  tl.className = 'timeline';
+  tl.addEventListener('click', () => vscode.postMessage({ type: 'showTimeline' }));
+  root.append(tl);
   const facts = el('dl');
   /** A labelled figure; byte figures also carry their exact value for tools and tests. */
   const fact = (k: string, v: string, id: string, exact?: number): void => {

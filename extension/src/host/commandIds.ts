@@ -22,4 +22,6 @@ export const enum CommandId {
   CompareSnapshots = 'headroom.compareSnapshots',
   /** {@link showSummaryPanel} */
   ShowSummary = 'headroom.showSummary',
+  /** {@link TimelinePanel.show} */
+  ShowTimeline = 'headroom.showTimeline',
 }

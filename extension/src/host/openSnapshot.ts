@@ -3,6 +3,7 @@ import type { CallWindow } from '../core/analysis/backward';
 import type { SnapshotErrorCode } from '../core/errors';
 import type { FromWebview } from '../core/protocol';
 import { buildReport } from '../core/report';
+import { CommandId } from './commandIds';
 import { loadWithProgress } from './loadWithProgress';
 import type { MemoryView } from './memory/view';
 import { SummaryPanel } from './summaryPanel';
@@ -67,6 +68,7 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
   }
   const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const open = (m: FromWebview): void => {
+    if (m.type === 'showTimeline') return void vscode.commands.executeCommand(CommandId.ShowTimeline);
     if (m.type !== 'openLine') return;
     void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
   };

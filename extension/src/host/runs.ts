@@ -2,11 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { planRun } from '../core/run/launch';
-import type { Sample } from '../core/run/protocol';
+import type { AgentEvent, Sample } from '../core/run/protocol';
 import { readRun, recordExit } from '../core/run/runFolder';
 import { RunServer } from '../core/run/server';
 import { Config } from './config';
 import { checkInterpreter, probe, resolveInterpreter } from './python';
+
+const HISTORY_CAP = 1_000_000;
+const LIVE_EVENTS = new Set(['snapshot', 'oom', 'backward', 'exit']);
 
 export interface RunRequest {
   script: vscode.Uri;
@@ -21,6 +24,10 @@ export interface LiveRun {
   execution?: vscode.TaskExecution;
   /** Latest sample per agent stream and device. */
   latest: Map<string, { rank: number | null; sample: Sample }>;
+  /** Every sample per stream key, oldest first (capped), for the live timeline. */
+  history: Map<string, Sample[]>;
+  /** Agent events worth a marker on the live timeline. */
+  events: AgentEvent[];
   /** Highest max_allocated any stream reported (streams leave `latest` when they disconnect). */
   peak: number;
   started: number;
@@ -70,12 +77,18 @@ export class RunController implements vscode.Disposable {
     if (!(await checkInterpreter(interp, await probe(interp, cwd)))) return false;
 
     const runsDir = isAbsolute(config.runsFolder) ? config.runsFolder : join(cwd, config.runsFolder);
-    const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, latest: new Map(), peak: 0, started: Date.now() };
+    const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, latest: new Map(), history: new Map(), events: [], peak: 0, started: Date.now() };
     run.server = await RunServer.listen({
       connect: (s) => this.log.info(`agent connected: pid ${s.hello.pid}${s.hello.rank !== null ? `, rank ${s.hello.rank}` : ''}`),
       message: (s, m) => {
+        if (m.type === 'event' && LIVE_EVENTS.has(m.event) && run.events.length < HISTORY_CAP) run.events.push(m);
         if (m.type === 'sample') {
-          run.latest.set(`${s.id}/${m.device}`, { rank: s.hello.rank, sample: m });
+          const key = `${s.id}/${m.device}`;
+          run.latest.set(key, { rank: s.hello.rank, sample: m });
+          const h = run.history.get(key) ?? [];
+          if (h.length >= HISTORY_CAP) h.splice(0, h.length >> 1); // keep the newest half: a day at 10 samples/s fits
+          h.push(m);
+          run.history.set(key, h);
           run.peak = Math.max(run.peak, m.max_allocated);
           this.changed.fire();
         } else if (m.type === 'log') this.log[m.level === 'error' ? 'error' : m.level === 'warning' ? 'warn' : 'info'](`agent ${s.hello.pid}: ${m.message}`);

@@ -55,7 +55,8 @@ export class MemoryStatusBar implements vscode.Disposable {
         ].join('\n'),
       );
       for (const warning of st.warnings) md.appendMarkdown(`\n\n$(warning) ${warning}`);
-      md.appendMarkdown('\n\nClick for the run summary.');
+      md.appendMarkdown(`\n\n[$(graph-line) Show the live memory timeline](command:${CommandId.ShowTimeline}) · click for the run summary.`);
+      md.isTrusted = { enabledCommands: [CommandId.ShowTimeline] };
       this.item.tooltip = md;
       this.item.command = { title: 'Open Run', command: CommandId.OpenRun, arguments: [vscode.Uri.file(live.dir)] };
       this.item.show();

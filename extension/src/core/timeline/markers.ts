@@ -9,6 +9,8 @@ export type MarkerKind = 'peak' | 'oom' | 'snapshot' | 'empty_cache' | 'optimize
 export interface Marker {
   kind: MarkerKind;
   index: number;
+  /** The event's time (µs since the epoch), when the trace has times. */
+  timeUs: number | null;
   label: string;
 }
 
@@ -38,8 +40,8 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
   const t = traceOf(s, a.device);
   const n = t.length;
   const out: Marker[] = [];
-  if (a.replay.peak.index >= 0) out.push({ kind: 'peak', index: a.replay.peak.index, label: `peak: ${mib(a.replay.peak.requestedBytes)} requested` });
-  for (const o of a.ooms) out.push({ kind: 'oom', index: o.index, label: `OOM: tried to allocate ${mib(o.requestedBytes)} with ${mib(o.deviceFreeBytes)} free on the device` });
+  if (a.replay.peak.index >= 0) out.push({ kind: 'peak', index: a.replay.peak.index, timeUs: null, label: `peak: ${mib(a.replay.peak.requestedBytes)} requested` });
+  for (const o of a.ooms) out.push({ kind: 'oom', index: o.index, timeUs: null, label: `OOM: tried to allocate ${mib(o.requestedBytes)} with ${mib(o.deviceFreeBytes)} free on the device` });
 
   let metadata = '';
   let burst = -1;
@@ -48,7 +50,7 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
   const closeBurst = (i: number) => {
     // Segments released right before an OOM are the allocator's retry, not the user's doing.
     if (burst >= 0 && !(i < n && t.action[i] === Action.Oom)) {
-      out.push({ kind: 'empty_cache', index: burst, label: `${burstCalled ? 'empty_cache()' : 'segments released (empty_cache, GC or an OOM retry)'}: ${mib(burstBytes)} returned to CUDA` });
+      out.push({ kind: 'empty_cache', index: burst, timeUs: null, label: `${burstCalled ? 'empty_cache()' : 'segments released (empty_cache, GC or an OOM retry)'}: ${mib(burstBytes)} returned to CUDA` });
     }
     burst = -1;
     burstBytes = 0;
@@ -63,10 +65,10 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
       continue;
     }
     if (act !== Action.FreeRequested && act !== Action.FreeCompleted) closeBurst(i);
-    if (act === Action.Snapshot) out.push({ kind: 'snapshot', index: i, label: 'snapshot taken' });
+    if (act === Action.Snapshot) out.push({ kind: 'snapshot', index: i, timeUs: null, label: 'snapshot taken' });
     const meta = s.columns.userMetadata.get(t.rows[i]!) ?? '';
     if (meta !== metadata) {
-      if (meta) out.push({ kind: 'iteration', index: i, label: `metadata: ${meta}` });
+      if (meta) out.push({ kind: 'iteration', index: i, timeUs: null, label: `metadata: ${meta}` });
       metadata = meta;
     }
   }
@@ -78,13 +80,14 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
       if (an.device !== a.device || an.stage !== 'START' || Number.isNaN(an.timeUs)) continue;
       const i = eventAt(t.timeUs, n, an.timeUs);
       if (i >= n) continue;
-      if (OPTIMIZER_STEP.test(an.name)) out.push({ kind: 'optimizer', index: i, label: `optimizer step ${++steps} (${an.name.slice(an.name.indexOf('#') + 1)})` });
+      if (OPTIMIZER_STEP.test(an.name)) out.push({ kind: 'optimizer', index: i, timeUs: null, label: `optimizer step ${++steps} (${an.name.slice(an.name.indexOf('#') + 1)})` });
       const p = PROFILER_STEP.exec(an.name);
-      if (p) out.push({ kind: 'iteration', index: i, label: `profiler step ${p[1]}` });
+      if (p) out.push({ kind: 'iteration', index: i, timeUs: null, label: `profiler step ${p[1]}` });
     }
   }
   phases.start.forEach((i, k) => {
-    if (i < n) out.push({ kind: 'backward', index: i, label: `backward pass ${k + 1}` });
+    if (i < n) out.push({ kind: 'backward', index: i, timeUs: null, label: `backward pass ${k + 1}` });
   });
+  for (const m of out) m.timeUs = s.hasTimes && m.index >= 0 && m.index < n && !Number.isNaN(t.timeUs[m.index]!) ? t.timeUs[m.index]! : null;
   return out.sort((x, y) => x.index - y.index);
 }

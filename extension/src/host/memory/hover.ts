@@ -17,7 +17,7 @@ export class MemoryHover implements vscode.HoverProvider {
     if (!v || !c) return undefined;
     const stat = this.view.lineStat(v);
     const md = new vscode.MarkdownString(undefined, true);
-    md.isTrusted = { enabledCommands: ['headroom.showSummary'] };
+    md.isTrusted = { enabledCommands: ['headroom.showSummary', 'headroom.showTimeline'] };
     md.appendMarkdown(`**Headroom** — ${c.label}, device ${c.device}, ${c.instantLabel}${v.stale ? ' *(stale: the file changed since the run)*' : ''}\n\n`);
     if (stat) {
       md.appendMarkdown(`self **${formatBytes(stat.selfBytes)}** in ${stat.selfBlocks} blocks · inclusive ${formatBytes(stat.inclusiveBytes)} (${stat.inclusiveBlocks} blocks)\n\n`);
@@ -44,7 +44,7 @@ export class MemoryHover implements vscode.HoverProvider {
       const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
       md.appendMarkdown(`over the whole trace this line allocated ${h.count} times, ${formatBytes(h.bytes)} in all\n\n`);
     } else md.appendMarkdown(`${v.text}\n\n`);
-    md.appendMarkdown('[Show the summary of this moment](command:headroom.showSummary)');
+    md.appendMarkdown('[Show the summary of this moment](command:headroom.showSummary) · [Show the memory timeline](command:headroom.showTimeline)');
     return new vscode.Hover(md);
   }
 }

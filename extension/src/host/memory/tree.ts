@@ -70,6 +70,7 @@ export class SummaryTree implements vscode.TreeDataProvider<Node> {
       leaf(`Peak ${formatBytes(r.peak.requestedBytes)} requested`, `event #${r.peak.index}`, { title: 'Show', command: 'headroom.showMemoryAt', arguments: ['peak'] }),
       leaf(`Now showing ${formatBytes(c.instant.requestedBytes)}`, c.instantLabel),
       leaf(`Reserved ${formatBytes(reservedAt(r, c.instant.index))}`, `peak ${formatBytes(r.reservedPeak.bytes)}`),
+      leaf('Show memory timeline', `${r.n.toLocaleString('en-US')} events`, { title: 'Show Memory Timeline', command: 'headroom.showTimeline' }),
     ];
     const local = await this.mapping.resolve(c.attribution.lines.slice(0, 15).map((l) => l.file), false);
     out.push(

@@ -1,0 +1,92 @@
+import type * as vscode from 'vscode';
+import type { Sample } from '../../core/run/protocol';
+import type { LiveMarker, LiveSample, ToTimeline } from '../../core/timeline/protocol';
+import type { LiveRun, RunController } from '../runs';
+
+const MIN_INTERVAL_MS = 250;
+
+const toSample = (s: Sample): LiveSample => ({ t: s.t, allocated: s.allocated, reserved: s.reserved, requested: s.requested, deviceUsed: s.device_used ?? null });
+
+/**
+ * Live mode: a running job's samples for one stream (the first to report: rank 0 under torchrun)
+ * sent at most 4 times a second, only what is new; everything again after the page reloads.
+ */
+export class LiveTimeline implements vscode.Disposable {
+  private run: LiveRun | undefined;
+  private key: string | undefined;
+  /** Time of the newest sample sent (the history drops its oldest half at its cap, so no index). */
+  private sentT = -Infinity;
+  private sentEvents = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private last = 0;
+
+  constructor(
+    private readonly runs: RunController,
+    private readonly post: (m: ToTimeline) => void,
+  ) {}
+
+  get following(): boolean {
+    return this.run !== undefined;
+  }
+
+  get running(): boolean {
+    return this.run !== undefined && this.runs.current === this.run;
+  }
+
+  follow(run: LiveRun): void {
+    if (this.run === run) return;
+    this.run = run;
+    this.key = undefined;
+  }
+
+  stop(): void {
+    this.run = undefined;
+    this.key = undefined;
+  }
+
+  /** The run reported something: send what is new, no sooner than 250 ms after the last batch. */
+  changed(): void {
+    if (!this.run || this.timer) return;
+    const wait = Math.max(0, this.last + MIN_INTERVAL_MS - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.push(false);
+    }, wait);
+  }
+
+  resend(): void {
+    this.push(true);
+  }
+
+  private push(reset: boolean): void {
+    const run = this.run;
+    if (!run) return;
+    this.last = Date.now();
+    this.key ??= run.history.keys().next().value;
+    const all = this.key ? run.history.get(this.key) ?? [] : [];
+    if (reset) {
+      this.sentT = -Infinity;
+      this.sentEvents = 0;
+    }
+    let lo = 0;
+    for (let hi = all.length; lo < hi; ) {
+      const mid = (lo + hi) >> 1;
+      if (all[mid]!.t <= this.sentT) lo = mid + 1;
+      else hi = mid;
+    }
+    const samples = all.slice(lo).map(toSample);
+    const events = run.events.slice(this.sentEvents);
+    if (!reset && !samples.length && !events.length) return;
+    if (samples.length) this.sentT = samples.at(-1)!.t;
+    this.sentEvents = run.events.length;
+    const latest = this.key ? run.latest.get(this.key) : undefined;
+    const who = latest?.rank !== null && latest?.rank !== undefined ? `rank ${latest.rank}, ` : '';
+    const device = all[0]?.device;
+    const markers: LiveMarker[] = events.map((e) => ({ t: e.t, kind: e.event === 'snapshot' || e.event === 'oom' || e.event === 'backward' ? e.event : 'exit', label: e.event === 'snapshot' ? `snapshot (${String(e.kind ?? '')})` : e.event === 'oom' ? 'out of memory' : e.event === 'exit' ? 'exit' : 'backward()' }));
+    this.post({ type: 'live', session: 0, title: `${run.name} (${who}device ${device ?? '?'})${this.running ? ' — live' : ' — finished'}`, reset, samples, markers, running: this.running });
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}

@@ -1,0 +1,174 @@
+import { bytes } from '../format';
+import type { TimelineApp } from './app';
+import { bandAt, bandsOf, columnAt } from './raster';
+import { clampView, panBy, zoomAt } from './viewport';
+
+const CLICK_SLOP = 4;
+
+/**
+ * Pointer, wheel and keyboard on the plot. Wheel zooms at the pointer (Shift or a sideways wheel
+ * pans, Ctrl/Alt stretches y); drag pans; a click pins the band under it and sets the instant.
+ * The keyboard walks a cursor over columns and bands and announces each step.
+ */
+export function bindInput(app: TimelineApp, announce: (text: string) => void): void {
+  const { canvas, tooltip } = app.dom;
+  let drag: { x0: number; y0: number; from: number; to: number; moved: boolean } | undefined;
+
+  const span = () => app.view.to - app.view.from;
+  const time = () => app.timeMode || app.live.active;
+  const localX = (e: MouseEvent) => e.clientX - canvas.getBoundingClientRect().left;
+  const localY = (e: MouseEvent) => e.clientY - canvas.getBoundingClientRect().top;
+
+  canvas.addEventListener(
+    'wheel',
+    (e) => {
+      e.preventDefault();
+      const dy = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
+      const dx = e.deltaMode === 1 ? e.deltaX * 16 : e.deltaX;
+      if (e.ctrlKey || e.altKey) {
+        // Stretch y: a fixed ceiling the user scales, so small blocks grow into view.
+        app.state.yLock = Math.max(1024, app.yMax() * Math.exp(dy / 400));
+        app.save();
+        app.invalidate();
+        return app.request();
+      }
+      const w = canvas.clientWidth || 1;
+      if (e.shiftKey || Math.abs(dx) > Math.abs(dy)) return app.setView(panBy(app.view, ((e.shiftKey ? dy : dx) / w) * span(), time()));
+      const at = app.dataXAt(localX(e)) ?? (app.view.from + app.view.to) / 2;
+      app.setView(zoomAt(app.view, at, Math.exp(dy / 300), time()));
+    },
+    { passive: false },
+  );
+
+  canvas.addEventListener('pointerdown', (e) => {
+    if (e.button !== 0) return;
+    canvas.setPointerCapture(e.pointerId);
+    drag = { x0: e.clientX, y0: e.clientY, from: app.view.from, to: app.view.to, moved: false };
+  });
+
+  canvas.addEventListener('pointermove', (e) => {
+    if (drag) {
+      const dx = e.clientX - drag.x0;
+      if (Math.abs(dx) + Math.abs(e.clientY - drag.y0) > CLICK_SLOP) drag.moved = true;
+      if (drag.moved) {
+        const w = (app.chart.plot.w / app.chart.dpr) || 1;
+        app.setView(clampView({ ...app.view, from: drag.from - (dx / w) * (drag.to - drag.from), to: drag.to - (dx / w) * (drag.to - drag.from) }, time()));
+        return;
+      }
+    }
+    hoverAt(localX(e), localY(e));
+  });
+
+  canvas.addEventListener('pointerup', (e) => {
+    const d = drag;
+    drag = undefined;
+    if (!d || d.moved) return;
+    const p = app.chart.toPlot(localX(e), localY(e));
+    if (p) app.clickAt(p.px, p.py);
+  });
+
+  canvas.addEventListener('pointerleave', () => {
+    app.hover = undefined;
+    tooltip.hidden = true;
+    app.invalidate();
+  });
+
+  function hoverAt(cx: number, cy: number): void {
+    const pt = app.chart.toPlot(cx, cy);
+    const p = app.primary;
+    const b = pt && p && !app.live.active ? bandAt(p, app.view, app.chart.plot.w, app.chart.plot.h, app.yMax(), pt.px, pt.py) : -1;
+    app.hover = pt ? { band: b, cx, cy } : undefined;
+    if (b >= 0) {
+      tooltip.textContent = app.describe(b);
+      tooltip.hidden = false;
+      const r = canvas.getBoundingClientRect();
+      const left = Math.min(cx + 14, r.width - tooltip.offsetWidth - 4);
+      tooltip.style.left = `${Math.max(0, left)}px`;
+      tooltip.style.top = `${Math.max(0, cy + 14)}px`;
+    } else tooltip.hidden = true;
+    app.invalidate();
+  }
+
+  // Keyboard: the canvas is focusable; every step says where it landed.
+  canvas.tabIndex = 0;
+  canvas.addEventListener('keydown', (e) => {
+    const p = app.primary;
+    const step = span() / Math.max(1, app.chart.plot.w / app.chart.dpr);
+    const cur = app.cursor ?? (app.view.from + app.view.to) / 2;
+    const setCursor = (x: number) => {
+      app.cursor = Math.min(app.view.max, Math.max(app.view.min, x));
+      if (app.cursor < app.view.from || app.cursor > app.view.to) app.setView(panBy(app.view, app.cursor - (app.view.from + app.view.to) / 2, time()));
+      app.cursorBand = -1;
+    };
+    let handled = true;
+    switch (e.key) {
+      case 'ArrowLeft':
+      case 'ArrowRight':
+        setCursor(cur + (e.key === 'ArrowLeft' ? -1 : 1) * step * (e.shiftKey ? 10 : 1));
+        break;
+      case 'ArrowUp':
+      case 'ArrowDown': {
+        const bands = p ? bandsOf(p, cur).filter((b) => p.frame.bandBytes[b]! > 0) : [];
+        if (!bands.length) break;
+        if (app.cursor === null) app.cursor = cur;
+        const i = bands.indexOf(app.cursorBand);
+        const next = i < 0 ? (e.key === 'ArrowUp' ? 0 : bands.length - 1) : Math.min(bands.length - 1, Math.max(0, i + (e.key === 'ArrowUp' ? 1 : -1)));
+        app.cursorBand = bands[next]!;
+        break;
+      }
+      case '+':
+      case '=':
+        app.setView(zoomAt(app.view, cur, 0.5, time()));
+        break;
+      case '-':
+      case '_':
+        app.setView(zoomAt(app.view, cur, 2, time()));
+        break;
+      case 'PageUp':
+      case 'PageDown':
+        app.setView(panBy(app.view, (e.key === 'PageUp' ? -0.9 : 0.9) * span(), time()));
+        break;
+      case 'Home':
+        app.setView(panBy(app.view, app.view.min - app.view.from, time()));
+        setCursor(app.view.min);
+        break;
+      case 'End':
+        app.setView(panBy(app.view, app.view.max - app.view.to, time()));
+        setCursor(app.view.max - step);
+        break;
+      case '0':
+        app.state.yLock = null;
+        app.resetView();
+        app.request();
+        break;
+      case 'p':
+      case 'P':
+        app.goToPeak();
+        break;
+      case 'Enter':
+      case ' ':
+        if (p && app.cursor !== null) app.commitCursor();
+        break;
+      case 'Escape':
+        app.cursor = null;
+        app.cursorBand = -1;
+        app.unpin();
+        break;
+      default:
+        handled = false;
+    }
+    if (!handled) return;
+    e.preventDefault();
+    app.invalidate();
+    announce(where());
+  });
+
+  function where(): string {
+    const p = app.primary;
+    if (!p || app.cursor === null) return '';
+    if (app.cursorBand >= 0) return app.describe(app.cursorBand).replace(/\n/g, '. ');
+    const c = columnAt(p, app.cursor);
+    if (c < 0) return '';
+    return `event #${p.frame.sample[c]!.toLocaleString('en-US')}: ${bytes(p.frame.requested[c]!)} requested, ${bytes(p.frame.reserved[c]!)} reserved. Up and Down walk its blocks; Enter shows the code at that moment.`;
+  }
+}

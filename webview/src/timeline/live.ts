@@ -1,0 +1,70 @@
+import type { Marker, ToTimeline } from '../../../extension/src/core/timeline/protocol';
+import type { Series } from './chart';
+import type { Viewport } from './viewport';
+
+type LiveMsg = Extract<ToTimeline, { type: 'live' }>;
+
+/** A running job's samples as they come (at most 4 batches a second from the host). */
+export class LiveFeed {
+  active = false;
+  running = false;
+  title = '';
+  t: number[] = [];
+  allocated: number[] = [];
+  reserved: number[] = [];
+  requested: number[] = [];
+  device: number[] = [];
+  markers: Marker[] = [];
+
+  get t0(): number {
+    return this.t[0] ?? 0;
+  }
+
+  get t1(): number {
+    return this.t.at(-1) ?? 0;
+  }
+
+  clear(): void {
+    this.active = false;
+    this.t = [];
+    this.allocated = [];
+    this.reserved = [];
+    this.requested = [];
+    this.device = [];
+    this.markers = [];
+  }
+
+  add(m: LiveMsg): void {
+    if (m.reset) this.clear();
+    this.active = true;
+    this.running = m.running;
+    this.title = m.title;
+    for (const s of m.samples) {
+      this.t.push(s.t);
+      this.allocated.push(s.allocated);
+      this.reserved.push(s.reserved);
+      this.requested.push(s.requested);
+      this.device.push(s.deviceUsed ?? NaN);
+    }
+    for (const k of m.markers) this.markers.push({ kind: k.kind === 'exit' ? 'snapshot' : k.kind === 'backward' ? 'backward' : k.kind, index: -1, timeUs: k.t, label: k.label });
+  }
+
+  series(): Series[] {
+    const out: Series[] = [
+      { name: 'reserved', x: this.t, y: this.reserved },
+      { name: 'allocated', x: this.t, y: this.allocated },
+      { name: 'requested', x: this.t, y: this.requested },
+    ];
+    if (this.device.some((v) => !Number.isNaN(v))) out.push({ name: 'device', x: this.t, y: this.device });
+    return out;
+  }
+
+  max(v: Viewport): number {
+    let m = 0;
+    for (let i = 0; i < this.t.length; i++) {
+      if (this.t[i]! < v.from || this.t[i]! > v.to) continue;
+      m = Math.max(m, this.reserved[i]!, this.allocated[i]!, Number.isNaN(this.device[i]!) ? 0 : this.device[i]!);
+    }
+    return m;
+  }
+}
