@@ -10,6 +10,13 @@ export function bytes(n: number): string {
   return `${n < 0 ? '-' : ''}${u === 0 ? v : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[u]}`;
 }
 
+const COUNT = new Intl.NumberFormat('en-US');
+
+/** 1,647,145: one shared formatter (toLocaleString builds one per call, too slow per frame). */
+export function count(n: number): string {
+  return COUNT.format(n);
+}
+
 /** A duration in µs, in the largest unit that keeps it readable. */
 export function duration(us: number): string {
   const a = Math.abs(us);

@@ -1,5 +1,5 @@
 import type { ElementInfo, FromTimeline, LodFrame, LodRequest, TimelineInit, ToTimeline } from '../../../extension/src/core/timeline/protocol';
-import { bytes, duration, el } from '../format';
+import { bytes, count, duration, el } from '../format';
 import { Chart } from './chart';
 import type { Series } from './chart';
 import { readTheme, shade } from './colors';
@@ -70,6 +70,9 @@ export class TimelineApp {
   hover: { band: number; cx: number; cy: number } | undefined;
   cursor: number | null = null;
   cursorBand = -1;
+  private sideKey = '';
+  /** Bumped when the theme changes (colours in the legend). */
+  themeGen = 0;
   /** Set by the last draw, for tests and tools: how long it took (ms). */
   lastDrawMs = 0;
 
@@ -146,7 +149,7 @@ export class TimelineApp {
     this.elements.clear();
     this.asked.clear();
     this.showMessage('');
-    this.dom.title.textContent = `${m.title} · device ${m.device} · ${m.n.toLocaleString('en-US')} events`;
+    this.dom.title.textContent = `${m.title} · device ${m.device} · ${count(m.n)} events`;
     const w = this.state.window;
     const kept = w && w.path === m.path && w.device === m.device ? w : null;
     if (!same && !kept) this.state.pinned = null;
@@ -318,9 +321,13 @@ export class TimelineApp {
     const hoverX = this.hover ? this.dataXAt(this.hover.cx) : undefined;
     const at = this.cursor ?? hoverX ?? (this.timeMode ? m.instant.timeUs ?? m.timeRange?.[0] ?? 0 : m.instant.index);
     const c = this.columnAtX(at);
-    const where = c >= 0 && primary ? `at event #${primary.frame.sample[c]!.toLocaleString('en-US')}` : 'at the instant';
-    renderLegend(this.dom.legend, m.keys[this.state.keying], primary?.frame, c, (k) => this.colorOf(k), (f, l) => this.post({ type: 'openFrame', file: f, line: l }), this.state.keying === 'category' ? m.categoryRules : undefined, where);
+    const where = c >= 0 && primary ? `at event #${count(primary.frame.sample[c]!)}` : 'at the instant';
     const pinned = this.state.pinned !== null ? this.elements.get(this.state.pinned) : undefined;
+    // The DOM is rebuilt only when what it shows changed: a rebuild costs a layout in the next frame.
+    const key = `${this.primary?.seq}|${c}|${where}|${this.state.keying}|${this.state.pinned}|${pinned ? 1 : 0}|${this.themeGen}`;
+    if (key === this.sideKey) return;
+    this.sideKey = key;
+    renderLegend(this.dom.legend, m.keys[this.state.keying], primary?.frame, c, (k) => this.colorOf(k), (f, l) => this.post({ type: 'openFrame', file: f, line: l }), this.state.keying === 'category' ? m.categoryRules : undefined, where);
     const box = pinned
       ? pinnedPanel(pinned, m.timeRange?.[0] ?? null, (f, l) => this.post({ type: 'openFrame', file: f, line: l }), () => this.unpin())
       : el('p', this.state.pinned !== null ? 'Loading the pinned block…' : 'Click a band to pin it: its stack, each frame opening its line. Click anywhere to show the code at that moment.', 'muted');
@@ -400,7 +407,7 @@ export class TimelineApp {
     const key = this.init!.keys[this.state.keying][f.bandKey[b]!]!.label;
     let c = 0;
     while (f.bandOff[c + 1]! <= b) c++;
-    const at = `event #${f.sample[c]!.toLocaleString('en-US')}`;
+    const at = `event #${count(f.sample[c]!)}`;
     if (el < 0) return `${f.bandCount[b]} small allocations, ${bytes(f.bandBytes[b]!)} · ${key}\n(each under ${bytes(p.request.minBandBytes)}: zoom in, or Ctrl+wheel to stretch y, to see them one by one)\n${at}`;
     const info = this.elements.get(el);
     if (!info) {

@@ -1,5 +1,5 @@
 import type { ElementInfo, StackFrameInfo } from '../../../extension/src/core/timeline/protocol';
-import { bytes, duration, el } from '../format';
+import { bytes, count, duration, el } from '../format';
 
 export type OpenFrame = (file: string, line: number) => void;
 
@@ -55,7 +55,7 @@ export function pinnedPanel(info: ElementInfo, t0: number | null, open: OpenFram
   x.addEventListener('click', close);
   head.append(x);
   box.append(head);
-  const at = (i: number, tu: number | null) => `#${i.toLocaleString('en-US')}${tu !== null && t0 !== null ? ` (${duration(tu - t0)})` : ''}`;
+  const at = (i: number, tu: number | null) => `#${count(i)}${tu !== null && t0 !== null ? ` (${duration(tu - t0)})` : ''}`;
   const facts = el('dl');
   const fact = (k: string, v: string) => facts.append(el('dt', k), el('dd', v));
   fact('category', info.category);

@@ -1,4 +1,4 @@
-import { bytes } from '../format';
+import { bytes, count } from '../format';
 import type { TimelineApp } from './app';
 import { bandAt, bandsOf, columnAt } from './raster';
 import { clampView, panBy, zoomAt } from './viewport';
@@ -169,6 +169,6 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
     if (app.cursorBand >= 0) return app.describe(app.cursorBand).replace(/\n/g, '. ');
     const c = columnAt(p, app.cursor);
     if (c < 0) return '';
-    return `event #${p.frame.sample[c]!.toLocaleString('en-US')}: ${bytes(p.frame.requested[c]!)} requested, ${bytes(p.frame.reserved[c]!)} reserved. Up and Down walk its blocks; Enter shows the code at that moment.`;
+    return `event #${count(p.frame.sample[c]!)}: ${bytes(p.frame.requested[c]!)} requested, ${bytes(p.frame.reserved[c]!)} reserved. Up and Down walk its blocks; Enter shows the code at that moment.`;
   }
 }

@@ -116,6 +116,7 @@ showTab(app.state.tab);
 // Theme changes arrive as a class change on <body>: re-read the colours and redraw.
 new MutationObserver(() => {
   app.theme = readTheme();
+  app.themeGen++;
   app.chart.setTheme(app.theme);
   app.minimap.setTheme(app.theme);
   app.segments.setTheme(app.theme);

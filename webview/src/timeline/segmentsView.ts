@@ -1,5 +1,5 @@
 import type { PoolSummary, SegState, ToTimeline } from '../../../extension/src/core/timeline/protocol';
-import { bytes, el } from '../format';
+import { bytes, count, el } from '../format';
 import type { Theme } from './colors';
 import { cssOf } from './colors';
 
@@ -94,7 +94,7 @@ export class SegmentsView {
     const free = m.pools.reduce((t, p) => t + p.free, 0);
     const reserved = m.pools.reduce((t, p) => t + p.reserved, 0);
     const largest = Math.max(0, ...pools.map((p) => p.largestFree));
-    let text = `At event #${m.index.toLocaleString('en-US')}: ${bytes(reserved)} reserved in ${m.segments.length} segments, ${bytes(free)} of it free (reserved but unallocated).`;
+    let text = `At event #${count(m.index)}: ${bytes(reserved)} reserved in ${m.segments.length} segments, ${bytes(free)} of it free (reserved but unallocated).`;
     if (want !== undefined) {
       text +=
         largest >= want
