@@ -3,8 +3,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
+import type { Frame } from 'playwright-core';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
+import { timelineFrame } from './pages/timeline';
 
 // CI has no GPU: this run replays samples recorded by `headroom run` on an H200 through the real
 // launcher, channel and extension (test/fixtures/runs/README.md). It is the one place in the tests
@@ -89,6 +91,30 @@ describe('a run with live memory in the status bar', () => {
     assert.match(onTop.text, /^▲ .* at peak/);
     // Still running: the status bar shows live figures, not the ended run's peak.
     assert.ok(await s.page.locator('.statusbar-item', { hasText: ' GiB ▲' }).count());
+  });
+
+  e2e('the timeline follows the run live, and a hidden panel gets everything again when shown', () => s!, async (s) => {
+    const liveState = async (f: Frame) =>
+      f.evaluate(() => {
+        const l = (window as unknown as { __timeline: { live: { t: number[]; reserved: number[]; active: boolean } } }).__timeline.live;
+        return { n: l.t.length, maxReserved: Math.max(...l.reserved), active: l.active, title: document.querySelector('h1')!.textContent };
+      });
+    const want = { n: samples.length, maxReserved: Math.max(...samples.map((x) => x.reserved)) };
+    await s.workbench.runCommand('Headroom: Show Memory Timeline');
+    let f = await timelineFrame(s.page);
+    await f.waitForFunction((n) => (window as unknown as { __timeline: { live: { t: number[] } } }).__timeline.live.t.length >= n, want.n, { timeout: 30_000 });
+    let got = await liveState(f);
+    assert.deepEqual({ n: got.n, maxReserved: got.maxReserved }, want);
+    assert.match(got.title ?? '', /replay_run\.py .*— live/);
+    // Hidden (another editor on top of it in its group), then shown again: the page was discarded
+    // and asks for everything on `ready`.
+    await s.workbench.openFile('train.py');
+    await s.workbench.runCommand('Headroom: Show Memory Timeline');
+    f = await timelineFrame(s.page);
+    await f.waitForFunction((n) => (window as unknown as { __timeline: { live: { t: number[] } } }).__timeline.live.t.length >= n, want.n, { timeout: 30_000 });
+    got = await liveState(f);
+    assert.deepEqual({ n: got.n, maxReserved: got.maxReserved }, want);
+    assert.ok(Number(await f.locator('canvas.plot').getAttribute('data-drawn')) > 0);
   });
 
   e2e('when the run ends, the status bar keeps its peak and the exit code is recorded', () => s!, async (s) => {

@@ -6,6 +6,7 @@ import { after, before, describe } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { ARTIFACTS, ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
+import { timelineFrame } from './pages/timeline';
 import { webviewContent } from './pages/webview';
 
 // A capture of test/e2e/workspace/train.py on an H200: its frames point at the workspace's lines.
@@ -21,15 +22,6 @@ interface Report {
 function analyze(at?: number): Report {
   const args = [join(ROOT, 'dist', 'cli.js'), 'analyze', B64, '--json', '--top', '0', ...(at !== undefined ? ['--at', String(at)] : [])];
   return JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8' })) as Report;
-}
-
-/** The timeline page's frame (VS Code nests it two iframes deep). */
-async function timelineFrame(s: Session): Promise<Frame> {
-  for (let i = 0; i < 300; i++) {
-    for (const f of s.page.frames()) if (await f.$('canvas.plot').catch(() => null)) return f;
-    await s.page.waitForTimeout(200);
-  }
-  throw new Error('the timeline page did not load');
 }
 
 /** Plot geometry in CSS pixels, from the page's own layout (the figures come from the CLI). */
@@ -74,7 +66,7 @@ describe('memory timeline', () => {
     await s.workbench.answerFileDialog(join(s.workspace, 'b64.pickle'));
     await webviewContent(s.page).locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
     await s.workbench.runCommand('Headroom: Show Memory Timeline');
-    f = await timelineFrame(s);
+    f = await timelineFrame(s.page);
     // Drawn once the host's frame for the visible window has arrived.
     await f.waitForFunction(() => (window as unknown as { __timeline: { primary?: unknown } }).__timeline.primary !== undefined && Number(document.querySelector('canvas.plot')!.getAttribute('data-drawn')) > 0, undefined, { timeout: 60_000 });
     await f.waitForTimeout(300);
@@ -130,7 +122,7 @@ describe('memory timeline', () => {
     // Another file in the first group (the panel stays visible in its own), so the jump shows.
     await s.workbench.runCommand('View: Focus First Editor Group');
     await s.workbench.openFile('replay_run.py');
-    f = await timelineFrame(s);
+    f = await timelineFrame(s.page);
     await f.locator(`.pinned button.frame[data-line="${top.line}"]`).first().click();
     await s.page.locator('.editor-group-container .tab.active[data-resource-name="train.py"]').first().waitFor({ timeout: 30_000 });
     const where = s.page.locator('.statusbar-item[id="status.editor.selection"]');
@@ -139,7 +131,7 @@ describe('memory timeline', () => {
   });
 
   e2e('clicking an instant moves the decorations there', () => s!, async (s) => {
-    f = await timelineFrame(s);
+    f = await timelineFrame(s.page);
     const g = await geometry(f);
     const instantNow = () => f.evaluate(() => (window as unknown as { __timeline: { init: { instant: { index: number } } } }).__timeline.init.instant.index);
     const was = await instantNow();
@@ -172,7 +164,7 @@ describe('memory timeline', () => {
   });
 
   e2e('the keyboard walks the plot and says where it is', () => s!, async (s) => {
-    f = await timelineFrame(s);
+    f = await timelineFrame(s.page);
     await f.locator('canvas.plot').focus();
     await s.page.keyboard.press('p');
     await s.page.keyboard.press('ArrowUp');
@@ -181,5 +173,22 @@ describe('memory timeline', () => {
     assert.match(said, new RegExp(`event #${peak.peak.trace_index}\\b`));
     mkdirSync(ARTIFACTS, { recursive: true });
     await s.page.screenshot({ path: join(ARTIFACTS, 'timeline.png') });
+  });
+
+  e2e('after a window reload the panel comes back with its snapshot and window', () => s!, async (s) => {
+    // Zoomed in first, so the window to come back is not simply the whole trace.
+    await f.locator('canvas.plot').focus();
+    await s.page.keyboard.press('+');
+    await s.page.keyboard.press('+');
+    await s.page.waitForTimeout(300);
+    const before = await geometry(f);
+    assert.ok(before.to - before.from < 421 / 2, JSON.stringify(before));
+    await s.page.reload();
+    await s.workbench.ready();
+    f = await timelineFrame(s.page);
+    await f.waitForFunction(() => (window as unknown as { __timeline: { primary?: unknown } }).__timeline.primary !== undefined, undefined, { timeout: 90_000 });
+    assert.match(await f.locator('h1').innerText(), /b64\.pickle · device 0 · 421 events/);
+    const g = await geometry(f);
+    assert.deepEqual([g.from, g.to], [before.from, before.to]);
   });
 });

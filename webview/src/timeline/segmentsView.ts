@@ -63,6 +63,12 @@ export class SegmentsView {
     this.scroller.addEventListener('scroll', () => this.paint());
     this.root.append(bar, this.verdict, this.table, this.scroller);
     this.canvas.setAttribute('role', 'img');
+    // The block under the pointer, as the canvas's own tooltip.
+    this.canvas.addEventListener('pointermove', (e) => {
+      const hit = this.blockAt(e.offsetX, e.offsetY);
+      const b = hit?.block;
+      this.canvas.title = hit && b ? `${b.state} block of ${bytes(b.size)} at 0x${b.address.toString(16)}, in a ${bytes(hit.seg.size)} segment (${poolKey(hit.seg)})` : '';
+    });
   }
 
   private set(f: Partial<SegFilter>): void {
@@ -177,9 +183,5 @@ export class SegmentsView {
     const addr = g.address + (cx - 1) / scale;
     const block = g.blocks.find((b) => addr >= b.address && addr < b.address + b.size);
     return block ? { seg: g, block } : undefined;
-  }
-
-  get canvasElement(): HTMLCanvasElement {
-    return this.canvas;
   }
 }
