@@ -180,7 +180,8 @@ describe('memory timeline', () => {
     await f.locator('canvas.plot').focus();
     await s.page.keyboard.press('+');
     await s.page.keyboard.press('+');
-    await s.page.waitForTimeout(300);
+    // The page's state reaches VS Code by message, and is written with the workspace's state.
+    await s.page.waitForTimeout(2000);
     const before = await geometry(f);
     assert.ok(before.to - before.from < 421 / 2, JSON.stringify(before));
     await s.page.reload();

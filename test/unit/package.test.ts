@@ -58,6 +58,8 @@ describe('the extension package', () => {
         'extension/LICENSE.txt',
         'extension/dist/cli.js',
         'extension/dist/extension.js',
+        'extension/dist/timeline.css',
+        'extension/dist/timeline.js',
         'extension/dist/webview.js',
         ...agent,
         'extension/extension/agent/sitecustomize.py',
