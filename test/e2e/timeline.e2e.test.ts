@@ -175,21 +175,56 @@ describe('memory timeline', () => {
     await s.page.screenshot({ path: join(ARTIFACTS, 'timeline.png') });
   });
 
-  e2e('after a window reload the panel comes back with its snapshot and window', () => s!, async (s) => {
+  e2e('x as time: the plot and the minimap show the whole trace on a time axis', () => s!, async (s) => {
+    f = await timelineFrame(s.page);
+    await f.locator('select').nth(1).selectOption('time');
+    await f.locator('canvas.plot').focus();
+    await s.page.keyboard.press('0');
+    // The minimap's curves (opaque), not just its brush (translucent) and the brush's border.
+    const opaque = async () =>
+      f.evaluate(() => {
+        const c = document.querySelector('canvas.minimap') as HTMLCanvasElement;
+        const d = c.getContext('2d')!.getImageData(3, 3, c.width - 6, c.height - 6).data;
+        let n = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i]! > 200) n++;
+        return n;
+      });
+    let n = await opaque();
+    for (let i = 0; i < 50 && n === 0; i++) {
+      await s.page.waitForTimeout(100);
+      n = await opaque();
+    }
+    assert.ok(n > 50, `${n} opaque pixels in the minimap`);
+    const ticks = await f.evaluate(() => (window as unknown as { __timeline: { timeMode: boolean } }).__timeline.timeMode);
+    assert.equal(ticks, true);
+    await f.locator('select').nth(1).selectOption('index');
+  });
+
+  e2e('hidden and shown again, the page keeps its window; after a window reload it comes back', () => s!, async (s) => {
     // Zoomed in first, so the window to come back is not simply the whole trace.
+    f = await timelineFrame(s.page);
     await f.locator('canvas.plot').focus();
     await s.page.keyboard.press('+');
     await s.page.keyboard.press('+');
-    // The page's state reaches VS Code by message, and is written with the workspace's state.
-    await s.page.waitForTimeout(2000);
+    await s.page.waitForTimeout(300);
     const before = await geometry(f);
     assert.ok(before.to - before.from < 421 / 2, JSON.stringify(before));
+    // The summary's tab on top of the panel in their group discards the page; shown again, it is
+    // rebuilt from getState and the host's answers.
+    await s.page.locator('.tab', { hasText: 'Headroom: b64.pickle' }).first().click();
+    for (let i = 0; i < 50 && (await Promise.all(s.page.frames().map((x) => x.$('canvas.plot').catch(() => null)))).some(Boolean); i++) await s.page.waitForTimeout(100);
+    assert.ok(!(await Promise.all(s.page.frames().map((x) => x.$('canvas.plot').catch(() => null)))).some(Boolean), 'the hidden page was kept');
+    await s.workbench.runCommand('Headroom: Show Memory Timeline');
+    f = await timelineFrame(s.page);
+    await f.waitForFunction(() => (window as unknown as { __timeline: { primary?: unknown } }).__timeline.primary !== undefined, undefined, { timeout: 60_000 });
+    const shown = await geometry(f);
+    assert.deepEqual([shown.from, shown.to], [before.from, before.to]);
+    // A window reload: the serializer brings the panel back, and it reopens its snapshot.
     await s.page.reload();
     await s.workbench.ready();
     f = await timelineFrame(s.page);
     await f.waitForFunction(() => (window as unknown as { __timeline: { primary?: unknown } }).__timeline.primary !== undefined, undefined, { timeout: 90_000 });
     assert.match(await f.locator('h1').innerText(), /b64\.pickle · device 0 · 421 events/);
-    const g = await geometry(f);
-    assert.deepEqual([g.from, g.to], [before.from, before.to]);
+    assert.ok(Number(await f.locator('canvas.plot').getAttribute('data-drawn')) > 0);
   });
 });

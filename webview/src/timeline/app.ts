@@ -17,6 +17,9 @@ import type { UiState } from './state';
 import { clampView } from './viewport';
 import type { Viewport } from './viewport';
 
+/** An overview request's band floor: the protocol's MERGE_ALL (JSON has no Infinity). */
+const MERGE_ALL = Number.MAX_VALUE;
+
 /** Typed arrays may arrive as plain objects through some message paths: make them arrays again. */
 function fixFrame(f: LodFrame): LodFrame {
   const fix = <T>(v: unknown, C: { from(a: ArrayLike<number>): T }): T => (ArrayBuffer.isView(v) ? (v as T) : C.from(Object.values(v as object) as number[]));
@@ -106,7 +109,7 @@ export class TimelineApp {
       case 'frame':
         if (!this.init || m.session !== this.init.session) return;
         if (this.inflight?.seq === m.seq) this.inflight = undefined;
-        if (m.request.from === 0 && m.request.to === this.domainMax(m.request.x) && m.request.minBandBytes === Infinity) {
+        if (m.request.from === this.domainMin(m.request.x) && m.request.to === this.domainMax(m.request.x) && m.request.minBandBytes >= MERGE_ALL) {
           this.fallback.set(m.request.x, { frame: fixFrame(m.frame), from: m.request.from, to: m.request.to });
         } else if (!this.primary || m.seq > this.primary.seq) {
           this.primary = { frame: fixFrame(m.frame), from: m.request.from, to: m.request.to, request: m.request, seq: m.seq };
@@ -196,7 +199,7 @@ export class TimelineApp {
 
   requestFallback(x: 'index' | 'time'): void {
     if (!this.init) return;
-    this.post({ type: 'view', session: this.init.session, seq: ++this.seq, request: { keying: 'category', x, from: 0, to: this.domainMax(x), columns: 1024, minBandBytes: Infinity } });
+    this.post({ type: 'view', session: this.init.session, seq: ++this.seq, request: { keying: 'category', x, from: this.domainMin(x), to: this.domainMax(x), columns: 1024, minBandBytes: MERGE_ALL } });
   }
 
   /** Asks for the visible window at one column per device pixel, one request at a time. */

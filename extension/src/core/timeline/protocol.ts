@@ -93,13 +93,19 @@ export type FromTimeline =
   | { type: 'segments'; session: number; index: number }
   | { type: 'selectDevice' };
 
+/**
+ * Messages cross as JSON (Infinity would arrive as null): a request that merges every band (an
+ * overview) asks for bands of at least MERGE_ALL bytes, larger than any block.
+ */
+export const MERGE_ALL = Number.MAX_VALUE;
+
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const int = (v: unknown): v is number => num(v) && Number.isInteger(v);
 
 function isRequest(r: unknown): r is LodRequest {
   if (typeof r !== 'object' || r === null) return false;
   const q = r as Record<string, unknown>;
-  return (q.keying === 'line' || q.keying === 'category') && (q.x === 'index' || q.x === 'time') && num(q.from) && num(q.to) && q.to > q.from && int(q.columns) && q.columns > 0 && num(q.minBandBytes);
+  return (q.keying === 'line' || q.keying === 'category') && (q.x === 'index' || q.x === 'time') && num(q.from) && num(q.to) && q.to > q.from && int(q.columns) && q.columns > 0 && num(q.minBandBytes) && q.minBandBytes > 0;
 }
 
 /** Validates a message from the timeline webview; false for anything malformed. */

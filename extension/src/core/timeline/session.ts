@@ -7,6 +7,7 @@ import { lod } from './lod';
 import type { LodRequest } from './lod';
 import { buildTimeline } from './model';
 import type { TimelineModel } from './model';
+import { MERGE_ALL } from './protocol';
 import type { ElementInfo, TimelineInit, ToTimeline } from './protocol';
 import { allocatorStateAt, poolSummaries } from './segments';
 
@@ -54,7 +55,7 @@ export class TimelineSession {
       markers: m.markers,
       peak: { index: r.peak.index, bytes: r.peak.requestedBytes },
       instant: { ...src.instant, timeUs: this.timeOf(src.instant.index) },
-      overview: lod(m, { keying: 'category', x: 'index', from: 0, to: Math.max(1, m.n), columns: Math.max(1, Math.min(OVERVIEW_COLUMNS, m.n)), minBandBytes: Infinity }),
+      overview: lod(m, { keying: 'category', x: 'index', from: 0, to: Math.max(1, m.n), columns: Math.max(1, Math.min(OVERVIEW_COLUMNS, m.n)), minBandBytes: MERGE_ALL }),
       maxBytes: Math.max(r.reservedPeak.bytes, r.peak.requestedBytes, r.reservedEnd, 1),
     };
   }
