@@ -70,6 +70,8 @@ describe('memory timeline', () => {
     // Drawn once the host's frame for the visible window has arrived.
     await f.waitForFunction(() => (window as unknown as { __timeline: { primary?: unknown } }).__timeline.primary !== undefined && Number(document.querySelector('canvas.plot')!.getAttribute('data-drawn')) > 0, undefined, { timeout: 60_000 });
     await f.waitForTimeout(300);
+    // The frames crossed VS Code's channel as typed arrays (no copying into plain arrays).
+    assert.equal(await f.evaluate(() => (window as unknown as { __timeline: { framesConverted: number } }).__timeline.framesConverted), 0);
     const g = await geometry(f);
     // At the CLI's peak event, everything from the axis up to the requested bytes is bands.
     const x = xOf(g, peak.peak.trace_index);

@@ -22,6 +22,8 @@ const MERGE_ALL = Number.MAX_VALUE;
 
 /** Typed arrays may arrive as plain objects through some message paths: make them arrays again. */
 function fixFrame(f: LodFrame): LodFrame {
+  if (ArrayBuffer.isView(f.band)) return f;
+  fixFrame.converted++;
   const fix = <T>(v: unknown, C: { from(a: ArrayLike<number>): T }): T => (ArrayBuffer.isView(v) ? (v as T) : C.from(Object.values(v as object) as number[]));
   return {
     columns: f.columns,
@@ -38,6 +40,9 @@ function fixFrame(f: LodFrame): LodFrame {
     bandCount: fix(f.bandCount, Int32Array),
   };
 }
+
+/** How many frames arrived without typed arrays (for tests: VS Code's channel keeps them). */
+fixFrame.converted = 0;
 
 export interface Dom {
   title: HTMLElement;
@@ -76,6 +81,9 @@ export class TimelineApp {
   private sideKey = '';
   /** Bumped when the theme changes (colours in the legend). */
   themeGen = 0;
+  get framesConverted(): number {
+    return fixFrame.converted;
+  }
   /** Set by the last draw, for tests and tools: how long it took (ms). */
   lastDrawMs = 0;
 
