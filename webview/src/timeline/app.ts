@@ -335,7 +335,13 @@ export class TimelineApp {
     const where = c >= 0 && primary ? `at event #${count(primary.frame.sample[c]!)}` : 'at the instant';
     const pinned = this.state.pinned !== null ? this.elements.get(this.state.pinned) : undefined;
     // The DOM is rebuilt only when what it shows changed: a rebuild costs a layout in the next frame.
-    const key = `${this.primary?.seq}|${c}|${where}|${this.state.keying}|${this.state.pinned}|${pinned ? 1 : 0}|${this.themeGen}`;
+    // What the legend shows at that column: its bands' total and count (a new frame for the same
+    // moment usually changes neither).
+    let sum = 0;
+    const f = primary?.frame;
+    if (f && c >= 0) for (let b = f.bandOff[c]!; b < f.bandOff[c + 1]!; b++) sum += f.bandBytes[b]! * (f.bandKey[b]! + 1);
+    const bands = f && c >= 0 ? f.bandOff[c + 1]! - f.bandOff[c]! : -1;
+    const key = `${sum}|${bands}|${where}|${this.state.keying}|${this.state.pinned}|${pinned ? 1 : 0}|${this.themeGen}`;
     if (key === this.sideKey) return;
     this.sideKey = key;
     renderLegend(this.dom.legend, m.keys[this.state.keying], primary?.frame, c, (k) => this.colorOf(k), (f, l) => this.post({ type: 'openFrame', file: f, line: l }), this.state.keying === 'category' ? m.categoryRules : undefined, where);
