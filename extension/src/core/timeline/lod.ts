@@ -40,8 +40,8 @@ export interface LodFrame {
 
 export const MAX_COLUMNS = 8192;
 
-/** First event at or after time t. */
-function eventAt(time: Float64Array, n: number, t: number): number {
+/** First event at or after time t (n if none). */
+export function eventAt(time: Float64Array, n: number, t: number): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {

@@ -2,6 +2,7 @@ import type { DeviceAnalysis } from '../analysis/analyze';
 import { Action } from '../snapshot/actions';
 import { traceOf } from '../snapshot/model';
 import type { Snapshot } from '../snapshot/model';
+import { eventAt } from './lod';
 
 export type MarkerKind = 'peak' | 'oom' | 'snapshot' | 'empty_cache' | 'optimizer' | 'iteration' | 'backward';
 
@@ -16,18 +17,6 @@ export interface Marker {
 
 const OPTIMIZER_STEP = /^Optimizer\.step#/;
 const PROFILER_STEP = /^ProfilerStep#(\d+)/;
-
-/** First event at or after time t (n if none). */
-function eventAt(time: Float64Array, n: number, t: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (time[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(b < 10 * 2 ** 20 ? 2 : 0)} MiB`;
 
