@@ -1,10 +1,11 @@
-import type { ElementInfo, FromTimeline, LodFrame, LodRequest, TimelineInit, ToTimeline } from '../../../extension/src/core/timeline/protocol';
-import { bytes, count, duration, el } from '../format';
+import type { ElementInfo, FromTimeline, LodRequest, TimelineInit, ToTimeline } from '../../../extension/src/core/timeline/protocol';
+import { count, el } from '../format';
 import { Chart } from './chart';
 import type { Series } from './chart';
 import { readTheme, shade } from './colors';
 import type { Theme } from './colors';
 import { pinnedPanel } from './details';
+import { fixFrame, MERGE_ALL } from './frames';
 import type { Host } from './host';
 import { renderLegend } from './legend';
 import { LiveFeed } from './live';
@@ -14,35 +15,9 @@ import type { Placed } from './raster';
 import { SegmentsView } from './segmentsView';
 import { DEFAULT_STATE } from './state';
 import type { UiState } from './state';
+import { describeBand } from './tooltip';
 import { clampView } from './viewport';
 import type { Viewport } from './viewport';
-
-/** An overview request's band floor: the protocol's MERGE_ALL (JSON has no Infinity). */
-const MERGE_ALL = Number.MAX_VALUE;
-
-/** Typed arrays may arrive as plain objects through some message paths: make them arrays again. */
-function fixFrame(f: LodFrame): LodFrame {
-  if (ArrayBuffer.isView(f.band)) return f;
-  fixFrame.converted++;
-  const fix = <T>(v: unknown, C: { from(a: ArrayLike<number>): T }): T => (ArrayBuffer.isView(v) ? (v as T) : C.from(Object.values(v as object) as number[]));
-  return {
-    columns: f.columns,
-    start: fix(f.start, Int32Array),
-    sample: fix(f.sample, Int32Array),
-    requested: fix(f.requested, Float64Array),
-    requestedMin: fix(f.requestedMin, Float64Array),
-    allocated: fix(f.allocated, Float64Array),
-    reserved: fix(f.reserved, Float64Array),
-    bandOff: fix(f.bandOff, Int32Array),
-    band: fix(f.band, Int32Array),
-    bandKey: fix(f.bandKey, Int32Array),
-    bandBytes: fix(f.bandBytes, Float64Array),
-    bandCount: fix(f.bandCount, Int32Array),
-  };
-}
-
-/** How many frames arrived without typed arrays (for tests: VS Code's channel keeps them). */
-fixFrame.converted = 0;
 
 export interface Dom {
   title: HTMLElement;
@@ -416,23 +391,12 @@ export class TimelineApp {
     this.post({ type: 'setInstant', session: this.init.session, index: p.frame.sample[c]! });
   }
 
-  /** Tooltip text for a band of the primary frame. */
+  /** Tooltip text for a band of the primary frame (asks for the block's details when missing). */
   describe(b: number): string {
     const p = this.primary!;
-    const f = p.frame;
-    const el = f.band[b]!;
-    const key = this.init!.keys[this.state.keying][f.bandKey[b]!]!.label;
-    let c = 0;
-    while (f.bandOff[c + 1]! <= b) c++;
-    const at = `event #${count(f.sample[c]!)}`;
-    if (el < 0) return `${f.bandCount[b]} small allocations, ${bytes(f.bandBytes[b]!)} · ${key}\n(each under ${bytes(p.request.minBandBytes)}: zoom in, or Ctrl+wheel to stretch y, to see them one by one)\n${at}`;
-    const info = this.elements.get(el);
-    if (!info) {
-      this.askElement(el);
-      return `${bytes(f.bandBytes[b]!)} · ${key}\n${at}`;
-    }
-    const user = info.stack.find((s) => s.user);
-    const life = info.alloc < 0 ? 'allocated before recording' : info.aliveAtEnd ? 'alive at the end' : info.freeTimeUs !== null && info.allocTimeUs !== null ? `lived ${duration(info.freeTimeUs - info.allocTimeUs)}` : `freed at #${info.free}`;
-    return `${bytes(info.size)} · ${info.key}\n${info.category} · ${life}${user ? `\n${user.file.split('/').pop()}:${user.line} ${user.name}` : ''}\n${at}`;
+    const el = p.frame.band[b]!;
+    const info = el >= 0 ? this.elements.get(el) : undefined;
+    if (el >= 0 && !info) this.askElement(el);
+    return describeBand(p, b, this.init!.keys[this.state.keying][p.frame.bandKey[b]!]!.label, info);
   }
 }
