@@ -1,6 +1,6 @@
 // Bundles the extension host (node/cjs, `vscode` external), the CLI and the webview (browser).
 // Usage: node esbuild.mjs [--production] [--watch] [--outdir DIR]
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
@@ -47,6 +47,10 @@ const builds = [
     target: 'es2022',
   },
 ];
+
+// The Python parser's WebAssembly, beside the bundles that load it (the CLI and the extension).
+mkdirSync(outdir, { recursive: true });
+for (const f of ['tree-sitter.wasm', 'tree-sitter-python.wasm']) copyFileSync(new URL(`./node_modules/@vscode/tree-sitter-wasm/wasm/${f}`, import.meta.url), `${outdir}/${f}`);
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

@@ -101,6 +101,26 @@ describe('headroom CLI', () => {
     assert.match(headroom('analyze', bad).err, /ends after 1000 bytes/);
     assert.match(headroom('analyze', bad, '--debug').err, /\n\s+at /);
   });
+
+  it('lint prints file:line:col: HRnnn, exits 1 on an error-level finding, and --select narrows it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-lint-'));
+    writeFileSync(join(dir, 'train.py'), 'import torch\ntotal = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    total += loss\n');
+    writeFileSync(join(dir, 'ok.py'), 'import torch\nfrom torch.utils.checkpoint import checkpoint\ny = checkpoint(f, x, use_reentrant=False)\n');
+    writeFileSync(join(dir, 'notes.txt'), 'total += loss');
+    const r = headroom('lint', dir);
+    assert.equal(r.code, 1, r.err);
+    const lines = r.out.trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, new RegExp(`^${join(dir, 'train.py').replace(/[.*+?^$()[\]\\]/g, '\\$&')}:5:5: HR001 \`total\` accumulates \`loss\``));
+    const only = headroom('lint', dir, '--select', 'HR006');
+    assert.deepEqual([only.code, only.out], [0, '']);
+    const j = JSON.parse(headroom('lint', dir, '--json').out) as { files: number; findings: { rule: string; fixes: unknown[] }[] };
+    assert.equal(j.files, 2);
+    assert.deepEqual(j.findings.map((f) => [f.rule, f.fixes.length]), [['HR001', 2]]);
+    const bad = headroom('lint', dir, '--select', 'HR999');
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /unknown rule HR999/);
+  });
 });
 
 describe('byte sizes', () => {

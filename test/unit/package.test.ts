@@ -60,6 +60,8 @@ describe('the extension package', () => {
         'extension/dist/extension.js',
         'extension/dist/timeline.css',
         'extension/dist/timeline.js',
+        'extension/dist/tree-sitter-python.wasm',
+        'extension/dist/tree-sitter.wasm',
         'extension/dist/webview.js',
         ...agent,
         'extension/extension/agent/sitecustomize.py',

@@ -3,6 +3,7 @@ import { ANALYZE_USAGE, analyzeCommand } from './analyze';
 import { UsageError } from './args';
 import { CHECK_USAGE, checkCommand } from './check';
 import { DIFF_USAGE, diffCommand } from './diff';
+import { LINT_USAGE, lintCommand } from './lint';
 import { RUN_USAGE, runCommand } from './run';
 import type { Io } from './io';
 import { processIo } from './io';
@@ -19,10 +20,12 @@ ${CHECK_USAGE}
 
 ${DIFF_USAGE}
 
+${LINT_USAGE}
+
 ${RUN_USAGE}
 
 Global options: --debug (show stack traces of errors), --help, --version
-Exit codes: 0 ok, 1 over budget (check), 2 error.`;
+Exit codes: 0 ok, 1 over budget (check) or an error-level finding (lint), 2 error.`;
 
 type Command = (argv: readonly string[], io: Io) => Promise<number>;
 
@@ -30,6 +33,7 @@ const COMMANDS: Record<string, Command> = {
   analyze: analyzeCommand,
   check: checkCommand,
   diff: diffCommand,
+  lint: lintCommand,
   run: runCommand,
 };
 

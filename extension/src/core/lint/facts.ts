@@ -1,0 +1,127 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+
+/** Names that look like data to iterate over in a training or eval loop. */
+const DATA_ITER = /loader|batch|dataset|tqdm|epoch|steps?\b|iter/i;
+const MODEL_CALLEE = /(^|\.)(model|net|network|encoder|decoder|module|backbone|generator|discriminator)\w*$|\.forward$/i;
+const LOSS_CALLEE = /loss|criterion|crit\b/i;
+const NO_GRAD = new Set(['torch.no_grad', 'torch.inference_mode', 'torch.autograd.no_grad', 'torch.autograd.grad_mode.no_grad']);
+/** Lightning runs these without grad. */
+const NO_GRAD_STEPS = new Set(['validation_step', 'test_step', 'predict_step']);
+
+export type Qualify = (n: Node | null) => string | undefined;
+
+export function ancestors(n: Node): Node[] {
+  const out: Node[] = [];
+  for (let p = n.parent; p; p = p.parent) out.push(p);
+  return out;
+}
+
+/** The innermost function around n (nested functions are their own scope), or the module. */
+export function scopeOf(n: Node): Node {
+  for (const p of ancestors(n)) if (p.type === 'function_definition' || p.type === 'module') return p;
+  return n;
+}
+
+/** Descendants of `root` of the given types, in document order, not entering nested functions or classes. */
+export function within(root: Node, types: readonly string[]): Node[] {
+  const out: Node[] = [];
+  const walk = (n: Node): void => {
+    for (const c of n.namedChildren) {
+      if (!c) continue;
+      if (types.includes(c.type)) out.push(c);
+      if (c.type !== 'function_definition' && c.type !== 'class_definition' && c.type !== 'lambda') walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+export const isModelCall = (callee: string): boolean => MODEL_CALLEE.test(callee);
+export const isLossCall = (callee: string, q: string | undefined): boolean =>
+  LOSS_CALLEE.test(callee.split('.').pop() ?? '') || /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
+
+/** Calls in a loop body that show it is a step loop: backward, an optimizer step, zero_grad. */
+function stepCalls(loop: Node): { backward: Node[]; step: boolean; model: boolean } {
+  const backward: Node[] = [];
+  let step = false;
+  let model = false;
+  for (const c of within(loop.childForFieldName('body') ?? loop, ['call'])) {
+    const f = c.childForFieldName('function');
+    const name = f?.text ?? '';
+    if (f?.type === 'attribute' && f.childForFieldName('attribute')?.text === 'backward') backward.push(c);
+    else if (/(^|\.)backward$/.test(name)) backward.push(c); // accelerator.backward(loss)
+    if (/(optim\w*|opt|scaler)\.step$/i.test(name) || /zero_grad$/.test(name)) step = true;
+    if (isModelCall(name)) model = true;
+  }
+  return { backward, step, model };
+}
+
+export interface LoopFacts {
+  node: Node;
+  /** Runs once per training or eval step (not a loop over layers or chunks inside one step). */
+  step: boolean;
+  train: boolean;
+  /** The `.backward()` calls in the body (and `accelerator.backward(x)`). */
+  backward: Node[];
+}
+
+export function loopFacts(loop: Node): LoopFacts {
+  const s = stepCalls(loop);
+  const iter = loop.type === 'for_statement' ? loop.childForFieldName('right')?.text ?? '' : loop.childForFieldName('condition')?.text ?? '';
+  const step = s.backward.length > 0 || s.step || (s.model && DATA_ITER.test(iter));
+  return { node: loop, step, train: s.backward.length > 0 || s.step, backward: s.backward };
+}
+
+/** The innermost enclosing loop that is a step loop, within n's own function. */
+export function stepLoopOf(n: Node): LoopFacts | undefined {
+  for (const p of ancestors(n)) {
+    if (p.type === 'function_definition' || p.type === 'class_definition') return undefined;
+    if (p.type === 'for_statement' || p.type === 'while_statement') {
+      const f = loopFacts(p);
+      if (f.step) return f;
+    }
+  }
+  return undefined;
+}
+
+/** Whether n runs with grad disabled: a `with torch.no_grad():` (any alias, parenthesized or not), a decorator, or a Lightning eval step. */
+export function underNoGrad(n: Node, qualify: Qualify): boolean {
+  for (const p of ancestors(n)) {
+    if (p.type === 'with_statement') {
+      for (const item of p.descendantsOfType('with_item')) {
+        const v = item?.childForFieldName('value');
+        const call = v?.type === 'as_pattern' ? v.namedChild(0) : v;
+        const callee = call?.type === 'call' ? call.childForFieldName('function') : call;
+        const q = qualify(callee ?? null);
+        if (q && NO_GRAD.has(q)) return true;
+        if (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)/.test(call?.text ?? '')) return true;
+      }
+    }
+    if (p.type === 'function_definition') {
+      if (NO_GRAD_STEPS.has(p.childForFieldName('name')?.text ?? '')) return true;
+      const dec = p.parent?.type === 'decorated_definition' ? p.parent : null;
+      for (const d of dec?.namedChildren ?? []) {
+        if (d?.type !== 'decorator') continue;
+        const e = d.namedChild(0);
+        const q = qualify(e?.type === 'call' ? e.childForFieldName('function') : (e ?? null));
+        if (q && NO_GRAD.has(q)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** Whether n is inside an `except` handler or an `if` that runs every N steps (`step % N == 0`). */
+export function guarded(n: Node, stop: Node): boolean {
+  for (const p of ancestors(n)) {
+    if (p.equals(stop)) return false;
+    if (p.type === 'except_clause') return true;
+    if (p.type === 'if_statement' && /%/.test(p.childForFieldName('condition')?.text ?? '')) return true;
+  }
+  return false;
+}
+
+/** Whether n is inside a `try` that handles ImportError or AttributeError (a version guard). */
+export function versionGuarded(n: Node): boolean {
+  return ancestors(n).some((p) => p.type === 'try_statement' && /except\s*\(?[^:]*\b(ImportError|AttributeError|ModuleNotFoundError)\b/.test(p.text));
+}

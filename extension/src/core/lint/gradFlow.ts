@@ -1,0 +1,94 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import type { Qualify } from './facts';
+import { isLossCall, isModelCall, within } from './facts';
+
+/** Calls whose result carries no graph: a Python number, a detached tensor, a list. */
+const KILL_METHODS = new Set(['item', 'detach', 'tolist', 'numpy', 'size', 'dim', 'numel', 'nelement']);
+const KILL_FUNCTIONS = new Set(['float', 'int', 'len', 'bool', 'str', 'round']);
+
+/**
+ * "This name holds a tensor that carries a graph" (GT), statement by statement through a loop body:
+ * model and loss calls, `.loss` of a model output, `scaler.scale(x)`, and arithmetic, indexing and
+ * torch ops on a GT are GT; `.item()`, `.detach()`, `float()`, `len()`, comparisons and anything
+ * assigned under no-grad are not.
+ */
+export class GradFlow {
+  private readonly gt = new Set<string>();
+
+  constructor(
+    private readonly qualify: Qualify,
+    private readonly noGrad: (n: Node) => boolean,
+  ) {}
+
+  has(name: string): boolean {
+    return this.gt.has(name);
+  }
+
+  /** Whether expression e carries a graph, given what is known so far. */
+  carries(e: Node | null): boolean {
+    if (!e) return false;
+    switch (e.type) {
+      case 'identifier':
+        return this.gt.has(e.text);
+      case 'parenthesized_expression':
+        return this.carries(e.namedChild(0));
+      case 'binary_operator':
+        return this.carries(e.childForFieldName('left')) || this.carries(e.childForFieldName('right'));
+      case 'unary_operator':
+        return this.carries(e.childForFieldName('argument'));
+      case 'subscript':
+        return this.carries(e.childForFieldName('value'));
+      case 'attribute':
+        return e.childForFieldName('attribute')?.text === 'loss' || this.carries(e.childForFieldName('object'));
+      case 'call':
+        return this.callCarries(e);
+      default:
+        return false; // literals, comparisons, boolean logic, containers
+    }
+  }
+
+  private callCarries(c: Node): boolean {
+    const f = c.childForFieldName('function');
+    const args = c.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
+    if (!f) return false;
+    if (f.type === 'identifier' && KILL_FUNCTIONS.has(f.text)) return false;
+    if (f.type === 'attribute') {
+      const method = f.childForFieldName('attribute')?.text ?? '';
+      if (KILL_METHODS.has(method)) return false;
+      if (/(^|\.)scaler\.scale$/i.test(f.text)) return args.some((a) => this.carries(a));
+    }
+    const q = this.qualify(f);
+    if (isModelCall(f.text) || isLossCall(f.text, q)) return true;
+    if (q?.startsWith('torch.')) return args.some((a) => this.carries(a));
+    // A method on a GT (loss.mean(), out.sum()) keeps the graph.
+    return f.type === 'attribute' && this.carries(f.childForFieldName('object'));
+  }
+
+  /** Applies one statement's assignments. */
+  assign(a: Node): void {
+    const left = a.childForFieldName('left');
+    if (left?.type !== 'identifier') return;
+    const right = a.childForFieldName('right');
+    if (a.type === 'augmented_assignment') {
+      if (this.carries(right) && !this.noGrad(a)) this.gt.add(left.text);
+      return;
+    }
+    if (this.carries(right) && !this.noGrad(a)) this.gt.add(left.text);
+    else this.gt.delete(left.text);
+  }
+
+  /** The statements of a loop body in order, calling `visit` before each assignment takes effect. */
+  run(body: Node, visit: (a: Node) => void): void {
+    for (const a of within(body, ['assignment', 'augmented_assignment'])) {
+      visit(a);
+      this.assign(a);
+    }
+  }
+}
+
+/** The part of `e` that carries the graph, smallest first: an identifier or call to rewrite. */
+export function graphAtom(e: Node, flow: GradFlow): Node | undefined {
+  if (e.type === 'binary_operator') return graphAtom(e.childForFieldName('left')!, flow) ?? graphAtom(e.childForFieldName('right')!, flow);
+  if (e.type === 'parenthesized_expression') return graphAtom(e.namedChild(0)!, flow);
+  return flow.carries(e) ? e : undefined;
+}

@@ -1,0 +1,56 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+
+export type RuleId = 'HR001' | 'HR005' | 'HR006' | 'HR007';
+export type Severity = 'error' | 'warning' | 'info';
+
+/** A text replacement, in UTF-16 offsets of the linted text (what editors and JS strings use). */
+export interface TextEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface Fix {
+  title: string;
+  /** The one a lightbulb applies by default. */
+  preferred: boolean;
+  edits: TextEdit[];
+}
+
+export interface Finding {
+  rule: RuleId;
+  severity: Severity;
+  message: string;
+  /** 0-based line and UTF-16 column, as editors count. */
+  start: { line: number; col: number };
+  end: { line: number; col: number };
+  startIndex: number;
+  endIndex: number;
+  fixes: Fix[];
+  /**
+   * For confirming the finding with runtime evidence later: the source lines whose live bytes should
+   * grow every iteration if the finding is right (the statement, and the loop it repeats in).
+   */
+  evidence?: { line: number; loopLine: number; name: string };
+}
+
+/** What a rule sees: the tree, the text, and the shared facts. */
+export interface RuleContext {
+  root: Node;
+  text: string;
+  qualify(n: Node | null): string | undefined;
+}
+
+export function findingAt(rule: RuleId, severity: Severity, n: Node, message: string, fixes: Fix[] = [], evidence?: Finding['evidence']): Finding {
+  return {
+    rule,
+    severity,
+    message,
+    start: { line: n.startPosition.row, col: n.startPosition.column },
+    end: { line: n.endPosition.row, col: n.endPosition.column },
+    startIndex: n.startIndex,
+    endIndex: n.endIndex,
+    fixes,
+    ...(evidence ? { evidence } : {}),
+  };
+}

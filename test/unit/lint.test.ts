@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
+import { PythonParser } from '../../extension/src/core/lint/parser';
+import type { Finding, RuleId } from '../../extension/src/core/lint/types';
+import { ROOT } from './helpers';
+
+let parser: PythonParser;
+const lint = (src: string, rule?: RuleId): Finding[] => lintText(parser, src, rule ? { select: [rule] } : {}).findings;
+/** The source with a finding's fix applied. */
+const fixed = (src: string, f: Finding, k = 0): string => applyEdits(src, f.fixes[k]!.edits);
+const code = (s: string) => s.replace(/^\n/, '').replace(/\n\s*$/, '\n');
+
+describe('lint', () => {
+  before(async () => {
+    parser = await PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
+  });
+
+  describe('HR001 accumulate-grad-history', () => {
+    const evalLoop = code(`
+import torch
+
+def evaluate(model, loader, criterion):
+    total_loss = 0
+    for x, y in loader:
+        out = model(x)
+        loss = criterion(out, y)
+        total_loss += loss  # running sum
+    return total_loss / len(loader)
+`);
+
+    it('an eval loop without no_grad keeps whole graphs: an error, with .item() and .detach() fixes', () => {
+      const [f, ...rest] = lint(evalLoop, 'HR001');
+      assert.equal(rest.length, 0);
+      assert.equal(f!.severity, 'error');
+      assert.equal(f!.start.line, 7);
+      assert.match(f!.message, /`total_loss` accumulates `loss`/);
+      assert.deepEqual(f!.evidence, { line: 7, loopLine: 4, name: 'total_loss' });
+      assert.equal(fixed(evalLoop, f!), evalLoop.replace('total_loss += loss  #', 'total_loss += loss.item()  #'));
+      assert.equal(fixed(evalLoop, f!, 1), evalLoop.replace('total_loss += loss  #', 'total_loss += loss.detach()  #'));
+      assert.equal(f!.fixes[0]!.preferred, true);
+    });
+
+    it('right after backward() only the history grows: a warning', () => {
+      const src = code(`
+import torch
+import torch.nn.functional as F
+running = 0.0
+for batch in train_loader:
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(batch), batch.y)
+    loss.backward()
+    optimizer.step()
+    running += loss
+`);
+      const [f] = lint(src, 'HR001');
+      assert.equal(f?.severity, 'warning');
+      assert.match(f!.message, /already freed its saved tensors/);
+    });
+
+    it('rewrites only the tensor in `acc[k] += v * s`, and `acc = acc + v`', () => {
+      const src = code(`
+import torch
+totals = {}
+acc = 0
+for x in loader:
+    loss = crit(net(x), x)
+    totals["ce"] += loss * x.size(0)
+    acc = acc + loss
+`);
+      const fs = lint(src, 'HR001');
+      assert.equal(fs.length, 2);
+      assert.equal(fixed(src, fs[0]!), src.replace('+= loss * x', '+= loss.item() * x'));
+      assert.equal(fixed(src, fs[1]!), src.replace('acc + loss', 'acc + loss.item()'));
+    });
+
+    it('catches the SR-GNN shape: the loss returned by the model, a method on it', () => {
+      const src = code(`
+import torch
+def train_test(model, train_data):
+    total_loss = 0.0
+    for i, j in zip(slices, np.arange(len(slices))):
+        model.optimizer.zero_grad()
+        targets, scores = forward(model, i, train_data)
+        loss = model.loss_function(scores, targets - 1)
+        loss.backward()
+        model.optimizer.step()
+        total_loss += loss
+`);
+      assert.equal(lint(src, 'HR001').length, 1);
+    });
+
+    const negatives: [string, string][] = [
+      ['.item() already', 'total_loss += loss.item()'],
+      ['float()', 'total_loss += float(loss)'],
+      ['.detach()', 'total_loss += loss.detach()'],
+      ['a comparison count', 'correct += (out.argmax(1) == y).sum()'],
+      ['len()', 'seen += len(y)'],
+    ];
+    for (const [why, line] of negatives) {
+      it(`no finding for ${why}`, () => {
+        const src = code(`
+import torch
+total_loss = 0
+correct = 0
+seen = 0
+for x, y in loader:
+    out = model(x)
+    loss = criterion(out, y)
+    ${line}
+`);
+        assert.deepEqual(lint(src, 'HR001'), []);
+      });
+    }
+
+    it('no finding under torch.no_grad (with, parenthesized with, decorator, alias)', () => {
+      for (const wrap of [
+        (b: string) => `with torch.no_grad():\n${b}`,
+        (b: string) => `with (torch.no_grad(), open("f") as fh):\n${b}`,
+        (b: string) => `with torch.inference_mode():\n${b}`,
+      ]) {
+        const body = '    for x, y in loader:\n        loss = criterion(model(x), y)\n        total += loss\n';
+        const src = `import torch\ntotal = 0\n${wrap(body)}`;
+        assert.deepEqual(lint(src, 'HR001'), [], src);
+      }
+      const dec = code(`
+import torch as T
+@T.no_grad()
+def evaluate(model, loader):
+    total = 0
+    for x, y in loader:
+        total += criterion(model(x), y)
+    return total
+`);
+      assert.deepEqual(lint(dec, 'HR001'), []);
+    });
+
+    it('trap: torchtune resets running_loss every optimizer step (bounded)', () => {
+      const src = code(`
+import torch
+running_loss = 0
+for idx, batch in enumerate(dataloader):
+    current_loss = self._loss_step(batch) * current_num_tokens
+    running_loss += current_loss
+    current_loss.backward()
+    if (idx + 1) % self._gradient_accumulation_steps == 0:
+        self._optimizer.step()
+        self._optimizer.zero_grad(set_to_none=True)
+        running_loss = 0
+`);
+      assert.deepEqual(lint(src, 'HR001'), []);
+    });
+
+    it('trap: an intra-step sum over layers that is back-propagated', () => {
+      const src = code(`
+import torch
+def step(model, x):
+    total = 0
+    for layer_out in model(x):
+        total += criterion(layer_out, x)
+    total.backward()
+`);
+      assert.deepEqual(lint(src, 'HR001'), []);
+    });
+
+    it('trap: code that does not import torch (TensorFlow, NumPy)', () => {
+      const src = 'import tensorflow as tf\ntotal_loss = 0\nfor x, y in loader:\n    loss = model(x)\n    total_loss += loss\n';
+      assert.deepEqual(lint(src), []);
+    });
+
+    it('suppressions: a line pragma, a file pragma, and a rule turned off', () => {
+      const base = evalLoop;
+      assert.deepEqual(lint(base.replace('# running sum', '# headroom: ignore[HR001]')), []);
+      assert.deepEqual(lint(base.replace('# running sum', '# headroom: ignore')), []);
+      assert.equal(lint(base.replace('# running sum', '# headroom: ignore[HR005]')).length, 1);
+      assert.deepEqual(lint(`# headroom: ignore-file[HR001]\n${base}`), []);
+      assert.deepEqual(lintText(parser, base, { severity: { HR001: 'off' } }).findings, []);
+      assert.equal(lintText(parser, base, { severity: { HR001: 'info' } }).findings[0]!.severity, 'info');
+    });
+
+    it('a syntax error elsewhere leaves the rest of the file linted', () => {
+      const src = evalLoop + '\ndef broken(:\n    pass\n';
+      const r = lintText(parser, src);
+      assert.equal(r.broken, true);
+      assert.equal(r.findings.filter((f) => f.rule === 'HR001').length, 1);
+    });
+  });
+
+  describe('HR005 empty-cache-in-step-loop', () => {
+    it('in a step loop: a warning; the fix removes the line and keeps the comment above', () => {
+      const src = code(`
+import torch
+for batch in loader:
+    loss = model(batch).sum()
+    loss.backward()
+    # free memory (does not)
+    torch.cuda.empty_cache()
+    optimizer.step()
+`);
+      const [f] = lint(src, 'HR005');
+      assert.equal(f?.severity, 'warning');
+      assert.equal(fixed(src, f!), src.replace('    torch.cuda.empty_cache()\n', ''));
+    });
+
+    it('alone in its block it becomes pass; an alias resolves', () => {
+      const src = 'from torch.cuda import empty_cache\nimport torch\nfor batch in loader:\n    loss = model(batch)\n    loss.backward()\n    if loss > 3:\n        empty_cache()\n';
+      const [f] = lint(src, 'HR005');
+      assert.ok(f);
+      assert.equal(fixed(src, f), src.replace('        empty_cache()', '        pass'));
+    });
+
+    it('not in an OOM handler, nor every N steps, nor outside loops', () => {
+      const src = code(`
+import torch
+torch.cuda.empty_cache()
+for step, batch in enumerate(loader):
+    try:
+        loss = model(batch)
+        loss.backward()
+    except torch.cuda.OutOfMemoryError:
+        torch.cuda.empty_cache()
+    if step % 100 == 0:
+        torch.cuda.empty_cache()
+`);
+      assert.deepEqual(lint(src, 'HR005'), []);
+    });
+  });
+
+  describe('HR006 checkpoint-use-reentrant', () => {
+    it('adds use_reentrant=False, whatever the import spelling and trailing comma', () => {
+      const cases: [string, string][] = [
+        ['from torch.utils.checkpoint import checkpoint\ny = checkpoint(f, x)\n', 'y = checkpoint(f, x, use_reentrant=False)\n'],
+        ['import torch.utils.checkpoint as cp\ny = cp.checkpoint(\n    f,\n    x,\n)\n', 'y = cp.checkpoint(\n    f,\n    x, use_reentrant=False\n)\n'],
+        ['import torch\ny = torch.utils.checkpoint.checkpoint_sequential(fs, 2, x)\n', 'y = torch.utils.checkpoint.checkpoint_sequential(fs, 2, x, use_reentrant=False)\n'],
+      ];
+      for (const [src, want] of cases) {
+        const [f, ...rest] = lint(src, 'HR006');
+        assert.equal(rest.length, 0);
+        assert.ok(f, src);
+        assert.equal(fixed(src, f).split('\n').slice(1).join('\n'), want);
+      }
+    });
+
+    it('no finding with the keyword, with **kwargs, or for another checkpoint()', () => {
+      const src = code(`
+import torch
+from torch.utils.checkpoint import checkpoint
+from deepspeed import checkpointing
+a = checkpoint(f, x, use_reentrant=True)
+b = checkpoint(f, x, **kw)
+c = checkpointing.checkpoint(f, x)
+`);
+      assert.deepEqual(lint(src, 'HR006'), []);
+    });
+  });
+
+  describe('HR007 deprecated-cuda-amp', () => {
+    it('rewrites full spellings to torch.amp with the device', () => {
+      const src = code(`
+import torch
+scaler = torch.cuda.amp.GradScaler()
+with torch.cuda.amp.autocast(dtype=torch.bfloat16):
+    pass
+class F(torch.autograd.Function):
+    @staticmethod
+    @torch.cuda.amp.custom_fwd
+    def forward(ctx, x):
+        return x
+`);
+      const fs = lint(src, 'HR007');
+      assert.equal(fs.length, 3);
+      let out = src;
+      for (const f of [...fs].reverse()) out = fixed(out, f);
+      assert.equal(
+        out,
+        src
+          .replace('torch.cuda.amp.GradScaler()', 'torch.amp.GradScaler("cuda")')
+          .replace('torch.cuda.amp.autocast(dtype', 'torch.amp.autocast("cuda", dtype')
+          .replace('@torch.cuda.amp.custom_fwd', '@torch.amp.custom_fwd(device_type="cuda")'),
+      );
+    });
+
+    it('an imported name is reported without a fix (its import must change too); a version guard is left alone', () => {
+      const src = code(`
+import torch
+from torch.cuda.amp import autocast
+with autocast():
+    pass
+try:
+    from torch.amp import GradScaler
+except ImportError:
+    scaler = torch.cuda.amp.GradScaler()
+`);
+      const fs = lint(src, 'HR007');
+      assert.equal(fs.length, 1);
+      assert.equal(fs[0]!.fixes.length, 0);
+      assert.equal(fs[0]!.start.line, 2);
+    });
+  });
+});
