@@ -21,6 +21,8 @@ export function packageVsix({ out, extra = [], production = true }) {
   for (const f of ['package.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(stage, f));
   // The Python agent ships as source: the extension puts this folder on the workload's PYTHONPATH.
   cpSync(join(ROOT, 'extension', 'agent'), join(stage, 'extension', 'agent'), { recursive: true, filter: (p) => !p.includes('__pycache__') });
+  // The lint rules' pages, which diagnostics link to.
+  cpSync(join(ROOT, 'docs', 'rules'), join(stage, 'docs', 'rules'), { recursive: true });
   mkdirSync(dirname(resolve(out)), { recursive: true });
   // Everything the extension runs is bundled, so vsce must not walk node_modules. With no
   // repository URL to resolve against, README links stay as written (docs/demo.png is not shipped).

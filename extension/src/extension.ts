@@ -1,7 +1,11 @@
 import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
+import { PythonParser } from './core/lint/parser';
 import { CommandId } from './host/commandIds';
 import { Config } from './host/config';
+import { LintCodeActions } from './host/lint/codeActions';
+import { LintDiagnostics } from './host/lint/diagnostics';
+import { lintWorkspaceCommand } from './host/lint/scan';
 import { createLog } from './host/log';
 import { MainCodeLens } from './host/mainCodeLens';
 import { compareCommand, selectDeviceCommand, showMemoryAtCommand } from './host/memory/commands';
@@ -78,6 +82,19 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.CompareSnapshots, (a?: vscode.Uri, b?: vscode.Uri) => compareCommand(deps, a, b)),
     cmd(CommandId.ShowSummary, () => showSummaryPanel(deps)),
     cmd(CommandId.ShowTimeline, () => timeline.show()),
+  );
+  // Lint: the parser's WebAssembly loads in the background; diagnostics start once it has.
+  const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);
+  void PythonParser.load(join(context.extensionPath, 'dist')).then(
+    (parser) => {
+      const lint = new LintDiagnostics(parser, docs);
+      context.subscriptions.push(
+        lint,
+        vscode.languages.registerCodeActionsProvider([{ language: 'python' }], new LintCodeActions(lint), { providedCodeActionKinds: LintCodeActions.kinds }),
+        cmd(CommandId.LintWorkspace, () => lintWorkspaceCommand(parser, lint, log)),
+      );
+    },
+    (e: Error) => log.error(`lint is off: the Python parser did not load: ${e.message}`),
   );
   log.info(`Headroom ${context.extension.packageJSON.version as string} activated`);
 }

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { globToRegExp } from '../../extension/src/core/lint/glob';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
+import { joinCells, splitFinding } from '../../extension/src/core/lint/notebook';
 import { PythonParser } from '../../extension/src/core/lint/parser';
+import { LintSession } from '../../extension/src/core/lint/session';
+import type { TextChange } from '../../extension/src/core/lint/session';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
 
@@ -297,5 +301,59 @@ except ImportError:
       assert.equal(fs[0]!.fixes.length, 0);
       assert.equal(fs[0]!.start.line, 2);
     });
+  });
+});
+
+describe('lint sessions, notebooks and globs', () => {
+  before(async () => {
+    parser ??= await PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
+  });
+  const src = 'import torch\ntotal = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    total += loss\n';
+  /** The change that replaces [a, b) of `text` with `ins`, as an editor reports it. */
+  const change = (text: string, a: number, b: number, ins: string): TextChange => {
+    const pos = (i: number) => ({ line: text.slice(0, i).split('\n').length - 1, col: i - (text.lastIndexOf('\n', i - 1) + 1) });
+    return { offset: a, length: b - a, text: ins, start: pos(a), end: pos(b) };
+  };
+
+  it('re-lints incrementally to the same findings as a full lint', () => {
+    const s = new LintSession(parser);
+    assert.equal(s.update(src).length, 1);
+    const at = src.indexOf('total = 0');
+    const next = src.slice(0, at) + '# running\n' + src.slice(at);
+    const inc = s.update(next, [change(src, at, at, '# running\n')]);
+    const full = lintText(parser, next).findings;
+    assert.deepEqual(inc.map((f) => [f.rule, f.start, f.startIndex]), full.map((f) => [f.rule, f.start, f.startIndex]));
+    assert.equal(inc[0]!.start.line, 5);
+  });
+
+  it('keeps the last good finding while its region does not parse', () => {
+    const s = new LintSession(parser);
+    s.update(src);
+    // Mid-edit: an unclosed call on the loss line breaks the loop's body.
+    const at = src.indexOf('criterion(model(x), y)') + 'criterion(model(x), y'.length;
+    const broken = src.slice(0, at) + src.slice(at + 1);
+    assert.deepEqual(lintText(parser, broken).findings.filter((f) => f.rule === 'HR001').length, 0, 'the broken text alone loses it');
+    const kept = s.update(broken, [change(src, at, at + 1, '')]);
+    assert.equal(kept.filter((f) => f.rule === 'HR001').length, 1);
+    assert.equal(kept[0]!.start.line, 4);
+  });
+
+  it('lints a notebook’s cells together and maps findings back to their cell, magics and all', () => {
+    const cells = ['%matplotlib inline\nimport torch', 'total = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    total += loss'];
+    const { text, starts } = joinCells(cells);
+    const fs = lintText(parser, text).findings;
+    assert.equal(fs.length, 1);
+    const r = splitFinding(fs[0]!, cells, starts)!;
+    assert.equal(r.cell, 1);
+    assert.deepEqual(r.finding.start, { line: 3, col: 4 });
+    assert.equal(applyEdits(cells[1]!, r.finding.fixes[0]!.edits).split('\n')[3], '    total += loss.item()');
+  });
+
+  it('globs match workspace-relative paths', () => {
+    assert.ok(globToRegExp('tests/**').test('tests/a/b.py'));
+    assert.ok(globToRegExp('**/test_*.py').test('test_x.py'));
+    assert.ok(globToRegExp('**/test_*.py').test('a/b/test_x.py'));
+    assert.ok(!globToRegExp('*.py').test('a/b.py'));
+    assert.ok(!globToRegExp('tests/**').test('src/tests.py'));
   });
 });

@@ -24,4 +24,6 @@ export const enum CommandId {
   ShowSummary = 'headroom.showSummary',
   /** {@link TimelinePanel.show} */
   ShowTimeline = 'headroom.showTimeline',
+  /** {@link lintWorkspaceCommand} */
+  LintWorkspace = 'headroom.lintWorkspace',
 }

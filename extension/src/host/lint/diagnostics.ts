@@ -1,0 +1,157 @@
+import * as vscode from 'vscode';
+import { globToRegExp } from '../../core/lint/glob';
+import { RULES } from '../../core/lint/lint';
+import type { LintOptions } from '../../core/lint/lint';
+import { joinCells, splitFinding } from '../../core/lint/notebook';
+import type { PythonParser } from '../../core/lint/parser';
+import { LintSession } from '../../core/lint/session';
+import type { Finding, RuleId, Severity } from '../../core/lint/types';
+
+const SEVERITY: Record<Severity, vscode.DiagnosticSeverity> = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  info: vscode.DiagnosticSeverity.Information,
+};
+
+/** The lint settings: `headroom.lint.enable`, `.rules` ({"HR005": "off" | "info" | …}), `.exclude` globs. */
+export function lintOptions(scope?: vscode.ConfigurationScope): { enabled: boolean; opts: LintOptions; exclude: string[] } {
+  const c = vscode.workspace.getConfiguration('headroom.lint', scope);
+  const severity: LintOptions['severity'] = {};
+  for (const [id, v] of Object.entries(c.get<Record<string, string>>('rules', {}))) {
+    if (id in RULES && ['off', 'error', 'warning', 'info'].includes(v)) severity[id as RuleId] = v as Severity | 'off';
+  }
+  return { enabled: c.get<boolean>('enable', true), opts: { severity }, exclude: c.get<string[]>('exclude', []) };
+}
+
+/**
+ * Diagnostics for Python as it is typed: `.py` files, untitled buffers and notebook cells (a
+ * notebook's code cells are linted together). Needs no workspace trust: nothing runs.
+ */
+export class LintDiagnostics implements vscode.Disposable {
+  readonly collection = vscode.languages.createDiagnosticCollection('headroom');
+  /** The findings behind each document's diagnostics, for the quick fixes. */
+  readonly findings = new Map<string, Finding[]>();
+  private readonly sessions = new Map<string, LintSession>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly pending = new Map<string, vscode.TextDocumentContentChangeEvent[]>();
+  private readonly subs: vscode.Disposable[];
+
+  constructor(
+    private readonly parser: PythonParser,
+    private readonly docUri: (id: RuleId) => vscode.Uri,
+  ) {
+    this.subs = [
+      this.collection,
+      vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d, [])),
+      vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document, e.contentChanges)),
+      vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri)),
+      vscode.workspace.onDidOpenNotebookDocument((n) => this.lintNotebook(n)),
+      vscode.workspace.onDidChangeNotebookDocument((e) => this.lintNotebook(e.notebook)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('headroom.lint')) this.relintAll();
+      }),
+    ];
+    this.relintAll();
+  }
+
+  private relintAll(): void {
+    for (const s of this.sessions.values()) s.dispose();
+    this.sessions.clear();
+    this.collection.clear();
+    this.findings.clear();
+    for (const d of vscode.workspace.textDocuments) this.schedule(d, []);
+    for (const n of vscode.workspace.notebookDocuments) this.lintNotebook(n);
+  }
+
+  private applies(d: vscode.TextDocument): boolean {
+    if (d.languageId !== 'python' || !['file', 'untitled', 'vscode-notebook-cell'].includes(d.uri.scheme)) return false;
+    const { enabled, exclude } = lintOptions(d.uri);
+    if (!enabled) return false;
+    const rel = vscode.workspace.asRelativePath(d.uri, false);
+    return !exclude.some((g) => globToRegExp(g).test(rel));
+  }
+
+  private schedule(d: vscode.TextDocument, changes: readonly vscode.TextDocumentContentChangeEvent[]): void {
+    if (!this.applies(d)) return;
+    if (d.uri.scheme === 'vscode-notebook-cell') {
+      const nb = vscode.workspace.notebookDocuments.find((n) => n.getCells().some((c) => c.document === d));
+      if (nb) this.lintNotebook(nb);
+      return;
+    }
+    const key = d.uri.toString();
+    this.pending.set(key, [...(this.pending.get(key) ?? []), ...changes]);
+    if (this.timers.has(key)) return;
+    // Keystrokes come in bursts: one pass per pause, incremental from the last tree.
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        const ch = this.pending.get(key) ?? [];
+        this.pending.delete(key);
+        this.lintDocument(d, ch);
+      }, changes.length ? 120 : 0),
+    );
+  }
+
+  private lintDocument(d: vscode.TextDocument, changes: readonly vscode.TextDocumentContentChangeEvent[]): void {
+    if (d.isClosed) return;
+    const key = d.uri.toString();
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = new LintSession(this.parser, lintOptions(d.uri).opts);
+      this.sessions.set(key, s);
+      changes = [];
+    }
+    const text = d.getText();
+    const found = s.update(
+      text,
+      changes.map((c) => ({ offset: c.rangeOffset, length: c.rangeLength, text: c.text, start: { line: c.range.start.line, col: c.range.start.character }, end: { line: c.range.end.line, col: c.range.end.character } })),
+    );
+    this.publish(d.uri, found);
+  }
+
+  private lintNotebook(nb: vscode.NotebookDocument): void {
+    const cells = nb.getCells().filter((c) => c.kind === vscode.NotebookCellKind.Code && c.document.languageId === 'python');
+    if (!cells.length || !lintOptions(nb.uri).enabled) return;
+    const texts = cells.map((c) => c.document.getText());
+    const { text, starts } = joinCells(texts);
+    const s = new LintSession(this.parser, lintOptions(nb.uri).opts);
+    const all = s.update(text);
+    s.dispose();
+    const per = cells.map((): Finding[] => []);
+    for (const f of all) {
+      const r = splitFinding(f, texts, starts);
+      if (r) per[r.cell]!.push(r.finding);
+    }
+    cells.forEach((c, i) => this.publish(c.document.uri, per[i]!));
+  }
+
+  publish(uri: vscode.Uri, found: Finding[]): void {
+    this.findings.set(uri.toString(), found);
+    this.collection.set(
+      uri,
+      found.map((f) => {
+        const d = new vscode.Diagnostic(new vscode.Range(f.start.line, f.start.col, f.end.line, f.end.col), f.message, SEVERITY[f.severity]);
+        d.source = 'headroom';
+        d.code = { value: f.rule, target: this.docUri(f.rule) };
+        return d;
+      }),
+    );
+  }
+
+  private forget(uri: vscode.Uri): void {
+    const key = uri.toString();
+    this.sessions.get(key)?.dispose();
+    this.sessions.delete(key);
+    clearTimeout(this.timers.get(key));
+    this.timers.delete(key);
+    // Diagnostics of files closed stay only if a workspace scan made them.
+    if (uri.scheme !== 'file') this.collection.delete(uri);
+  }
+
+  dispose(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    for (const s of this.sessions.values()) s.dispose();
+    for (const x of this.subs.splice(0)) x.dispose();
+  }
+}

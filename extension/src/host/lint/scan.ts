@@ -1,0 +1,37 @@
+import * as vscode from 'vscode';
+import { globToRegExp } from '../../core/lint/glob';
+import { lintText } from '../../core/lint/lint';
+import type { PythonParser } from '../../core/lint/parser';
+import type { LintDiagnostics } from './diagnostics';
+import { lintOptions } from './diagnostics';
+
+const SKIP = '{**/node_modules/**,**/.git/**,**/site-packages/**,**/.venv/**,**/venv/**,**/.headroom/**}';
+
+/** `Headroom: Lint Workspace…`: every Python file, with progress; findings land in the Problems panel. */
+export async function lintWorkspaceCommand(parser: PythonParser, lint: LintDiagnostics, log: vscode.LogOutputChannel): Promise<void> {
+  const files = await vscode.workspace.findFiles('**/*.py', SKIP);
+  let count = 0;
+  let withFindings = 0;
+  const decoder = new TextDecoder();
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Headroom: linting Python files', cancellable: true }, async (progress, token) => {
+    for (const [i, uri] of files.entries()) {
+      if (token.isCancellationRequested) break;
+      const { enabled, opts, exclude } = lintOptions(uri);
+      const rel = vscode.workspace.asRelativePath(uri, false);
+      if (!enabled || exclude.some((g) => globToRegExp(g).test(rel))) continue;
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      try {
+        const text = open ? open.getText() : decoder.decode(await vscode.workspace.fs.readFile(uri));
+        const r = lintText(parser, text, opts);
+        r.tree.delete();
+        lint.publish(uri, r.findings);
+        count += r.findings.length;
+        if (r.findings.length) withFindings++;
+      } catch (e) {
+        log.warn(`lint: ${uri.fsPath}: ${(e as Error).message}`);
+      }
+      if (i % 20 === 0) progress.report({ message: `${i + 1} of ${files.length}`, increment: (20 / files.length) * 100 });
+    }
+  });
+  void vscode.window.showInformationMessage(`Headroom: ${count} finding${count === 1 ? '' : 's'} in ${withFindings} of ${files.length} Python files (see the Problems panel).`);
+}

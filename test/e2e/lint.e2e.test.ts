@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe } from 'node:test';
+import { Session } from './harness/session';
+import { e2e } from './harness/test';
+
+// evaluate.py sums a loss with its graph in a validation loop without no_grad (line 12); the
+// notebook does the same in its second code cell.
+const WS = join(__dirname, 'lint_workspace');
+const LEAK_LINE = readFileSync(join(WS, 'evaluate.py'), 'utf8').split('\n').indexOf('        total_loss += loss') + 1;
+
+describe('lint in the editor', () => {
+  let s: Session | undefined;
+  before(async () => {
+    s = await Session.open({ workspace: WS });
+    await s.activate('evaluate.py');
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  /** The text of a rendered line of the active editor (1-based). */
+  const lineText = (s: Session, line: number) =>
+    s.page.evaluate((n) => {
+      const numbers = [...document.querySelectorAll('.editor-instance .margin-view-overlays .line-numbers')];
+      const num = numbers.find((e) => e.textContent?.trim() === String(n));
+      const top = (num?.parentElement as HTMLElement | undefined)?.style.top;
+      const row = [...document.querySelectorAll('.editor-instance .view-lines .view-line')].find((e) => (e as HTMLElement).style.top === top);
+      return (row?.textContent ?? '').replace(/\u00a0/g, ' ');
+    }, line);
+
+  e2e('the leak shows in the Problems panel, with the rule and what it keeps alive', () => s!, async (s) => {
+    assert.ok(LEAK_LINE > 0);
+    let entries = await s.problems.entries();
+    for (let i = 0; i < 50 && !entries.some((e) => e.includes('HR001')); i++) {
+      await s.page.waitForTimeout(200);
+      entries = await s.problems.entries();
+    }
+    const hr001 = entries.find((e) => e.includes('HR001'));
+    assert.ok(hr001, JSON.stringify(entries));
+    assert.match(hr001, /`total_loss` accumulates `loss`, which carries an autograd graph/);
+    assert.match(hr001, new RegExp(`\\[Ln ${LEAK_LINE}, Col 9\\]`));
+  });
+
+  e2e('the quick fix rewrites the line and the diagnostic goes away', () => s!, async (s) => {
+    await s.workbench.openFile('evaluate.py');
+    await s.editor.goToLine(LEAK_LINE);
+    await s.page.keyboard.press('End');
+    const fixes = await s.problems.quickFixes();
+    assert.ok(fixes.some((f) => f.includes('Accumulate a Python number: loss.item()')), JSON.stringify(fixes));
+    assert.ok(fixes.some((f) => f.includes('Ignore HR001 on this line')), JSON.stringify(fixes));
+    await s.problems.applyQuickFix('Accumulate a Python number');
+    let text = await lineText(s, LEAK_LINE);
+    for (let i = 0; i < 50 && !text.includes('loss.item()'); i++) {
+      await s.page.waitForTimeout(100);
+      text = await lineText(s, LEAK_LINE);
+    }
+    assert.equal(text.trim(), 'total_loss += loss.item()');
+    await s.page.keyboard.press('Control+Shift+M');
+    const rows = s.page.locator('.markers-panel .monaco-list-row');
+    let entries = await rows.allInnerTexts();
+    for (let i = 0; i < 50 && entries.some((e) => e.includes('HR001')); i++) {
+      await s.page.waitForTimeout(200);
+      entries = await rows.allInnerTexts();
+    }
+    assert.ok(!entries.some((e) => e.includes('HR001')), JSON.stringify(entries));
+  });
+
+  e2e('a notebook cell gets the same diagnostic', () => s!, async (s) => {
+    await s.workbench.openFile('validate.ipynb');
+    await s.page.locator('.notebook-editor').first().waitFor({ timeout: 60_000 });
+    await s.page.keyboard.press('Control+Shift+M');
+    const rows = s.page.locator('.markers-panel .monaco-list-row');
+    let texts: string[] = [];
+    for (let i = 0; i < 100 && !texts.some((t) => t.includes('HR001')); i++) {
+      await s.page.waitForTimeout(200);
+      texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    }
+    const hit = texts.find((t) => t.includes('HR001'));
+    assert.ok(hit, JSON.stringify(texts));
+    assert.match(hit, /`test_loss` accumulates `loss`/);
+    assert.match(hit, /\[Ln 4, Col 5\]/);
+  });
+});
