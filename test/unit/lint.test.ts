@@ -175,12 +175,14 @@ def step(model, x):
 
     it('suppressions: a line pragma, a file pragma, and a rule turned off', () => {
       const base = evalLoop;
-      assert.deepEqual(lint(base.replace('# running sum', '# headroom: ignore[HR001]')), []);
-      assert.deepEqual(lint(base.replace('# running sum', '# headroom: ignore')), []);
-      assert.equal(lint(base.replace('# running sum', '# headroom: ignore[HR005]')).length, 1);
-      assert.deepEqual(lint(`# headroom: ignore-file[HR001]\n${base}`), []);
-      assert.deepEqual(lintText(parser, base, { severity: { HR001: 'off' } }).findings, []);
-      assert.equal(lintText(parser, base, { severity: { HR001: 'info' } }).findings[0]!.severity, 'info');
+      const rules = (src: string) => lint(src).map((f) => f.rule);
+      assert.deepEqual(rules(base), ['HR004', 'HR001']);
+      assert.deepEqual(rules(base.replace('# running sum', '# headroom: ignore[HR001]')), ['HR004']);
+      assert.deepEqual(rules(base.replace('# running sum', '# headroom: ignore')), ['HR004']);
+      assert.deepEqual(rules(base.replace('# running sum', '# headroom: ignore[HR005]')), ['HR004', 'HR001']);
+      assert.deepEqual(rules(`# headroom: ignore-file[HR001, HR004]\n${base}`), []);
+      assert.deepEqual(lintText(parser, base, { severity: { HR001: 'off', HR004: 'off' } }).findings, []);
+      assert.equal(lintText(parser, base, { select: ['HR001'], severity: { HR001: 'info' } }).findings[0]!.severity, 'info');
     });
 
     it('a syntax error elsewhere leaves the rest of the file linted', () => {
@@ -188,6 +190,135 @@ def step(model, x):
       const r = lintText(parser, src);
       assert.equal(r.broken, true);
       assert.equal(r.findings.filter((f) => f.rule === 'HR001').length, 1);
+    });
+  });
+
+  describe('HR002 store-grad-tensor-in-container', () => {
+    it('losses.append(loss) in a training loop: .item() for a loss, .detach() for other tensors', () => {
+      const src = code(`
+import torch
+losses, outs = [], []
+for x, y in loader:
+    out = model(x)
+    loss = criterion(out, y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss)
+    outs.append(out)
+`);
+      const fs = lint(src, 'HR002');
+      assert.deepEqual(fs.map((f) => f.start.line), [7, 8]);
+      assert.equal(fixed(src, fs[0]!), src.replace('losses.append(loss)', 'losses.append(loss.item())'));
+      assert.equal(fixed(src, fs[1]!), src.replace('outs.append(out)', 'outs.append(out.detach())'));
+    });
+
+    it('no finding for detached values, a list that is back-propagated, or a list reset each step', () => {
+      const src = code(`
+import torch
+kept, summed = [], []
+for x, y in loader:
+    loss = criterion(model(x), y)
+    kept.append(loss.detach())
+    summed.append(loss)
+    step_losses = []
+    step_losses.append(loss)
+torch.stack(summed).sum().backward()
+`);
+      assert.deepEqual(lint(src, 'HR002'), []);
+    });
+  });
+
+  describe('HR004 eval-loop-without-no-grad', () => {
+    const src = code(`
+import torch
+
+def validate(model, loader):
+    model.eval()
+    correct = 0
+    for x, y in loader:
+        out = model(x)
+        correct += (out.argmax(1) == y).sum().item()
+    return correct
+`);
+    it('warns, and wraps the loop in no_grad keeping its lines and comments', () => {
+      const [f, ...rest] = lint(src, 'HR004');
+      assert.equal(rest.length, 0);
+      assert.equal(f!.severity, 'warning');
+      assert.equal(f!.start.line, 5);
+      assert.equal(
+        fixed(src, f!),
+        src.replace('    for x, y in loader:\n        out = model(x)\n        correct += (out.argmax(1) == y).sum().item()\n', '    with torch.no_grad():\n        for x, y in loader:\n            out = model(x)\n            correct += (out.argmax(1) == y).sum().item()\n'),
+      );
+      assert.equal(fixed(src, f!, 1), src.replace('def validate', '@torch.no_grad()\ndef validate'));
+    });
+
+    it('is an error with HR001 on the same loop; silent under no_grad, in Lightning steps and in training loops', () => {
+      const leak = src.replace('correct += (out.argmax(1) == y).sum().item()', 'correct += criterion(out, y)');
+      assert.equal(lint(leak).find((f) => f.rule === 'HR004')?.severity, 'error');
+      assert.deepEqual(lint(src.replace('def validate(model, loader):', '@torch.no_grad()\ndef validate(model, loader):'), 'HR004'), []);
+      assert.deepEqual(lint(src.replace('def validate', 'def validation_step'), 'HR004'), []);
+      assert.deepEqual(lint(src.replace('        out = model(x)', '        out = model(x)\n        out.sum().backward()'), 'HR004'), []);
+    });
+  });
+
+  describe('HR008, HR013, HR016: arguments that cost memory', () => {
+    it('HR008 removes set_to_none=False', () => {
+      const src = 'import torch\nopt.zero_grad(set_to_none=False)\nopt.zero_grad(set_to_none=True)\n';
+      const fs = lint(src, 'HR008');
+      assert.equal(fs.length, 1);
+      assert.equal(fixed(src, fs[0]!), src.replace('opt.zero_grad(set_to_none=False)', 'opt.zero_grad()'));
+    });
+
+    it('HR013 removes retain_graph=True unless a second backward follows in the step', () => {
+      const one = code(`
+import torch
+for x in loader:
+    loss = model(x).sum()
+    loss.backward(retain_graph=True)
+    opt.step()
+`);
+      const [f] = lint(one, 'HR013');
+      assert.ok(f);
+      assert.equal(fixed(one, f), one.replace('loss.backward(retain_graph=True)', 'loss.backward()'));
+      const gan = code(`
+import torch
+for x in loader:
+    d_loss = critic(model(x)).mean()
+    d_loss.backward(retain_graph=True)
+    g_loss = -d_loss
+    g_loss.backward()
+`);
+      assert.deepEqual(lint(gan, 'HR013'), []);
+    });
+
+    it('HR016 adds map_location="cpu" when the checkpoint goes into load_state_dict', () => {
+      const src = 'import torch\nsd = torch.load(path)\nmodel.load_state_dict(sd["model"])\nother = torch.load(p2)\n';
+      const fs = lint(src, 'HR016');
+      assert.equal(fs.length, 1);
+      assert.equal(fixed(src, fs[0]!), src.replace('torch.load(path)', 'torch.load(path, map_location="cpu")'));
+      assert.equal(lint('import torch\nmodel.load_state_dict(torch.load(p))\n', 'HR016').length, 1);
+      assert.deepEqual(lint('import torch\nmodel.load_state_dict(torch.load(p, map_location="cpu"))\n', 'HR016'), []);
+    });
+  });
+
+  describe('HR017 nonexistent-torch-api and HR018 deprecated-memory-api', () => {
+    it('HR017: the invented efficient_coalesce is an error that names the real memory APIs', () => {
+      const src = 'import torch\ntorch.cuda.memory.efficient_coalesce()\ntorch.cuda.memory.empty_cache()\ntorch.cuda.emtpy_cache()\nfrom torch.cuda.memory import memory_sumary\nif hasattr(torch.cuda, "new_api"):\n    torch.cuda.new_api()\ntorch.cuda._private()\n';
+      const fs = lint(src, 'HR017');
+      assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[1, 'error'], [3, 'error'], [4, 'error']]);
+      assert.match(fs[0]!.message, /torch\.cuda\.memory has no `efficient_coalesce`.*torch\.cuda\.empty_cache\(\)/);
+      assert.equal(fixed(src, fs[1]!), src.replace('torch.cuda.emtpy_cache()', 'torch.cuda.empty_cache()'));
+      assert.equal(fixed(src, fs[2]!), src.replace('import memory_sumary', 'import memory_summary'));
+    });
+
+    it('HR018 renames cached → reserved and converts list constructors', () => {
+      const src = 'import torch as th\na = th.cuda.memory_cached()\nth.cuda.reset_max_memory_allocated()\nt = th.cuda.FloatTensor([1.0, 2.0])\nu = th.cuda.FloatTensor(3, 4)\n';
+      const fs = lint(src, 'HR018');
+      assert.equal(fs.length, 4);
+      assert.equal(fixed(src, fs[0]!), src.replace('memory_cached', 'memory_reserved'));
+      assert.equal(fixed(src, fs[1]!), src.replace('reset_max_memory_allocated', 'reset_peak_memory_stats'));
+      assert.equal(fixed(src, fs[2]!), src.replace('th.cuda.FloatTensor([1.0, 2.0])', 'th.tensor([1.0, 2.0], dtype=th.float32, device="cuda")'));
+      assert.equal(fs[3]!.fixes.length, 0);
     });
   });
 

@@ -125,3 +125,39 @@ export function guarded(n: Node, stop: Node): boolean {
 export function versionGuarded(n: Node): boolean {
   return ancestors(n).some((p) => p.type === 'try_statement' && /except\s*\(?[^:]*\b(ImportError|AttributeError|ModuleNotFoundError)\b/.test(p.text));
 }
+
+/** Whether an assignment target binds `name`: `name = …`, `a, name = …`, `(name, b) = …`. */
+function binds_(left: Node | null, name: string): boolean {
+  if (!left) return false;
+  if (left.type === 'identifier') return left.text === name;
+  if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern') return left.namedChildren.some((c) => binds_(c, name));
+  return false;
+}
+
+/**
+ * Whether `name`, added to at `at` inside `loop`, grows across steps: bound before the loop in the
+ * same scope, never re-bound inside it (a per-step reset bounds it), and not back-propagated later
+ * (a deliberate sum of losses is how multi-part objectives work).
+ */
+export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
+  const scope = scopeOf(loop);
+  const binds = within(scope, ['assignment']).filter((x) => !x.equals(at) && binds_(x.childForFieldName('left'), name));
+  if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex)) return false;
+  if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
+  const word = new RegExp(`\\b${name}\\b`);
+  const later = within(scope, ['call']).filter((c) => c.startIndex > at.startIndex && /(^|\.)backward$/.test(c.childForFieldName('function')?.text ?? ''));
+  return !later.some((c) => word.test(c.text));
+}
+
+/** Step loops that hold no step loop themselves: each statement belongs to exactly one of them. */
+export function innermostStepLoops(root: Node): LoopFacts[] {
+  const out: LoopFacts[] = [];
+  for (const loop of root.descendantsOfType(['for_statement', 'while_statement'])) {
+    if (!loop) continue;
+    const f = loopFacts(loop);
+    if (!f.step) continue;
+    if (within(loop.childForFieldName('body') ?? loop, ['for_statement', 'while_statement']).some((l) => loopFacts(l).step)) continue;
+    out.push(f);
+  }
+  return out;
+}

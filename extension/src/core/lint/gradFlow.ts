@@ -77,11 +77,11 @@ export class GradFlow {
     else this.gt.delete(left.text);
   }
 
-  /** The statements of a loop body in order, calling `visit` before each assignment takes effect. */
+  /** A loop body's assignments and calls in order, calling `visit` before each assignment takes effect. */
   run(body: Node, visit: (a: Node) => void): void {
-    for (const a of within(body, ['assignment', 'augmented_assignment'])) {
+    for (const a of within(body, ['assignment', 'augmented_assignment', 'call'])) {
       visit(a);
-      this.assign(a);
+      if (a.type !== 'call') this.assign(a);
     }
   }
 }

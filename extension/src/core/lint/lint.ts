@@ -2,16 +2,30 @@ import type { Tree } from '@vscode/tree-sitter-wasm';
 import { importBindings, qualifier } from './imports';
 import type { PythonParser } from './parser';
 import { hr001 } from './rules/hr001';
+import { hr002 } from './rules/hr002';
+import { hr004 } from './rules/hr004';
 import { hr005 } from './rules/hr005';
 import { hr006 } from './rules/hr006';
 import { hr007 } from './rules/hr007';
+import { hr008 } from './rules/hr008';
+import { hr013 } from './rules/hr013';
+import { hr016 } from './rules/hr016';
+import { hr017 } from './rules/hr017';
+import { hr018 } from './rules/hr018';
 import type { Finding, RuleContext, RuleId, Severity, TextEdit } from './types';
 
-export const RULES: Record<RuleId, { name: string; run: (ctx: RuleContext) => Finding[] }> = {
+export const RULES: Partial<Record<RuleId, { name: string; run: (ctx: RuleContext) => Finding[] }>> = {
   HR001: { name: 'accumulate-grad-history', run: hr001 },
+  HR002: { name: 'store-grad-tensor-in-container', run: hr002 },
+  HR004: { name: 'eval-loop-without-no-grad', run: hr004 },
   HR005: { name: 'empty-cache-in-step-loop', run: hr005 },
   HR006: { name: 'checkpoint-use-reentrant', run: hr006 },
   HR007: { name: 'deprecated-cuda-amp', run: hr007 },
+  HR008: { name: 'zero-grad-writes-zeros', run: hr008 },
+  HR013: { name: 'retain-graph-in-loop', run: hr013 },
+  HR016: { name: 'gpu-checkpoint-load-surge', run: hr016 },
+  HR017: { name: 'nonexistent-torch-api', run: hr017 },
+  HR018: { name: 'deprecated-memory-api', run: hr018 },
 };
 
 export interface LintOptions {
@@ -52,7 +66,7 @@ export function lintText(parser: PythonParser, text: string, opts: LintOptions =
   const lines = text.split('\n');
   const fileOff = named(FILE_PRAGMA.exec(text));
   const findings: Finding[] = [];
-  for (const [id, rule] of Object.entries(RULES) as [RuleId, (typeof RULES)[RuleId]][]) {
+  for (const [id, rule] of Object.entries(RULES) as [RuleId, NonNullable<(typeof RULES)[RuleId]>][]) {
     if (opts.select && !opts.select.includes(id)) continue;
     const sev = opts.severity?.[id];
     if (sev === 'off' || fileOff === 'all' || fileOff?.has(id)) continue;
@@ -61,6 +75,10 @@ export function lintText(parser: PythonParser, text: string, opts: LintOptions =
       if (off === 'all' || off?.has(id)) continue;
       findings.push(sev ? { ...f, severity: sev } : f);
     }
+  }
+  // An eval loop without no_grad that also accumulates graphs is the costly combination: an error.
+  for (const f of findings) {
+    if (f.rule === 'HR004' && !opts.severity?.HR004 && findings.some((g) => (g.rule === 'HR001' || g.rule === 'HR002') && g.evidence?.loopLine === f.evidence?.loopLine)) f.severity = 'error';
   }
   findings.sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
   return { findings, tree, broken };

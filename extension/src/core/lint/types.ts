@@ -1,6 +1,21 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 
-export type RuleId = 'HR001' | 'HR005' | 'HR006' | 'HR007';
+export type RuleId =
+  | 'HR001'
+  | 'HR002'
+  | 'HR004'
+  | 'HR005'
+  | 'HR006'
+  | 'HR007'
+  | 'HR008'
+  | 'HR009'
+  | 'HR010'
+  | 'HR013'
+  | 'HR014'
+  | 'HR015'
+  | 'HR016'
+  | 'HR017'
+  | 'HR018';
 export type Severity = 'error' | 'warning' | 'info';
 
 /** A text replacement, in UTF-16 offsets of the linted text (what editors and JS strings use). */

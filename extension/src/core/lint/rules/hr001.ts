@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { loopFacts, scopeOf, underNoGrad, within } from '../facts';
+import { growsAcrossSteps, innermostStepLoops, underNoGrad } from '../facts';
 import type { LoopFacts } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
 import { findingAt } from '../types';
@@ -40,20 +40,13 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   const flow = new GradFlow(ctx.qualify, noGrad);
   const body = loop.node.childForFieldName('body');
   if (!body) return;
-  const scope = scopeOf(loop.node);
-  const assigns = within(scope, ['assignment']);
   flow.run(body, (a) => {
+    if (a.type === 'call') return;
     const acc = accumulator(a);
     if (!acc || noGrad(a)) return;
     const atom = graphAtom(acc.rhs, flow);
     if (!atom) return;
-    // Bounded if the accumulator is (re)set inside the loop, e.g. reset every optimizer step.
-    const resets = assigns.filter((x) => x.childForFieldName('left')?.text === acc.name && !x.equals(a));
-    if (resets.some((x) => x.startIndex > loop.node.startIndex && x.endIndex <= loop.node.endIndex)) return;
-    if (!resets.some((x) => x.endIndex <= loop.node.startIndex)) return;
-    // A deliberate sum that is back-propagated later is how multi-part losses work.
-    const later = within(scope, ['call']).filter((c) => c.startIndex > a.startIndex && /\.backward$/.test(c.childForFieldName('function')?.text ?? ''));
-    if (later.some((c) => new RegExp(`\\b${acc.name}\\b`).test(c.childForFieldName('function')!.text))) return;
+    if (!growsAcrossSteps(acc.name, a, loop.node)) return;
     const v = atom.text;
     const backedUp = loop.backward.some((c) => c.text.includes(v));
     const fixes = [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
@@ -73,14 +66,6 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
 /** HR001 accumulate-grad-history: `total_loss += loss` in a step loop keeps graphs alive. */
 export function hr001(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const loop of ctx.root.descendantsOfType(['for_statement', 'while_statement'])) {
-    if (!loop) continue;
-    const f = loopFacts(loop);
-    // The innermost step loop owns its statements; an outer loop does not look inside inner step loops twice.
-    if (!f.step) continue;
-    const inner = within(loop.childForFieldName('body') ?? loop, ['for_statement', 'while_statement']).some((l) => loopFacts(l).step);
-    if (inner) continue;
-    check(ctx, f, out);
-  }
+  for (const loop of innermostStepLoops(ctx.root)) check(ctx, loop, out);
   return out;
 }

@@ -1,6 +1,7 @@
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
+import { addArgument, keyword } from './kwargs';
 
 const CHECKPOINT = new Set(['torch.utils.checkpoint.checkpoint', 'torch.utils.checkpoint.checkpoint_sequential']);
 
@@ -10,17 +11,11 @@ export function hr006(ctx: RuleContext): Finding[] {
   for (const c of ctx.root.descendantsOfType('call')) {
     if (!c || !CHECKPOINT.has(ctx.qualify(c.childForFieldName('function')) ?? '')) continue;
     const args = c.childForFieldName('arguments');
-    if (!args || versionGuarded(c)) continue;
-    const named = args.namedChildren.filter((a) => a !== null);
-    if (named.some((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'use_reentrant')) continue;
-    if (named.some((a) => a.type === 'dictionary_splat')) continue; // **kwargs may carry it
-    const close = args.endIndex - 1;
-    const before = ctx.text.slice(args.startIndex + 1, close).trimEnd();
-    const text = before === '' ? 'use_reentrant=False' : before.endsWith(',') ? ' use_reentrant=False' : ', use_reentrant=False';
-    const at = args.startIndex + 1 + before.length;
+    if (!args || versionGuarded(c) || keyword(c, 'use_reentrant')) continue;
+    if (args.namedChildren.some((a) => a?.type === 'dictionary_splat')) continue; // **kwargs may carry it
     out.push(
       findingAt('HR006', 'warning', c, 'checkpoint() without use_reentrant: PyTorch warns and will change the default; the non-reentrant variant (use_reentrant=False) is the recommended one and supports more (keyword arguments, nested checkpoints, inputs without grad).', [
-        { title: 'Add use_reentrant=False', preferred: true, edits: [{ start: at, end: at, text }] },
+        { title: 'Add use_reentrant=False', preferred: true, edits: [addArgument(c, 'use_reentrant=False', ctx)] },
       ]),
     );
   }

@@ -1,0 +1,60 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import manifest from '../torch_manifest.json';
+import { ancestors, versionGuarded } from '../facts';
+import { findingAt } from '../types';
+import type { Finding, Fix, RuleContext } from '../types';
+
+const MODULES = (manifest as { modules: Record<string, { names: string[] }> }).modules;
+const VERSION = (manifest as { torch_version: string }).torch_version.split('+')[0]!;
+const NAMES = new Map(Object.entries(MODULES).map(([k, v]) => [k, new Set(v.names)]));
+const MEMORY_APIS = 'torch.cuda.empty_cache(), torch.cuda.memory_stats(), torch.cuda.memory_reserved(), or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True';
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0]!;
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const t = d[j]!;
+      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = t;
+    }
+  }
+  return d[b.length]!;
+}
+
+function report(ctx: RuleContext, mod: string, name: string, at: Node): Finding {
+  const near = [...NAMES.get(mod)!]
+    .filter((n) => !n.startsWith('_'))
+    .map((n) => [n, distance(n.toLowerCase(), name.toLowerCase())] as const)
+    .filter(([, d]) => d <= Math.max(2, Math.floor(name.length / 4)))
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, 3);
+  const fixes: Fix[] = near.map(([n], i) => ({ title: `Did you mean ${mod}.${n}?`, preferred: i === 0, edits: [{ start: at.startIndex, end: at.endIndex, text: n }] }));
+  const memory = /mem|cache|coalesce|defrag|fragment|alloc/i.test(name) ? ` For memory, the real APIs are ${MEMORY_APIS}.` : '';
+  return findingAt('HR017', 'error', at, `${mod} has no \`${name}\` (torch ${VERSION}): this raises AttributeError when it runs.${near.length ? ` Did you mean ${near.map(([n]) => n).join(', ')}?` : ''}${memory}`, fixes);
+}
+
+/** HR017 nonexistent-torch-api: a torch name that does not exist (a popular article invented torch.cuda.memory.efficient_coalesce). */
+export function hr017(ctx: RuleContext): Finding[] {
+  const out: Finding[] = [];
+  for (const a of ctx.root.descendantsOfType('attribute')) {
+    if (!a) continue;
+    const mod = ctx.qualify(a.childForFieldName('object'));
+    const attr = a.childForFieldName('attribute');
+    if (!mod || !attr || !NAMES.has(mod) || attr.text.startsWith('_') || NAMES.get(mod)!.has(attr.text)) continue;
+    // Assigning the attribute (monkey-patching), or a hasattr/try guard, is deliberate.
+    if (a.parent?.type === 'assignment' && a.parent.childForFieldName('left')?.equals(a)) continue;
+    if (versionGuarded(a) || ancestors(a).some((p) => p.type === 'if_statement' && /hasattr|getattr|version/.test(p.childForFieldName('condition')?.text ?? ''))) continue;
+    out.push(report(ctx, mod, attr.text, attr));
+  }
+  for (const st of ctx.root.descendantsOfType('import_from_statement')) {
+    const mod = st?.childForFieldName('module_name')?.text;
+    if (!st || !mod || !NAMES.has(mod) || versionGuarded(st)) continue;
+    for (const n of st.childrenForFieldName('name')) {
+      const id = n?.type === 'aliased_import' ? n.childForFieldName('name') : n;
+      if (id && !id.text.startsWith('_') && !NAMES.get(mod)!.has(id.text)) out.push(report(ctx, mod, id.text, id));
+    }
+  }
+  return out;
+}
