@@ -322,6 +322,92 @@ for x in loader:
     });
   });
 
+  describe('HR003, HR009, HR010, HR011, HR012, HR014, HR015', () => {
+    it('HR003 is off unless asked for; then it moves collected outputs to the host', () => {
+      const src = code(`
+import torch
+preds = []
+with torch.no_grad():
+    for x in loader:
+        out = model(x)
+        preds.append(out)
+`);
+      assert.deepEqual(lint(src).filter((f) => f.rule === 'HR003'), []);
+      const [f] = lint(src, 'HR003');
+      assert.equal(f?.severity, 'info');
+      assert.equal(fixed(src, f!), src.replace('preds.append(out)', 'preds.append(out.detach().cpu())'));
+      assert.deepEqual(lint(src.replace('preds.append(out)', 'preds.append(out.cpu())'), 'HR003'), []);
+    });
+
+    it('HR009 flags zero_grad between forward and backward, not gradient accumulation', () => {
+      const late = 'import torch\nfor x in loader:\n    loss = model(x).sum()\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n';
+      assert.deepEqual(lint(late, 'HR009').map((f) => f.start.line), [3]);
+      const early = 'import torch\nfor x in loader:\n    opt.zero_grad()\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n';
+      assert.deepEqual(lint(early, 'HR009'), []);
+      const accum = 'import torch\nfor i, x in enumerate(loader):\n    loss = model(x).sum()\n    if i % 4 == 0:\n        opt.zero_grad()\n    loss.backward()\n';
+      assert.deepEqual(lint(accum, 'HR009'), []);
+    });
+
+    it('HR010 folds the copy into the factory', () => {
+      const src = 'import torch\nfor x in loader:\n    m = torch.zeros(3, 4).cuda()\n    n = torch.ones(8, dtype=torch.int64).to(dev)\n    k = torch.zeros(2, device="cuda")\n';
+      const fs = lint(src, 'HR010');
+      assert.equal(fs.length, 2);
+      assert.equal(fixed(src, fs[0]!), src.replace('torch.zeros(3, 4).cuda()', 'torch.zeros(3, 4, device="cuda")'));
+      assert.equal(fixed(src, fs[1]!), src.replace('torch.ones(8, dtype=torch.int64).to(dev)', 'torch.ones(8, dtype=torch.int64, device=dev)'));
+      assert.deepEqual(lint('import torch\nm = torch.zeros(3).cuda()\n', 'HR010'), []);
+    });
+
+    it('HR011: CUDA in __getitem__, an error with forked workers', () => {
+      const src = code(`
+import torch
+from torch.utils.data import Dataset, DataLoader
+class Images(Dataset):
+    def __getitem__(self, i):
+        return self.data[i].cuda()
+    def stats(self):
+        return self.data.cuda()
+loader = DataLoader(Images(), num_workers=4)
+`);
+      const fs = lint(src, 'HR011');
+      assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[4, 'error']]);
+      assert.equal(lint(src.replace('num_workers=4', 'num_workers=0'), 'HR011')[0]?.severity, 'warning');
+    });
+
+    it('HR012: per-tensor pinning in a loop, and a host read before the copy is done', () => {
+      const pin = 'import torch\nfor x in batches:\n    y = x.pin_memory().to(dev, non_blocking=True)\n';
+      const [a] = lint(pin, 'HR012');
+      assert.equal(fixed(pin, a!), pin.replace('x.pin_memory().to', 'x.to'));
+      const read = 'import torch\ny = t.to("cpu", non_blocking=True)\nprint(y.numpy())\nv = y.numpy()\n';
+      const [c] = lint(read, 'HR012');
+      assert.equal(c?.severity, 'warning');
+      assert.equal(fixed(read, c!), read.replace(', non_blocking=True', ''));
+      assert.deepEqual(lint('import torch\ny = t.to("cpu", non_blocking=True)\ntorch.cuda.synchronize()\nv = y.numpy()\n', 'HR012'), []);
+    });
+
+    it('HR014: a hidden state fed back without detach; fine once detached', () => {
+      const src = code(`
+import torch
+hidden = model.init_hidden(bsz)
+for data, targets in batches:
+    output, hidden = model(data, hidden)
+    loss = criterion(output, targets)
+    loss.backward()
+    optimizer.step()
+`);
+      const [f] = lint(src, 'HR014');
+      assert.ok(f);
+      assert.equal(fixed(src, f), src.replace('    output, hidden = model(data, hidden)', '    hidden = hidden.detach() if isinstance(hidden, torch.Tensor) else tuple(t.detach() for t in hidden)\n    output, hidden = model(data, hidden)'));
+      assert.deepEqual(lint(fixed(src, f), 'HR014'), []);
+    });
+
+    it('HR015: retrying the model inside except, not logging or skipping', () => {
+      const retry = 'import torch\ntry:\n    out = model(x)\nexcept torch.cuda.OutOfMemoryError:\n    out = model(x[:1])\n';
+      assert.equal(lint(retry, 'HR015').length, 1);
+      const skip = 'import torch\nfor x in loader:\n    try:\n        out = model(x)\n    except RuntimeError as e:\n        print(e)\n        torch.cuda.empty_cache()\n        continue\n';
+      assert.deepEqual(lint(skip, 'HR015'), []);
+    });
+  });
+
   describe('HR005 empty-cache-in-step-loop', () => {
     it('in a step loop: a warning; the fix removes the line and keeps the comment above', () => {
       const src = code(`

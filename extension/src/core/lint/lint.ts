@@ -3,26 +3,47 @@ import { importBindings, qualifier } from './imports';
 import type { PythonParser } from './parser';
 import { hr001 } from './rules/hr001';
 import { hr002 } from './rules/hr002';
+import { hr003 } from './rules/hr003';
 import { hr004 } from './rules/hr004';
 import { hr005 } from './rules/hr005';
 import { hr006 } from './rules/hr006';
 import { hr007 } from './rules/hr007';
 import { hr008 } from './rules/hr008';
+import { hr009 } from './rules/hr009';
+import { hr010 } from './rules/hr010';
+import { hr011 } from './rules/hr011';
+import { hr012 } from './rules/hr012';
 import { hr013 } from './rules/hr013';
+import { hr014 } from './rules/hr014';
+import { hr015 } from './rules/hr015';
 import { hr016 } from './rules/hr016';
 import { hr017 } from './rules/hr017';
 import { hr018 } from './rules/hr018';
 import type { Finding, RuleContext, RuleId, Severity, TextEdit } from './types';
 
-export const RULES: Partial<Record<RuleId, { name: string; run: (ctx: RuleContext) => Finding[] }>> = {
+export interface Rule {
+  name: string;
+  run: (ctx: RuleContext) => Finding[];
+  /** Off unless selected or given a severity (noisy by nature). */
+  off?: boolean;
+}
+
+export const RULES: Record<RuleId, Rule> = {
   HR001: { name: 'accumulate-grad-history', run: hr001 },
   HR002: { name: 'store-grad-tensor-in-container', run: hr002 },
+  HR003: { name: 'outputs-retained-on-gpu', run: hr003, off: true },
   HR004: { name: 'eval-loop-without-no-grad', run: hr004 },
   HR005: { name: 'empty-cache-in-step-loop', run: hr005 },
   HR006: { name: 'checkpoint-use-reentrant', run: hr006 },
   HR007: { name: 'deprecated-cuda-amp', run: hr007 },
   HR008: { name: 'zero-grad-writes-zeros', run: hr008 },
+  HR009: { name: 'zero-grad-after-forward', run: hr009 },
+  HR010: { name: 'constant-tensor-moved-in-loop', run: hr010 },
+  HR011: { name: 'cuda-in-dataloader-worker', run: hr011 },
+  HR012: { name: 'pin-memory-misuse', run: hr012 },
   HR013: { name: 'retain-graph-in-loop', run: hr013 },
+  HR014: { name: 'rnn-hidden-not-detached', run: hr014 },
+  HR015: { name: 'oom-retry-in-except', run: hr015 },
   HR016: { name: 'gpu-checkpoint-load-surge', run: hr016 },
   HR017: { name: 'nonexistent-torch-api', run: hr017 },
   HR018: { name: 'deprecated-memory-api', run: hr018 },
@@ -66,9 +87,10 @@ export function lintText(parser: PythonParser, text: string, opts: LintOptions =
   const lines = text.split('\n');
   const fileOff = named(FILE_PRAGMA.exec(text));
   const findings: Finding[] = [];
-  for (const [id, rule] of Object.entries(RULES) as [RuleId, NonNullable<(typeof RULES)[RuleId]>][]) {
+  for (const [id, rule] of Object.entries(RULES) as [RuleId, Rule][]) {
     if (opts.select && !opts.select.includes(id)) continue;
     const sev = opts.severity?.[id];
+    if (rule.off && !opts.select && !sev) continue;
     if (sev === 'off' || fileOff === 'all' || fileOff?.has(id)) continue;
     for (const f of rule.run(ctx)) {
       const off = named(LINE_PRAGMA.exec(lines[f.start.line] ?? ''));

@@ -3,6 +3,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 export type RuleId =
   | 'HR001'
   | 'HR002'
+  | 'HR003'
   | 'HR004'
   | 'HR005'
   | 'HR006'
@@ -10,6 +11,8 @@ export type RuleId =
   | 'HR008'
   | 'HR009'
   | 'HR010'
+  | 'HR011'
+  | 'HR012'
   | 'HR013'
   | 'HR014'
   | 'HR015'

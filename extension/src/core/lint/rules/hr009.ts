@@ -1,0 +1,23 @@
+import { innermostStepLoops, isModelCall } from '../facts';
+import { findingAt } from '../types';
+import type { Finding, RuleContext } from '../types';
+
+/** HR009 zero-grad-after-forward: clearing grads after the forward keeps last step's grads alive through it. */
+export function hr009(ctx: RuleContext): Finding[] {
+  const out: Finding[] = [];
+  for (const loop of innermostStepLoops(ctx.root)) {
+    const body = loop.node.childForFieldName('body');
+    if (!body) continue;
+    // Only the loop's own statements: a zero_grad under an `if` is gradient accumulation.
+    const stmts = body.namedChildren.filter((s) => s?.type === 'expression_statement' || s?.type === 'assignment');
+    const calls = stmts.map((s) => s!.descendantsOfType('call').map((c) => c?.childForFieldName('function')?.text ?? ''));
+    const forward = calls.findIndex((cs) => cs.some((t) => isModelCall(t)));
+    const zero = calls.findIndex((cs) => cs.some((t) => /(^|\.)zero_grad$/.test(t)));
+    const backward = calls.findIndex((cs) => cs.some((t) => /\.backward$/.test(t)));
+    if (forward < 0 || zero < 0 || backward < 0 || !(forward < zero && zero < backward)) continue;
+    out.push(
+      findingAt('HR009', 'info', stmts[zero]!, "zero_grad() after the forward pass: the previous step's gradients stay allocated through the forward, on top of its activations, raising the peak by the size of the gradients. Call it at the start of the step (or right after optimizer.step()).", []),
+    );
+  }
+  return out;
+}

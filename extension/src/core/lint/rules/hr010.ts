@@ -1,0 +1,33 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import { ancestors } from '../facts';
+import { findingAt } from '../types';
+import type { Finding, Fix, RuleContext } from '../types';
+import { addArgument, keyword } from './kwargs';
+
+const FACTORIES = /^torch\.(tensor|zeros|ones|full|eye|arange|linspace|rand|randn|empty|zeros_like|ones_like)$/;
+
+/** HR010 constant-tensor-moved-in-loop: made on the host, then copied to the GPU, every iteration. */
+export function hr010(ctx: RuleContext): Finding[] {
+  const out: Finding[] = [];
+  for (const c of ctx.root.descendantsOfType('call')) {
+    const f = c?.childForFieldName('function');
+    const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
+    const made = f?.childForFieldName('object');
+    if (!c || !f || (method !== 'cuda' && method !== 'to') || made?.type !== 'call' || !FACTORIES.test(ctx.qualify(made.childForFieldName('function')) ?? '')) continue;
+    if (!ancestors(c).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) continue;
+    if (keyword(made, 'device')) continue;
+    const args = c.childForFieldName('arguments')!.namedChildren.filter((a): a is Node => !!a);
+    let device: string | undefined;
+    if (method === 'cuda' && args.length === 0) device = '"cuda"';
+    else if (method === 'to' && args.length === 1 && args[0]!.type !== 'keyword_argument') device = args[0]!.text;
+    const fixes: Fix[] = [];
+    if (device) {
+      const add = addArgument(made, `device=${device}`, ctx);
+      // Keep the factory call as written, with the device in it, and drop the copy after it.
+      const factory = ctx.text.slice(made.startIndex, add.start) + add.text + ctx.text.slice(add.end, made.endIndex);
+      fixes.push({ title: `Create it on the device: device=${device}`, preferred: true, edits: [{ start: c.startIndex, end: c.endIndex, text: factory }] });
+    }
+    out.push(findingAt('HR010', 'info', c, `A tensor made on the host and copied to the GPU (.${method}()) on every iteration: a host allocation and a transfer each time. Create it on the device (device=…), or once before the loop.`, fixes));
+  }
+  return out;
+}
