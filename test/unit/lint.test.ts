@@ -574,3 +574,13 @@ describe('lint sessions, notebooks and globs', () => {
     assert.ok(!globToRegExp('tests/**').test('src/tests.py'));
   });
 });
+
+describe('lint rule pages', () => {
+  it('every rule has its page in docs/rules, and every page a rule', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { RULES } = await import('../../extension/src/core/lint/lint');
+    const pages = readdirSync(join(ROOT, 'docs', 'rules')).map((f) => f.replace(/\.md$/, ''));
+    assert.deepEqual(pages.sort(), Object.keys(RULES).sort());
+    for (const [id, r] of Object.entries(RULES)) assert.match(readFileSync(join(ROOT, 'docs', 'rules', `${id}.md`), 'utf8'), new RegExp(`^# ${id} ${r.name}\\n`));
+  });
+});
