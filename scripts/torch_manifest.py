@@ -2,6 +2,7 @@
 installed torch. Usage: python3 scripts/torch_manifest.py OUT.json"""
 import importlib
 import json
+import pkgutil
 import sys
 import types
 
@@ -25,7 +26,11 @@ for name in ROOTS:
     except Exception as e:  # a module that needs an optional dependency
         print("skipped %s: %s" % (name, e), file=sys.stderr)
         continue
-    names = sorted(n for n in dir(mod) if not n.startswith("__"))
+    # Module-level names, properties of module classes (torch.backends.cudnn.benchmark), and
+    # submodules not imported yet (torch.distributed.tensor, torch.nn.utils.prune).
+    names = set(dir(mod)) | set(dir(type(mod)))
+    names |= {m.name for m in pkgutil.iter_modules(getattr(mod, "__path__", []) or [])}
+    names = sorted(n for n in names if not n.startswith("__"))
     subs = sorted(n for n in names if isinstance(getattr(mod, n, None), types.ModuleType))
     out["modules"][name] = {"names": names, "submodules": subs}
 with open(sys.argv[1], "w") as f:
