@@ -29,6 +29,10 @@ for name in ROOTS:
     # Module-level names, properties of module classes (torch.backends.cudnn.benchmark), and
     # submodules not imported yet (torch.distributed.tensor, torch.nn.utils.prune).
     names = set(dir(mod)) | set(dir(type(mod)))
+    # torch.backends.* replace themselves with a PropModule wrapping the real module in `.m`.
+    inner = getattr(mod, "m", None)
+    if isinstance(inner, types.ModuleType):
+        names |= set(dir(inner))
     names |= {m.name for m in pkgutil.iter_modules(getattr(mod, "__path__", []) or [])}
     names = sorted(n for n in names if not n.startswith("__"))
     subs = sorted(n for n in names if isinstance(getattr(mod, n, None), types.ModuleType))
