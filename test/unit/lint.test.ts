@@ -408,6 +408,69 @@ for data, targets in batches:
     });
   });
 
+  describe('traps found in the corpora', () => {
+    it('a loop over micro-batches inside forward() is not a step loop (pytorch/examples rpc pipeline)', () => {
+      const src = code(`
+import torch
+class Pipe(torch.nn.Module):
+    def forward(self, xs):
+        outs = []
+        for x in iter(xs.split(4)):
+            outs.append(self.p2.forward(x))
+        return torch.cat(outs)
+`);
+      assert.deepEqual(lint(src), []);
+    });
+
+    it('no_grad entered through an ExitStack, a project wrapper decorator, inference_mode inside the loop (detectron2, yolov5, accelerate)', () => {
+      const stack = code(`
+import torch
+from contextlib import ExitStack
+def inference_on_dataset(model, loader):
+    model.eval()
+    with ExitStack() as stack:
+        stack.enter_context(torch.no_grad())
+        for inputs in loader:
+            outputs = model(inputs)
+`);
+      assert.deepEqual(lint(stack, 'HR004'), []);
+      const wrapper = code(`
+import torch
+from utils.torch_utils import smart_inference_mode
+@smart_inference_mode()
+def run(model, dataloader):
+    model.eval()
+    for im in dataloader:
+        preds = model(im)
+`);
+      assert.deepEqual(lint(wrapper, 'HR004'), []);
+      const inner = code(`
+import torch
+def evaluation_loop(model, loader):
+    model.eval()
+    losses = []
+    for batch in loader:
+        with torch.inference_mode():
+            outputs = model(**batch)
+        loss = outputs.loss
+        losses.append(loss)
+`);
+      assert.deepEqual(lint(inner), []);
+    });
+
+    it('a model class being built is not a forward pass, and test_* functions are unit tests (accelerate)', () => {
+      const src = code(`
+import torch
+def test_state_dict(self):
+    for model_cls in (A, B):
+        model = model_cls()
+        model.eval()
+        out = model(x)
+`);
+      assert.deepEqual(lint(src, 'HR004'), []);
+    });
+  });
+
   describe('HR005 empty-cache-in-step-loop', () => {
     it('in a step loop: a warning; the fix removes the line and keeps the comment above', () => {
       const src = code(`

@@ -36,7 +36,8 @@ export function within(root: Node, types: readonly string[]): Node[] {
   return out;
 }
 
-export const isModelCall = (callee: string): boolean => MODEL_CALLEE.test(callee);
+/** A call that runs a model (not one that builds it: model_cls(), model_fn()). */
+export const isModelCall = (callee: string): boolean => MODEL_CALLEE.test(callee) && !/_(cls|class|fn|factory|type|name|path|config|kwargs)$/i.test(callee);
 export const isLossCall = (callee: string, q: string | undefined): boolean =>
   LOSS_CALLEE.test(callee.split('.').pop() ?? '') || /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
 
@@ -68,7 +69,10 @@ export interface LoopFacts {
 export function loopFacts(loop: Node): LoopFacts {
   const s = stepCalls(loop);
   const iter = loop.type === 'for_statement' ? loop.childForFieldName('right')?.text ?? '' : loop.childForFieldName('condition')?.text ?? '';
-  const step = s.backward.length > 0 || s.step || (s.model && DATA_ITER.test(iter));
+  // A loop inside forward() runs within one step (micro-batches, layers), never across steps.
+  const fn = scopeOf(loop);
+  const intraStep = fn.type === 'function_definition' && /^(forward|__call__)$/.test(fn.childForFieldName('name')?.text ?? '');
+  const step = !intraStep && (s.backward.length > 0 || s.step || (s.model && DATA_ITER.test(iter)));
   return { node: loop, step, train: s.backward.length > 0 || s.step, backward: s.backward };
 }
 
@@ -88,12 +92,22 @@ export function stepLoopOf(n: Node): LoopFacts | undefined {
 export function underNoGrad(n: Node, qualify: Qualify): boolean {
   for (const p of ancestors(n)) {
     if (p.type === 'with_statement') {
+      // with ExitStack() as stack: stack.enter_context(torch.no_grad()) (detectron2's evaluator).
+      const entered = p.childForFieldName('body')?.descendantsOfType('call').some((c) => {
+        if (!c || c.startIndex > n.startIndex || !/\.enter_context$/.test(c.childForFieldName('function')?.text ?? '')) return false;
+        const inner = c.childForFieldName('arguments')?.namedChild(0);
+        const q = qualify(inner?.type === 'call' ? inner.childForFieldName('function') : null);
+        return !!q && NO_GRAD.has(q);
+      });
+      if (entered) return true;
       for (const item of p.descendantsOfType('with_item')) {
         const v = item?.childForFieldName('value');
         const call = v?.type === 'as_pattern' ? v.namedChild(0) : v;
         const callee = call?.type === 'call' ? call.childForFieldName('function') : call;
         const q = qualify(callee ?? null);
         if (q && NO_GRAD.has(q)) return true;
+        // Project wrappers (yolov5's smart_inference_mode) say what they do in their name.
+        if (/(^|\.)\w*(no_grad|inference_mode)$/.test(callee?.text ?? '')) return true;
         if (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)/.test(call?.text ?? '')) return true;
       }
     }
@@ -103,8 +117,9 @@ export function underNoGrad(n: Node, qualify: Qualify): boolean {
       for (const d of dec?.namedChildren ?? []) {
         if (d?.type !== 'decorator') continue;
         const e = d.namedChild(0);
-        const q = qualify(e?.type === 'call' ? e.childForFieldName('function') : (e ?? null));
-        if (q && NO_GRAD.has(q)) return true;
+        const target = e?.type === 'call' ? e.childForFieldName('function') : (e ?? null);
+        const q = qualify(target);
+        if ((q && NO_GRAD.has(q)) || /(^|\.)\w*(no_grad|inference_mode)$/.test(target?.text ?? '')) return true;
       }
     }
   }

@@ -39,7 +39,8 @@ export class GradFlow {
       case 'subscript':
         return this.carries(e.childForFieldName('value'));
       case 'attribute':
-        return e.childForFieldName('attribute')?.text === 'loss' || this.carries(e.childForFieldName('object'));
+        // outputs.loss, outputs.logits: as the output they come from.
+        return this.carries(e.childForFieldName('object'));
       case 'call':
         return this.callCarries(e);
       default:

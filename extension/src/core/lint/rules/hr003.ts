@@ -21,7 +21,7 @@ export function hr003(ctx: RuleContext): Finding[] {
     if (!loop) continue;
     const f = loopFacts(loop);
     const body = loop.childForFieldName('body');
-    if (!body || f.train) continue;
+    if (!body || f.train || !f.step) continue; // an eval loop over data, not layers or micro-batches inside forward()
     const outs = outputs(body);
     for (const c of within(body, ['call'])) {
       const fn = c.childForFieldName('function');

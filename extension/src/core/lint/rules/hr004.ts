@@ -3,7 +3,8 @@ import { ancestors, isModelCall, loopFacts, underNoGrad, within } from '../facts
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
-const EVAL_NAME = /^(eval|valid|test|predict|infer)/i;
+/** eval*, valid*, test (but not test_* unit tests), predict*, infer*. */
+const EVAL_NAME = /^(eval|valid|test(?!_)|predict|infer)/i;
 
 /** The name `torch` is bound to in this file, for code the fixes write. */
 function torchName(ctx: RuleContext): string | undefined {
@@ -45,7 +46,7 @@ export function hr004(ctx: RuleContext): Finding[] {
       if (!EVAL_NAME.test(name) && !evalCalls.some((c) => c.endIndex <= loop.startIndex)) continue;
       const f = loopFacts(loop);
       if (f.train || underNoGrad(loop, ctx.qualify)) continue;
-      const calls = within(loop.childForFieldName('body') ?? loop, ['call']).filter((c) => isModelCall(c.childForFieldName('function')?.text ?? ''));
+      const calls = within(loop.childForFieldName('body') ?? loop, ['call']).filter((c) => isModelCall(c.childForFieldName('function')?.text ?? '') && !underNoGrad(c, ctx.qualify));
       if (!calls.length) continue;
       const fixes = torch ? [wrapFix(loop, ctx, torch), decorateFix(fn, ctx, torch)].filter((x): x is Fix => !!x) : [];
       const head = loop.child(0)!;

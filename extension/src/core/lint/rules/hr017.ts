@@ -7,6 +7,8 @@ import type { Finding, Fix, RuleContext } from '../types';
 const MODULES = (manifest as { modules: Record<string, { names: string[] }> }).modules;
 const VERSION = (manifest as { torch_version: string }).torch_version.split('+')[0]!;
 const NAMES = new Map(Object.entries(MODULES).map(([k, v]) => [k, new Set(v.names)]));
+/** Accelerators that out-of-tree plugins attach to `torch` at import time (torch_npu, torch_mlu, …). */
+const PLUGIN_BACKENDS = new Set(['npu', 'mlu', 'musa', 'hpu', 'neuron', 'sdaa', 'dipu', 'gcu', 'ipu', 'maia', 'xla']);
 const MEMORY_APIS = 'torch.cuda.empty_cache(), torch.cuda.memory_stats(), torch.cuda.memory_reserved(), or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True';
 
 function distance(a: string, b: string): number {
@@ -43,6 +45,7 @@ export function hr017(ctx: RuleContext): Finding[] {
     const mod = ctx.qualify(a.childForFieldName('object'));
     const attr = a.childForFieldName('attribute');
     if (!mod || !attr || !NAMES.has(mod) || attr.text.startsWith('_') || NAMES.get(mod)!.has(attr.text)) continue;
+    if ((mod === 'torch' || mod === 'torch.backends') && PLUGIN_BACKENDS.has(attr.text)) continue;
     // Assigning the attribute (monkey-patching), or a hasattr/try guard, is deliberate.
     if (a.parent?.type === 'assignment' && a.parent.childForFieldName('left')?.equals(a)) continue;
     if (versionGuarded(a) || ancestors(a).some((p) => p.type === 'if_statement' && /hasattr|getattr|version/.test(p.childForFieldName('condition')?.text ?? ''))) continue;
