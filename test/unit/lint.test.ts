@@ -606,6 +606,39 @@ describe('lint sessions, notebooks and globs', () => {
     assert.equal(inc[0]!.start.line, 5);
   });
 
+  it('after any sequence of edits, re-linting only the touched statements equals a full lint', () => {
+    // Several functions with findings, edited at pseudo-random places with edits that keep the
+    // syntax valid (comment lines added or removed, spaces at line ends), and a new import once.
+    let text = [0, 1, 2, 3].map((k) => `def evaluate_${k}(model, loader):\n    total = 0\n    for x, y in loader:\n        loss = criterion(model(x), y)\n        total += loss\n    return total\n`).join('\n');
+    text = `import torch\n${text}\nx = torch.cuda.memory_cached()\n`;
+    const s = new LintSession(parser);
+    s.update(text);
+    let seed = 11;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let step = 0; step < 40; step++) {
+      const lines = text.split('\n');
+      const ln = rnd(lines.length);
+      const lineStart = lines.slice(0, ln).join('\n').length + (ln ? 1 : 0);
+      let c: TextChange;
+      const toggle = [...text.matchAll(/total \+= loss(\.item\(\))?\n/g)];
+      if (step === 20) c = change(text, 0, 0, 'import torch.nn.functional as F\n');
+      else if (step % 3 === 0 && toggle.length) {
+        // A fix applied or undone: the finding must come or go.
+        const m = toggle[rnd(toggle.length)]!;
+        const at = m.index! + 'total += loss'.length;
+        c = m[1] ? change(text, at, at + '.item()'.length, '') : change(text, at, at, '.item()');
+      }
+      else if (rnd(3) === 0 && /^\s*# edit$/.test(lines[ln]!)) c = change(text, lineStart, lineStart + lines[ln]!.length + 1, '');
+      else if (rnd(2) === 0) c = change(text, lineStart, lineStart, `${lines[ln]!.match(/^\s*/)![0]}# edit\n`);
+      else c = change(text, lineStart + lines[ln]!.length, lineStart + lines[ln]!.length, ' ');
+      text = text.slice(0, c.offset) + c.text + text.slice(c.offset + c.length);
+      const inc = s.update(text, [c]).map((f) => `${f.rule}@${f.startIndex}:${f.severity}`);
+      const full = lintText(parser, text).findings.map((f) => `${f.rule}@${f.startIndex}:${f.severity}`);
+      assert.deepEqual(inc, full, `after step ${step}`);
+    }
+    s.dispose();
+  });
+
   it('keeps the last good finding while its region does not parse', () => {
     const s = new LintSession(parser);
     s.update(src);

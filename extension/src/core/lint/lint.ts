@@ -1,4 +1,4 @@
-import type { Tree } from '@vscode/tree-sitter-wasm';
+import type { Node, Tree } from '@vscode/tree-sitter-wasm';
 import { importBindings, qualifier } from './imports';
 import type { PythonParser } from './parser';
 import { hr001 } from './rules/hr001';
@@ -79,31 +79,43 @@ function named(m: RegExpExecArray | null): Set<string> | 'all' | undefined {
  */
 export function lintText(parser: PythonParser, text: string, opts: LintOptions = {}, previous?: Tree): LintResult {
   const tree = parser.parse(text, previous);
-  const root = tree.rootNode;
-  const bindings = importBindings(root);
-  const broken = root.hasError;
-  if (![...bindings.values()].some((q) => q === 'torch' || q.startsWith('torch.'))) return { findings: [], tree, broken };
-  const ctx: RuleContext = { root, text, qualify: qualifier(bindings) };
+  return { findings: lintTree(tree, text, opts), tree, broken: tree.rootNode.hasError };
+}
+
+/** The imports a file's findings depend on (a change here means a full re-lint). */
+export function importsKey(root: Node): string {
+  return [...importBindings(root)].map(([k, v]) => `${k}=${v}`).join(';');
+}
+
+/** Lints a parsed file, or only the given top-level statements of it (the rest is unchanged). */
+export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly Node[]): Finding[] {
+  const file = tree.rootNode;
+  const bindings = importBindings(file);
+  if (![...bindings.values()].some((q) => q === 'torch' || q.startsWith('torch.'))) return [];
+  const torch = [...bindings].find(([, q]) => q === 'torch')?.[0];
+  const qualify = qualifier(bindings);
   const lines = text.split('\n');
   const fileOff = named(FILE_PRAGMA.exec(text));
   const findings: Finding[] = [];
-  for (const [id, rule] of Object.entries(RULES) as [RuleId, Rule][]) {
-    if (opts.select && !opts.select.includes(id)) continue;
-    const sev = opts.severity?.[id];
-    if (rule.off && !opts.select && !sev) continue;
-    if (sev === 'off' || fileOff === 'all' || fileOff?.has(id)) continue;
-    for (const f of rule.run(ctx)) {
-      const off = named(LINE_PRAGMA.exec(lines[f.start.line] ?? ''));
-      if (off === 'all' || off?.has(id)) continue;
-      findings.push(sev ? { ...f, severity: sev } : f);
+  for (const root of scopes ?? [file]) {
+    const ctx: RuleContext = { root, file, text, qualify, torch };
+    for (const [id, rule] of Object.entries(RULES) as [RuleId, Rule][]) {
+      if (opts.select && !opts.select.includes(id)) continue;
+      const sev = opts.severity?.[id];
+      if (rule.off && !opts.select && !sev) continue;
+      if (sev === 'off' || fileOff === 'all' || fileOff?.has(id)) continue;
+      for (const f of rule.run(ctx)) {
+        const off = named(LINE_PRAGMA.exec(lines[f.start.line] ?? ''));
+        if (off === 'all' || off?.has(id)) continue;
+        findings.push(sev ? { ...f, severity: sev } : f);
+      }
     }
   }
   // An eval loop without no_grad that also accumulates graphs is the costly combination: an error.
   for (const f of findings) {
     if (f.rule === 'HR004' && !opts.severity?.HR004 && findings.some((g) => (g.rule === 'HR001' || g.rule === 'HR002') && g.evidence?.loopLine === f.evidence?.loopLine)) f.severity = 'error';
   }
-  findings.sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
-  return { findings, tree, broken };
+  return findings.sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
 }
 
 /** Applies edits (non-overlapping) to a text. */

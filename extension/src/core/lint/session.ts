@@ -1,5 +1,5 @@
 import type { Edit, Node, Tree } from '@vscode/tree-sitter-wasm';
-import { lintText } from './lint';
+import { importsKey, lintTree } from './lint';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './parser';
 import type { Finding } from './types';
@@ -61,6 +61,8 @@ function errorRanges(root: Node): [number, number][] {
 export class LintSession {
   private tree: Tree | undefined;
   private findings: Finding[] = [];
+  private imports = '';
+  private pragmas = '';
 
   constructor(
     private readonly parser: PythonParser,
@@ -75,23 +77,33 @@ export class LintSession {
 
   /** Lints `text`, the document after `changes` (none: a full parse). */
   update(text: string, changes: readonly TextChange[] = []): Finding[] {
+    const key = `${text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? ''}`;
     let kept = this.findings;
-    if (this.tree && changes.length) {
+    const old = this.tree;
+    if (old && changes.length) {
       for (const c of changes) {
-        this.tree.edit(toEdit(c));
+        old.edit(toEdit(c));
         kept = kept.map((f) => shift(f, c, text)).filter((f): f is Finding => !!f);
       }
-    } else {
-      this.tree?.delete();
-      this.tree = undefined;
-      kept = [];
-    }
-    const r = lintText(this.parser, text, this.opts, this.tree);
-    this.tree?.delete();
-    this.tree = r.tree;
-    let out = r.findings;
-    if (r.broken && kept.length) {
-      const broken = errorRanges(r.tree.rootNode);
+    } else kept = [];
+    const tree = this.parser.parse(text, old && changes.length ? old : undefined);
+    const root = tree.rootNode;
+    let out: Finding[];
+    const imports = importsKey(root);
+    if (old && changes.length && imports === this.imports && key === this.pragmas) {
+      // Only the top-level statements an edit touched are linted again; the rest keep their findings.
+      const touched = [...tree.getChangedRanges(old).map((r) => [r.startIndex, r.endIndex] as const), ...changes.map((c) => [c.offset, c.offset + c.text.length] as const)];
+      const tops = root.namedChildren.filter((t): t is Node => !!t);
+      const dirty = tops.filter((t) => touched.some(([a, b]) => a <= t.endIndex && b >= t.startIndex));
+      const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
+      out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
+    } else out = lintTree(tree, text, this.opts);
+    old?.delete();
+    this.tree = tree;
+    this.imports = imports;
+    this.pragmas = key;
+    if (root.hasError && kept.length) {
+      const broken = errorRanges(root);
       // A broken region spans at least its lines: keep old findings on those lines.
       const lineOf = (i: number) => text.slice(0, i).split('\n').length - 1;
       const lines = broken.map(([a, b]) => [lineOf(a), lineOf(b)] as const);

@@ -52,11 +52,16 @@ export interface Finding {
   evidence?: { line: number; loopLine: number; name: string };
 }
 
-/** What a rule sees: the tree, the text, and the shared facts. */
+/** What a rule sees: the part of the tree to check, the whole file, the text, and the shared facts. */
 export interface RuleContext {
+  /** Where to look for findings: the module, or one top-level statement when re-linting after an edit. */
   root: Node;
+  /** The whole module, for file-level facts (a DataLoader's workers). */
+  file: Node;
   text: string;
   qualify(n: Node | null): string | undefined;
+  /** The local name bound to `torch`, for code the fixes write. */
+  torch: string | undefined;
 }
 
 export function findingAt(rule: RuleId, severity: Severity, n: Node, message: string, fixes: Fix[] = [], evidence?: Finding['evidence']): Finding {

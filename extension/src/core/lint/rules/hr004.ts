@@ -6,12 +6,6 @@ import type { Finding, Fix, RuleContext } from '../types';
 /** eval*, valid*, test (but not test_* unit tests), predict*, infer*. */
 const EVAL_NAME = /^(eval|valid|test(?!_)|predict|infer)/i;
 
-/** The name `torch` is bound to in this file, for code the fixes write. */
-function torchName(ctx: RuleContext): string | undefined {
-  for (const id of ctx.root.descendantsOfType('identifier')) if (id && ctx.qualify(id) === 'torch') return id.text;
-  return undefined;
-}
-
 /** Wraps the loop in `with torch.no_grad():`, its lines one level deeper (unsafe across multi-line strings). */
 function wrapFix(loop: Node, ctx: RuleContext, torch: string): Fix | undefined {
   if (loop.descendantsOfType('string').some((s) => s && s.startPosition.row !== s.endPosition.row)) return undefined;
@@ -34,7 +28,7 @@ function decorateFix(fn: Node, ctx: RuleContext, torch: string): Fix {
 /** HR004 eval-loop-without-no-grad: an evaluation loop builds graphs nobody back-propagates. */
 export function hr004(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  const torch = torchName(ctx);
+  const torch = ctx.torch;
   for (const fn of ctx.root.descendantsOfType('function_definition')) {
     if (!fn) continue;
     const name = fn.childForFieldName('name')?.text ?? '';

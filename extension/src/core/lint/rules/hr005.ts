@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { guarded, stepLoopOf } from '../facts';
+import { ancestors, guarded, stepLoopOf } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -35,7 +35,7 @@ export function hr005(ctx: RuleContext): Finding[] {
           st ? [removal(st, ctx)] : [],
         ),
       );
-    } else if (c.parent?.type === 'expression_statement' && ctx.root.descendantsOfType(['for_statement', 'while_statement']).some((l) => l && l.startIndex < c.startIndex && c.endIndex <= l.endIndex)) {
+    } else if (c.parent?.type === 'expression_statement' && ancestors(c).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) {
       out.push(findingAt('HR005', 'info', c, 'empty_cache() in a loop: it frees no memory tensors still use, and costs a cudaMalloc for every block needed again.', []));
     }
   }

@@ -19,7 +19,7 @@ function cudaPlacement(c: Node): boolean {
 /** Whether a DataLoader in the file runs workers in forked processes. */
 function forkedWorkers(ctx: RuleContext): boolean {
   if (/set_start_method\(\s*["']spawn/.test(ctx.text)) return false;
-  return ctx.root.descendantsOfType('call').some((c) => {
+  return ctx.file.descendantsOfType('call').some((c) => {
     if (!c || !/(^|\.)DataLoader$/.test(c.childForFieldName('function')?.text ?? '')) return false;
     const n = Number(keyword(c, 'num_workers')?.childForFieldName('value')?.text);
     return n > 0 && !keyword(c, 'multiprocessing_context');

@@ -6,7 +6,7 @@ import type { Finding, RuleContext } from '../types';
 /** HR014 rnn-hidden-not-detached: a hidden state fed back across steps chains every step's graph. */
 export function hr014(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  const torch = [...ctx.root.descendantsOfType('identifier')].find((i) => i && ctx.qualify(i) === 'torch')?.text;
+  const torch = ctx.torch;
   for (const loop of innermostStepLoops(ctx.root)) {
     const body = loop.node.childForFieldName('body');
     if (!body || !loop.backward.length) continue;

@@ -1,0 +1,110 @@
+// npm run bench:lint: the linter on a 5,000-line file (full lint, and re-lint after a one-character
+// edit), and optionally on whole corpora (HEADROOM_CORPUS=dir1:dir2), against CPython's ast.parse of
+// the same text measured in the same run (TorchFix cannot be installed here: no PyPI). Goals: full
+// ≤ 40 ms, incremental ≤ 5 ms, ≥ 10× faster than TorchFix.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { lintText } from '../extension/src/core/lint/lint';
+import { PythonParser } from '../extension/src/core/lint/parser';
+import { LintSession } from '../extension/src/core/lint/session';
+
+const ROOT = resolve(__dirname, '..');
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** A 5,000-line file of real Python: HEADROOM_LINT_FILE, else this repository's Python sources end to end. */
+function bigFile(): { text: string; what: string } {
+  if (process.env.HEADROOM_LINT_FILE) return { text: readFileSync(process.env.HEADROOM_LINT_FILE, 'utf8'), what: process.env.HEADROOM_LINT_FILE };
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory() && !['node_modules', '.git', '__pycache__', 'dist', 'artifacts'].includes(e.name)) walk(join(d, e.name));
+      else if (e.name.endsWith('.py')) files.push(join(d, e.name));
+    }
+  };
+  for (const d of ['extension/agent', 'test', 'bench', 'scripts']) walk(join(ROOT, d));
+  let text = '';
+  for (let i = 0; text.split('\n').length < 5000; i++) text += readFileSync(files[i % files.length]!, 'utf8') + '\n';
+  const lines = text.split('\n').slice(0, 5000).join('\n');
+  return { text: lines, what: `this repository's Python sources concatenated (${files.length} files, cut at 5,000 lines)` };
+}
+
+/** CPython's ast.parse of each text, median ms over `reps` runs each (in-process, no interpreter start-up). */
+function cpythonParse(paths: string[], reps: number): number[] {
+  const py = `
+import ast, sys, time, json
+out = []
+for p in sys.argv[2:]:
+    src = open(p, encoding="utf-8", errors="replace").read()
+    ts = []
+    for _ in range(int(sys.argv[1])):
+        t = time.perf_counter()
+        try:
+            ast.parse(src)
+        except SyntaxError:
+            pass
+        ts.append((time.perf_counter() - t) * 1000)
+    ts.sort()
+    out.append(ts[len(ts) // 2])
+print(json.dumps(out))`;
+  return JSON.parse(execFileSync('python3', ['-c', py, String(reps), ...paths], { encoding: 'utf8', maxBuffer: 1 << 26 })) as number[];
+}
+
+async function main(): Promise<void> {
+  const parser = await PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
+  const { text, what } = bigFile();
+  const path = join(tmpdir(), 'headroom-lint-bench.py');
+  writeFileSync(path, text);
+  for (let i = 0; i < 5; i++) lintText(parser, text).tree.delete(); // warm up
+  const full: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const t = performance.now();
+    lintText(parser, text).tree.delete();
+    full.push(performance.now() - t);
+  }
+  // One character typed in the middle of the file, then deleted again, 60 times.
+  const s = new LintSession(parser);
+  s.update(text);
+  const at = text.indexOf('\n', Math.floor(text.length / 2)) + 1;
+  const line = text.slice(0, at).split('\n').length - 1;
+  const inc: number[] = [];
+  let cur = text;
+  for (let i = 0; i < 60; i++) {
+    const typing = i % 2 === 0;
+    const next = typing ? cur.slice(0, at) + '#' + cur.slice(at) : cur.slice(0, at) + cur.slice(at + 1);
+    const change = typing ? { offset: at, length: 0, text: '#', start: { line, col: 0 }, end: { line, col: 0 } } : { offset: at, length: 1, text: '', start: { line, col: 0 }, end: { line, col: 1 } };
+    const t = performance.now();
+    s.update(next, [change]);
+    inc.push(performance.now() - t);
+    cur = next;
+  }
+  s.dispose();
+  const [py] = cpythonParse([path], 30);
+  console.log(`file: ${what}, ${text.split('\n').length} lines, ${(text.length / 1024).toFixed(0)} KiB\n`);
+  console.log(`full lint (parse + ${'all rules'})     ${median(full).toFixed(1).padStart(7)} ms   goal ≤ 40 ms`);
+  console.log(`re-lint after a 1-char edit           ${median(inc).toFixed(1).padStart(7)} ms   goal ≤ 5 ms (incremental parse; every rule re-runs)`);
+  console.log(`CPython ast.parse alone (baseline)    ${py!.toFixed(1).padStart(7)} ms   full lint / ast.parse = ${(median(full) / py!).toFixed(2)}×`);
+
+  const corpora = process.env.HEADROOM_CORPUS?.split(':').filter(Boolean) ?? [];
+  if (corpora.length) {
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory() && !['.git', 'node_modules', '__pycache__'].includes(e.name)) walk(join(d, e.name));
+        else if (e.name.endsWith('.py')) files.push(join(d, e.name));
+      }
+    };
+    corpora.forEach(walk);
+    const t = performance.now();
+    for (const f of files) lintText(parser, readFileSync(f, 'utf8')).tree.delete();
+    const ours = performance.now() - t;
+    const theirs = cpythonParse(files, 1).reduce((a, b) => a + b, 0);
+    console.log(`\ncorpus: ${files.length} files: lint ${(ours / 1000).toFixed(1)} s (read + parse + rules); CPython ast.parse ${(theirs / 1000).toFixed(1)} s; ratio ${(ours / theirs).toFixed(2)}×`);
+  }
+}
+
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
