@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { importBindings } from '../../extension/src/core/lint/imports';
+import { PythonParser } from '../../extension/src/core/lint/parser';
+import { ROOT } from './helpers';
+
+// Import bindings are read from each statement's text: checked against CPython's own reading of the
+// same file (ast), on the shapes that trip text readers.
+const SOURCE = `import torch
+import torch.nn.functional as F, numpy as np
+import torch.utils.checkpoint
+from torch.cuda.amp import (  # old
+    autocast as ac,
+    GradScaler,  # kept
+)
+from torch.utils.data import \\
+    DataLoader
+from . import sibling
+from .models import Net
+from torch.nn import *
+def f():
+    from torch.utils.checkpoint import checkpoint as ckpt
+    import torch.distributed as dist
+if True:
+    from torch import nn;   import os.path
+`;
+
+describe('import bindings', () => {
+  let parser: PythonParser;
+  before(async () => {
+    parser = await PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
+  });
+
+  it('equal what CPython binds, for every import shape', () => {
+    const py = `
+import ast, json, sys
+out = {}
+for n in ast.walk(ast.parse(sys.stdin.read())):
+    if isinstance(n, ast.Import):
+        for a in n.names:
+            if a.asname: out[a.asname] = a.name
+            else: out[a.name.split('.')[0]] = a.name.split('.')[0]
+    elif isinstance(n, ast.ImportFrom) and n.level == 0:
+        for a in n.names:
+            if a.name != '*': out[a.asname or a.name] = n.module + '.' + a.name
+print(json.dumps(out))`;
+    const expected = JSON.parse(execFileSync('python3', ['-c', py], { input: SOURCE, encoding: 'utf8' })) as Record<string, string>;
+    const tree = parser.parse(SOURCE);
+    assert.deepEqual(Object.fromEntries(importBindings(tree.rootNode)), expected);
+    assert.ok(Object.keys(expected).length >= 10);
+    tree.delete();
+  });
+});
