@@ -7,6 +7,7 @@ import { joinCells, splitFinding } from '../../extension/src/core/lint/notebook'
 import { PythonParser } from '../../extension/src/core/lint/parser';
 import { LintSession } from '../../extension/src/core/lint/session';
 import type { TextChange } from '../../extension/src/core/lint/session';
+import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
 
 // Linting as documents change: incremental sessions, notebooks, globs, and the rules' pages.
@@ -34,36 +35,72 @@ describe('lint sessions, notebooks and globs', () => {
     assert.equal(inc[0]!.start.line, 5);
   });
 
-  it('after any sequence of edits, re-linting only the touched statements equals a full lint', () => {
-    // Several functions with findings, edited at pseudo-random places with edits that keep the
-    // syntax valid (comment lines added or removed, spaces at line ends), and a new import once.
-    let text = [0, 1, 2, 3].map((k) => `def evaluate_${k}(model, loader):\n    total = 0\n    for x, y in loader:\n        loss = criterion(model(x), y)\n        total += loss\n    return total\n`).join('\n');
-    text = `import torch\n${text}\nx = torch.cuda.memory_cached()\n`;
+  it('after any sequence of edits, re-linting only the touched functions and statements equals a full lint', () => {
+    // Functions, methods, a Dataset and a module-level loop with findings, edited at pseudo-random
+    // places with edits that keep the syntax valid: comment lines, spaces at line ends, fixes applied
+    // and undone, a no_grad decorator added and removed, DataLoader workers switched (a finding in
+    // another statement changes severity), a call split over lines, and a new import once.
+    let text = [0, 1, 2].map((k) => `def evaluate_${k}(model, loader):\n    total = 0\n    for x, y in loader:\n        loss = criterion(model(x), y)\n        total += loss\n    return total\n`).join('\n');
+    text = `import torch\n${text}
+class Runner:
+    def validate(self, model, loader):
+        model.eval()
+        for x, y in loader:
+            out = model(x)
+
+class Data(torch.utils.data.Dataset):
+    def __getitem__(self, i):
+        return self.x[i].cuda()
+
+dl = torch.utils.data.DataLoader(Data(), num_workers=0)
+losses = []
+for x, y in dl:
+    loss = criterion(model(x), y)
+    loss.backward()
+    losses.append(loss)
+x = torch.cuda.memory_cached()
+`;
     const s = new LintSession(parser);
     s.update(text);
     let seed = 11;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-    for (let step = 0; step < 40; step++) {
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), (seed >>> 16) % n);
+    const key = (f: Finding) => `${f.rule}@${f.startIndex}:${f.start.line}:${f.start.col}-${f.end.line}:${f.end.col}:${f.severity}`;
+    const kinds = new Set<string>();
+    for (let step = 0; step < 80; step++) {
       const lines = text.split('\n');
       const ln = rnd(lines.length);
       const lineStart = lines.slice(0, ln).join('\n').length + (ln ? 1 : 0);
       let c: TextChange;
       const toggle = [...text.matchAll(/total \+= loss(\.item\(\))?\n/g)];
-      if (step === 20) c = change(text, 0, 0, 'import torch.nn.functional as F\n');
-      else if (step % 3 === 0 && toggle.length) {
-        // A fix applied or undone: the finding must come or go.
+      const kind = step === 40 ? 'import' : ['fix', 'decorator', 'workers', 'split', 'comment', 'space'][rnd(6)]!;
+      kinds.add(kind);
+      if (kind === 'import') c = change(text, 0, 0, 'import torch.nn.functional as F\n');
+      else if (kind === 'fix' && toggle.length) {
         const m = toggle[rnd(toggle.length)]!;
         const at = m.index! + 'total += loss'.length;
         c = m[1] ? change(text, at, at + '.item()'.length, '') : change(text, at, at, '.item()');
-      }
-      else if (rnd(3) === 0 && /^\s*# edit$/.test(lines[ln]!)) c = change(text, lineStart, lineStart + lines[ln]!.length + 1, '');
-      else if (rnd(2) === 0) c = change(text, lineStart, lineStart, `${lines[ln]!.match(/^\s*/)![0]}# edit\n`);
+      } else if (kind === 'decorator') {
+        const dec = text.indexOf('    @torch.no_grad()\n');
+        const at = text.indexOf('    def validate');
+        c = dec >= 0 ? change(text, dec, dec + '    @torch.no_grad()\n'.length, '') : change(text, at, at, '    @torch.no_grad()\n');
+      } else if (kind === 'workers') {
+        const m = /num_workers=(\d)/.exec(text)!;
+        c = change(text, m.index + 'num_workers='.length, m.index + m[0].length, m[1] === '0' ? '4' : '0');
+      } else if (kind === 'split') {
+        const at = text.indexOf('criterion(model(x), y)') + 'criterion(model(x),'.length;
+        c = change(text, at, at, '\n           ');
+      } else if (kind === 'comment' && /^\s*# edit$/.test(lines[ln]!)) c = change(text, lineStart, lineStart + lines[ln]!.length + 1, '');
+      else if (kind === 'comment') c = change(text, lineStart, lineStart, `${lines[ln]!.match(/^\s*/)![0]}# edit\n`);
       else c = change(text, lineStart + lines[ln]!.length, lineStart + lines[ln]!.length, ' ');
       text = text.slice(0, c.offset) + c.text + text.slice(c.offset + c.length);
-      const inc = s.update(text, [c]).map((f) => `${f.rule}@${f.startIndex}:${f.severity}`);
-      const full = lintText(parser, text).findings.map((f) => `${f.rule}@${f.startIndex}:${f.severity}`);
-      assert.deepEqual(inc, full, `after step ${step}`);
+      assert.equal(lintText(parser, text).broken, false, `step ${step} (${kind}) keeps the text valid`);
+      const inc = s.update(text, [c]).map(key);
+      const full = lintText(parser, text).findings.map(key);
+      assert.deepEqual(inc, full, `after step ${step} (${kind})`);
     }
+    assert.equal(kinds.size, 7, 'every kind of edit was made');
+    const rules = new Set(lintText(parser, text).findings.map((f) => f.rule));
+    for (const r of ['HR001', 'HR002', 'HR011', 'HR018'] as RuleId[]) assert.ok(rules.has(r), `${r} is in play`);
     s.dispose();
   });
 

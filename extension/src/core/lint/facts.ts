@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
 
 /** Names that look like data to iterate over in a training or eval loop. */
 const DATA_ITER = /loader|batch|dataset|tqdm|epoch|steps?\b|iter/i;
@@ -22,20 +23,6 @@ export function scopeOf(n: Node): Node {
   return n;
 }
 
-/** Descendants of `root` of the given types, in document order, not entering nested functions or classes. */
-export function within(root: Node, types: readonly string[]): Node[] {
-  const out: Node[] = [];
-  const walk = (n: Node): void => {
-    for (const c of n.namedChildren) {
-      if (!c) continue;
-      if (types.includes(c.type)) out.push(c);
-      if (c.type !== 'function_definition' && c.type !== 'class_definition' && c.type !== 'lambda') walk(c);
-    }
-  };
-  walk(root);
-  return out;
-}
-
 /** A call that runs a model (not one that builds it: model_cls(), model_fn()). */
 export const isModelCall = (callee: string): boolean => MODEL_CALLEE.test(callee) && !/_(cls|class|fn|factory|type|name|path|config|kwargs)$/i.test(callee);
 export const isLossCall = (callee: string, q: string | undefined): boolean =>
@@ -47,9 +34,8 @@ function stepCalls(loop: Node): { backward: Node[]; step: boolean; model: boolea
   let step = false;
   let model = false;
   for (const c of within(loop.childForFieldName('body') ?? loop, ['call'])) {
-    const f = c.childForFieldName('function');
-    const name = f?.text ?? '';
-    if (f?.type === 'attribute' && f.childForFieldName('attribute')?.text === 'backward') backward.push(c);
+    const { text: name, method } = calleeOf(c);
+    if (method === 'backward') backward.push(c);
     else if (/(^|\.)backward$/.test(name)) backward.push(c); // accelerator.backward(loss)
     if (/(optim\w*|opt|scaler)\.step$/i.test(name) || /zero_grad$/.test(name)) step = true;
     if (isModelCall(name)) model = true;
@@ -67,6 +53,10 @@ export interface LoopFacts {
 }
 
 export function loopFacts(loop: Node): LoopFacts {
+  return memo(loop, `loop:${loop.id}`, () => computeLoopFacts(loop));
+}
+
+function computeLoopFacts(loop: Node): LoopFacts {
   const s = stepCalls(loop);
   const iter = loop.type === 'for_statement' ? loop.childForFieldName('right')?.text ?? '' : loop.childForFieldName('condition')?.text ?? '';
   // A loop inside forward() runs within one step (micro-batches, layers), never across steps.
@@ -88,40 +78,57 @@ export function stepLoopOf(n: Node): LoopFacts | undefined {
   return undefined;
 }
 
+/** Whether a `with` statement's own items disable grad (nested `with`s in its body are their own). */
+function withDisablesGrad(w: Node, qualify: Qualify): boolean {
+  const clause = w.namedChildren.find((c) => c?.type === 'with_clause');
+  for (const item of clause?.namedChildren ?? []) {
+    if (item?.type !== 'with_item') continue;
+    const v = item.childForFieldName('value');
+    const call = v?.type === 'as_pattern' ? v.namedChild(0) : v;
+    const callee = call?.type === 'call' ? call.childForFieldName('function') : call;
+    const q = qualify(callee ?? null);
+    if (q && NO_GRAD.has(q)) return true;
+    // Project wrappers (yolov5's smart_inference_mode) say what they do in their name.
+    if (/(^|\.)\w*(no_grad|inference_mode)$/.test(callee?.text ?? '')) return true;
+    if (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)/.test(call?.text ?? '')) return true;
+  }
+  return false;
+}
+
+/** Where, inside a `with ExitStack() as stack:`, `stack.enter_context(torch.no_grad())` turns grad off (detectron2's evaluator). */
+function enteredNoGradAt(w: Node, qualify: Qualify): number {
+  const body = w.childForFieldName('body');
+  if (!body || !/enter_context/.test(body.text)) return Infinity;
+  for (const c of nodesOf(body, 'call')) {
+    if (!/\.enter_context$/.test(calleeOf(c).text)) continue;
+    const inner = c.childForFieldName('arguments')?.namedChild(0);
+    const q = qualify(inner?.type === 'call' ? inner.childForFieldName('function') : null);
+    if (q && NO_GRAD.has(q)) return c.startIndex;
+  }
+  return Infinity;
+}
+
+function defDisablesGrad(fn: Node, qualify: Qualify): boolean {
+  if (NO_GRAD_STEPS.has(fn.childForFieldName('name')?.text ?? '')) return true;
+  const dec = fn.parent?.type === 'decorated_definition' ? fn.parent : null;
+  for (const d of dec?.namedChildren ?? []) {
+    if (d?.type !== 'decorator') continue;
+    const e = d.namedChild(0);
+    const target = e?.type === 'call' ? e.childForFieldName('function') : (e ?? null);
+    const q = qualify(target);
+    if ((q && NO_GRAD.has(q)) || /(^|\.)\w*(no_grad|inference_mode)$/.test(target?.text ?? '')) return true;
+  }
+  return false;
+}
+
 /** Whether n runs with grad disabled: a `with torch.no_grad():` (any alias, parenthesized or not), a decorator, or a Lightning eval step. */
 export function underNoGrad(n: Node, qualify: Qualify): boolean {
   for (const p of ancestors(n)) {
     if (p.type === 'with_statement') {
-      // with ExitStack() as stack: stack.enter_context(torch.no_grad()) (detectron2's evaluator).
-      const entered = p.childForFieldName('body')?.descendantsOfType('call').some((c) => {
-        if (!c || c.startIndex > n.startIndex || !/\.enter_context$/.test(c.childForFieldName('function')?.text ?? '')) return false;
-        const inner = c.childForFieldName('arguments')?.namedChild(0);
-        const q = qualify(inner?.type === 'call' ? inner.childForFieldName('function') : null);
-        return !!q && NO_GRAD.has(q);
-      });
-      if (entered) return true;
-      for (const item of p.descendantsOfType('with_item')) {
-        const v = item?.childForFieldName('value');
-        const call = v?.type === 'as_pattern' ? v.namedChild(0) : v;
-        const callee = call?.type === 'call' ? call.childForFieldName('function') : call;
-        const q = qualify(callee ?? null);
-        if (q && NO_GRAD.has(q)) return true;
-        // Project wrappers (yolov5's smart_inference_mode) say what they do in their name.
-        if (/(^|\.)\w*(no_grad|inference_mode)$/.test(callee?.text ?? '')) return true;
-        if (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)/.test(call?.text ?? '')) return true;
-      }
+      if (memo(p, `with:${p.id}`, () => withDisablesGrad(p, qualify))) return true;
+      if (memo(p, `enter:${p.id}`, () => enteredNoGradAt(p, qualify)) <= n.startIndex) return true;
     }
-    if (p.type === 'function_definition') {
-      if (NO_GRAD_STEPS.has(p.childForFieldName('name')?.text ?? '')) return true;
-      const dec = p.parent?.type === 'decorated_definition' ? p.parent : null;
-      for (const d of dec?.namedChildren ?? []) {
-        if (d?.type !== 'decorator') continue;
-        const e = d.namedChild(0);
-        const target = e?.type === 'call' ? e.childForFieldName('function') : (e ?? null);
-        const q = qualify(target);
-        if ((q && NO_GRAD.has(q)) || /(^|\.)\w*(no_grad|inference_mode)$/.test(target?.text ?? '')) return true;
-      }
-    }
+    if (p.type === 'function_definition' && memo(p, `def:${p.id}`, () => defDisablesGrad(p, qualify))) return true;
   }
   return false;
 }
@@ -156,19 +163,31 @@ function binds_(left: Node | null, name: string): boolean {
  */
 export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
   const scope = scopeOf(loop);
-  const binds = within(scope, ['assignment']).filter((x) => !x.equals(at) && binds_(x.childForFieldName('left'), name));
+  const text = scope.tree.rootNode.text;
+  // Where `name` is bound in this scope: found from the name's occurrences rather than a walk over the scope.
+  const binds: Node[] = [];
+  for (const id of occurrences(scope, text, new RegExp(`(?<![\\w.])${name}\\b`))) {
+    let p = id.parent;
+    while (p && (p.type === 'pattern_list' || p.type === 'tuple_pattern' || p.type === 'list_pattern')) p = p.parent;
+    if (p?.type === 'assignment' && !p.equals(at) && binds_(p.childForFieldName('left'), name) && scopeOf(p).equals(scope)) binds.push(p);
+  }
   if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex)) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
   const word = new RegExp(`\\b${name}\\b`);
-  const later = within(scope, ['call']).filter((c) => c.startIndex > at.startIndex && /(^|\.)backward$/.test(c.childForFieldName('function')?.text ?? ''));
+  const later = occurrences(scope, text, /\bbackward\b/)
+    .map((n) => (n.parent?.type === 'attribute' ? n.parent.parent : n.parent))
+    .filter((c): c is Node => c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope));
   return !later.some((c) => word.test(c.text));
 }
 
 /** Step loops that hold no step loop themselves: each statement belongs to exactly one of them. */
 export function innermostStepLoops(root: Node): LoopFacts[] {
+  return memo(root, `innermost:${root.id}`, () => computeInnermost(root));
+}
+
+function computeInnermost(root: Node): LoopFacts[] {
   const out: LoopFacts[] = [];
-  for (const loop of root.descendantsOfType(['for_statement', 'while_statement'])) {
-    if (!loop) continue;
+  for (const loop of nodesOf(root, ['for_statement', 'while_statement'])) {
     const f = loopFacts(loop);
     if (!f.step) continue;
     if (within(loop.childForFieldName('body') ?? loop, ['for_statement', 'while_statement']).some((l) => loopFacts(l).step)) continue;

@@ -1,6 +1,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Qualify } from './facts';
-import { isLossCall, isModelCall, within } from './facts';
+import { isLossCall, isModelCall } from './facts';
+import { calleeOf, qualifiedCallee, within } from './nodeIndex';
 
 /** Calls whose result carries no graph: a Python number, a detached tensor, a list. */
 const KILL_METHODS = new Set(['item', 'detach', 'tolist', 'numpy', 'size', 'dim', 'numel', 'nelement']);
@@ -49,16 +50,15 @@ export class GradFlow {
   }
 
   private callCarries(c: Node): boolean {
-    const f = c.childForFieldName('function');
+    const { node: f, method } = calleeOf(c);
     const args = c.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
     if (!f) return false;
     if (f.type === 'identifier' && KILL_FUNCTIONS.has(f.text)) return false;
-    if (f.type === 'attribute') {
-      const method = f.childForFieldName('attribute')?.text ?? '';
+    if (method !== undefined) {
       if (KILL_METHODS.has(method)) return false;
       if (/(^|\.)scaler\.scale$/i.test(f.text)) return args.some((a) => this.carries(a));
     }
-    const q = this.qualify(f);
+    const q = qualifiedCallee(c, this.qualify);
     if (isModelCall(f.text) || isLossCall(f.text, q)) return true;
     if (q?.startsWith('torch.')) return args.some((a) => this.carries(a));
     // A method on a GT (loss.mean(), out.sum()) keeps the graph.

@@ -1,5 +1,6 @@
 import type { Node, Tree } from '@vscode/tree-sitter-wasm';
 import { importBindings, qualifier } from './imports';
+import { NodeIndex } from './nodeIndex';
 import type { PythonParser } from './parser';
 import { hr001 } from './rules/hr001';
 import { hr002 } from './rules/hr002';
@@ -94,22 +95,27 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
   if (![...bindings.values()].some((q) => q === 'torch' || q.startsWith('torch.'))) return [];
   const torch = [...bindings].find(([, q]) => q === 'torch')?.[0];
   const qualify = qualifier(bindings);
-  const lines = text.split('\n');
   const fileOff = named(FILE_PRAGMA.exec(text));
+  const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
   const findings: Finding[] = [];
-  for (const root of scopes ?? [file]) {
-    const ctx: RuleContext = { root, file, text, qualify, torch };
-    for (const [id, rule] of Object.entries(RULES) as [RuleId, Rule][]) {
-      if (opts.select && !opts.select.includes(id)) continue;
-      const sev = opts.severity?.[id];
-      if (rule.off && !opts.select && !sev) continue;
-      if (sev === 'off' || fileOff === 'all' || fileOff?.has(id)) continue;
-      for (const f of rule.run(ctx)) {
-        const off = named(LINE_PRAGMA.exec(lines[f.start.line] ?? ''));
-        if (off === 'all' || off?.has(id)) continue;
-        findings.push(sev ? { ...f, severity: sev } : f);
+  NodeIndex.attach(tree, scopes ?? [file]);
+  try {
+    for (const root of scopes ?? [file]) {
+      const ctx: RuleContext = { root, file, text, qualify, bindings, torch };
+      for (const [id, rule] of Object.entries(RULES) as [RuleId, Rule][]) {
+        if (opts.select && !opts.select.includes(id)) continue;
+        const sev = opts.severity?.[id];
+        if (rule.off && !opts.select && !sev) continue;
+        if (sev === 'off' || fileOff === 'all' || fileOff?.has(id)) continue;
+        for (const f of rule.run(ctx)) {
+          const off = named(LINE_PRAGMA.exec(lineOf(f.startIndex)));
+          if (off === 'all' || off?.has(id)) continue;
+          findings.push(sev ? { ...f, severity: sev } : f);
+        }
       }
     }
+  } finally {
+    NodeIndex.detach(tree);
   }
   // An eval loop without no_grad that also accumulates graphs is the costly combination: an error.
   for (const f of findings) {

@@ -1,5 +1,6 @@
 import type { Edit, Node, Tree } from '@vscode/tree-sitter-wasm';
 import { importsKey, lintTree } from './lint';
+import { workersKey } from './rules/hr011';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './parser';
 import type { Finding } from './types';
@@ -27,16 +28,36 @@ function toEdit(c: TextChange): Edit {
   };
 }
 
+/** Where a position after a change's old end lands after the change (no scan of the text). */
+function moved(p: { line: number; col: number }, c: TextChange): { line: number; col: number } {
+  const nl = c.text.split('\n');
+  const endLine = c.start.line + nl.length - 1;
+  const endCol = nl.length === 1 ? c.start.col + c.text.length : nl.at(-1)!.length;
+  return p.line === c.end.line ? { line: endLine, col: endCol + p.col - c.end.col } : { line: p.line + endLine - c.end.line, col: p.col };
+}
+
 /** Moves a finding through a change; undefined when the change touched it. */
-function shift(f: Finding, c: TextChange, text: string): Finding | undefined {
+function shift(f: Finding, c: TextChange): Finding | undefined {
   if (c.offset < f.endIndex && c.offset + c.length > f.startIndex) return undefined;
   if (c.offset >= f.endIndex) return f;
   const d = c.text.length - c.length;
-  const pos = (i: number) => {
-    const line = text.slice(0, i).split('\n').length - 1;
-    return { line, col: i - (text.lastIndexOf('\n', i - 1) + 1) };
-  };
-  return { ...f, startIndex: f.startIndex + d, endIndex: f.endIndex + d, start: pos(f.startIndex + d), end: pos(f.endIndex + d), fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((e) => ({ ...e, start: e.start + d, end: e.end + d })) })) };
+  return { ...f, startIndex: f.startIndex + d, endIndex: f.endIndex + d, start: moved(f.start, c), end: moved(f.end, c), fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((e) => ({ ...e, start: e.start + d, end: e.end + d })) })) };
+}
+
+/**
+ * The smallest units to re-lint around a position: the outermost function around it (a method, a
+ * top-level function), else its top-level statement. Findings inside a function depend on nothing
+ * outside it but the file's imports and keys (checked separately) and its enclosing `with`s and
+ * decorators, which an edit inside it cannot change.
+ */
+function unitAt(root: Node, i: number): Node | undefined {
+  let unit: Node | undefined;
+  let top: Node | undefined;
+  for (let n: Node | null = root.descendantForIndex(i); n && n.type !== 'module'; n = n.parent) {
+    if (n.type === 'function_definition') unit = n;
+    top = n;
+  }
+  return unit ?? top;
 }
 
 function errorRanges(root: Node): [number, number][] {
@@ -61,8 +82,7 @@ function errorRanges(root: Node): [number, number][] {
 export class LintSession {
   private tree: Tree | undefined;
   private findings: Finding[] = [];
-  private imports = '';
-  private pragmas = '';
+  private key = '';
 
   constructor(
     private readonly parser: PythonParser,
@@ -77,31 +97,37 @@ export class LintSession {
 
   /** Lints `text`, the document after `changes` (none: a full parse). */
   update(text: string, changes: readonly TextChange[] = []): Finding[] {
-    const key = `${text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? ''}`;
-    let kept = this.findings;
     const old = this.tree;
-    if (old && changes.length) {
+    const incremental = !!old && changes.length > 0;
+    let kept: Finding[] = [];
+    if (incremental) {
+      kept = this.findings;
       for (const c of changes) {
         old.edit(toEdit(c));
-        kept = kept.map((f) => shift(f, c, text)).filter((f): f is Finding => !!f);
+        kept = kept.map((f) => shift(f, c)).filter((f): f is Finding => !!f);
       }
-    } else kept = [];
-    const tree = this.parser.parse(text, old && changes.length ? old : undefined);
+    }
+    const tree = this.parser.parse(text, incremental ? old : undefined);
     const root = tree.rootNode;
-    let out: Finding[];
+    // What findings depend on beyond their own statement: imports, file pragmas, DataLoader workers.
     const imports = importsKey(root);
-    if (old && changes.length && imports === this.imports && key === this.pragmas) {
-      // Only the top-level statements an edit touched are linted again; the rest keep their findings.
-      const touched = [...tree.getChangedRanges(old).map((r) => [r.startIndex, r.endIndex] as const), ...changes.map((c) => [c.offset, c.offset + c.text.length] as const)];
-      const tops = root.namedChildren.filter((t): t is Node => !!t);
-      const dirty = tops.filter((t) => touched.some(([a, b]) => a <= t.endIndex && b >= t.startIndex));
+    const key = `${imports}\n${text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? ''}\n${workersKey(root, text)}`;
+    let out: Finding[];
+    if (incremental && key === this.key) {
+      const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];
+      const units: Node[] = [];
+      for (const i of touched) {
+        const u = unitAt(root, Math.min(i, text.length));
+        if (u && !units.some((x) => x.equals(u))) units.push(u);
+      }
+      // A unit inside another is covered by it.
+      const dirty = units.filter((u) => !units.some((x) => x !== u && x.startIndex <= u.startIndex && u.endIndex <= x.endIndex && !x.equals(u)));
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
       out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
     } else out = lintTree(tree, text, this.opts);
     old?.delete();
     this.tree = tree;
-    this.imports = imports;
-    this.pragmas = key;
+    this.key = key;
     if (root.hasError && kept.length) {
       const broken = errorRanges(root);
       // A broken region spans at least its lines: keep old findings on those lines.

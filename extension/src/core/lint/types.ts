@@ -60,6 +60,8 @@ export interface RuleContext {
   file: Node;
   text: string;
   qualify(n: Node | null): string | undefined;
+  /** Local names bound by imports, to their qualified names. */
+  bindings: ReadonlyMap<string, string>;
   /** The local name bound to `torch`, for code the fixes write. */
   torch: string | undefined;
 }

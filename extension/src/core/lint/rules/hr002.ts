@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { calleeOf } from '../nodeIndex';
 import { growsAcrossSteps, innermostStepLoops, underNoGrad } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
 import { findingAt } from '../types';
@@ -15,8 +16,7 @@ function wrap(atom: Node, suffix: string, title: string, preferred: boolean): Fi
 /** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs += [v]`, `d[k] = v`. */
 function stored(n: Node): { name: string; value: Node } | undefined {
   if (n.type === 'call') {
-    const f = n.childForFieldName('function');
-    const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
+    const { node: f, method } = calleeOf(n);
     const obj = f?.childForFieldName('object');
     const arg = n.childForFieldName('arguments')?.namedChild(0);
     if (!obj || obj.type !== 'identifier' || !arg) return undefined;

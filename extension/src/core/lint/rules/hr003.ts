@@ -1,5 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { growsAcrossSteps, isModelCall, loopFacts, within } from '../facts';
+import { growsAcrossSteps, isModelCall, loopFacts } from '../facts';
+import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -9,7 +10,7 @@ function outputs(body: Node): Set<string> {
   for (const a of within(body, ['assignment'])) {
     const r = a.childForFieldName('right');
     const l = a.childForFieldName('left');
-    if (r?.type === 'call' && isModelCall(r.childForFieldName('function')?.text ?? '') && l?.type === 'identifier') out.add(l.text);
+    if (r?.type === 'call' && isModelCall(calleeOf(r).text) && l?.type === 'identifier') out.add(l.text);
   }
   return out;
 }
@@ -17,7 +18,7 @@ function outputs(body: Node): Set<string> {
 /** HR003 outputs-retained-on-gpu (off by default): predictions collected on the GPU grow with the dataset. */
 export function hr003(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const loop of ctx.root.descendantsOfType(['for_statement'])) {
+  for (const loop of nodesOf(ctx.root, ['for_statement'])) {
     if (!loop) continue;
     const f = loopFacts(loop);
     const body = loop.childForFieldName('body');

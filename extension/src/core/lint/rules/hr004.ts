@@ -1,5 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { ancestors, isModelCall, loopFacts, underNoGrad, within } from '../facts';
+import { ancestors, isModelCall, loopFacts, underNoGrad } from '../facts';
+import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -29,26 +30,26 @@ function decorateFix(fn: Node, ctx: RuleContext, torch: string): Fix {
 export function hr004(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   const torch = ctx.torch;
-  for (const fn of ctx.root.descendantsOfType('function_definition')) {
+  for (const fn of nodesOf(ctx.root, 'function_definition')) {
     if (!fn) continue;
     const name = fn.childForFieldName('name')?.text ?? '';
     const body = fn.childForFieldName('body');
     if (!body || /_step$/.test(name)) continue;
-    const evalCalls = within(body, ['call']).filter((c) => /\.eval$/.test(c.childForFieldName('function')?.text ?? '') && (c.childForFieldName('arguments')?.namedChildCount ?? 0) === 0);
+    const evalCalls = within(body, ['call']).filter((c) => /\.eval$/.test(calleeOf(c).text) && (c.childForFieldName('arguments')?.namedChildCount ?? 0) === 0);
     for (const loop of within(body, ['for_statement', 'while_statement'])) {
       if (ancestors(loop).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) continue;
       if (!EVAL_NAME.test(name) && !evalCalls.some((c) => c.endIndex <= loop.startIndex)) continue;
       const f = loopFacts(loop);
       if (f.train || underNoGrad(loop, ctx.qualify)) continue;
-      const calls = within(loop.childForFieldName('body') ?? loop, ['call']).filter((c) => isModelCall(c.childForFieldName('function')?.text ?? '') && !underNoGrad(c, ctx.qualify));
+      const calls = within(loop.childForFieldName('body') ?? loop, ['call']).filter((c) => isModelCall(calleeOf(c).text) && !underNoGrad(c, ctx.qualify));
       if (!calls.length) continue;
       const fixes = torch ? [wrapFix(loop, ctx, torch), decorateFix(fn, ctx, torch)].filter((x): x is Fix => !!x) : [];
       const head = loop.child(0)!;
       out.push(
-        findingAt('HR004', 'warning', head, `This evaluation loop runs \`${calls[0]!.childForFieldName('function')!.text}(…)\` with autograd on: every forward pass records a graph and keeps its activations for a backward that never comes. Run it under torch.no_grad() (or torch.inference_mode()).`, fixes, {
+        findingAt('HR004', 'warning', head, `This evaluation loop runs \`${calleeOf(calls[0]!).text}(…)\` with autograd on: every forward pass records a graph and keeps its activations for a backward that never comes. Run it under torch.no_grad() (or torch.inference_mode()).`, fixes, {
           line: loop.startPosition.row,
           loopLine: loop.startPosition.row,
-          name: calls[0]!.childForFieldName('function')!.text,
+          name: calleeOf(calls[0]!).text,
         }),
       );
     }

@@ -1,3 +1,4 @@
+import { nodesOf, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
@@ -8,8 +9,8 @@ const CHECKPOINT = new Set(['torch.utils.checkpoint.checkpoint', 'torch.utils.ch
 /** HR006 checkpoint-use-reentrant: say `use_reentrant` explicitly (the default is changing; False is the recommended one). */
 export function hr006(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of ctx.root.descendantsOfType('call')) {
-    if (!c || !CHECKPOINT.has(ctx.qualify(c.childForFieldName('function')) ?? '')) continue;
+  for (const c of nodesOf(ctx.root, 'call')) {
+    if (!c || !CHECKPOINT.has(qualifiedCallee(c, ctx.qualify) ?? '')) continue;
     const args = c.childForFieldName('arguments');
     if (!args || versionGuarded(c) || keyword(c, 'use_reentrant')) continue;
     if (args.namedChildren.some((a) => a?.type === 'dictionary_splat')) continue; // **kwargs may carry it

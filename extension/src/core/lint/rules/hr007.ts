@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { calleeOf, nodesOf, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
@@ -32,11 +33,11 @@ function fix(callee: Node, call: Node | undefined, d: { device: string; name: st
 export function hr007(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<number>();
-  for (const n of ctx.root.descendantsOfType(['call', 'decorator'])) {
+  for (const n of nodesOf(ctx.root, ['call', 'decorator'])) {
     if (!n) continue;
-    const expr = n.type === 'call' ? n.childForFieldName('function') : n.namedChild(0);
+    const expr = n.type === 'call' ? calleeOf(n).node : n.namedChild(0);
     if (!expr || expr.type === 'call') continue; // a called decorator is handled as a call
-    const q = ctx.qualify(expr);
+    const q = n.type === 'call' ? qualifiedCallee(n, ctx.qualify) : ctx.qualify(expr);
     const d = q ? DEPRECATED[q] : undefined;
     if (!d || seen.has(expr.startIndex) || versionGuarded(n)) continue;
     seen.add(expr.startIndex);

@@ -1,3 +1,4 @@
+import { calleeOf, nodesOf } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';
@@ -5,8 +6,8 @@ import { keyword, removeArgument } from './kwargs';
 /** HR008 zero-grad-writes-zeros: `zero_grad(set_to_none=False)` keeps every gradient allocated and writes zeros into it. */
 export function hr008(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of ctx.root.descendantsOfType('call')) {
-    const f = c?.childForFieldName('function');
+  for (const c of nodesOf(ctx.root, 'call')) {
+    const f = c ? calleeOf(c).node : null;
     if (!c || f?.type !== 'attribute' || f.childForFieldName('attribute')?.text !== 'zero_grad') continue;
     const kw = keyword(c, 'set_to_none');
     if (kw?.childForFieldName('value')?.text !== 'False') continue;

@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { calleeOf, nodesOf, qualifiedCallee } from '../nodeIndex';
 import { ancestors } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
@@ -9,11 +10,11 @@ const FACTORIES = /^torch\.(tensor|zeros|ones|full|eye|arange|linspace|rand|rand
 /** HR010 constant-tensor-moved-in-loop: made on the host, then copied to the GPU, every iteration. */
 export function hr010(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of ctx.root.descendantsOfType('call')) {
-    const f = c?.childForFieldName('function');
+  for (const c of nodesOf(ctx.root, 'call')) {
+    const f = c ? calleeOf(c).node : null;
     const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
     const made = f?.childForFieldName('object');
-    if (!c || !f || (method !== 'cuda' && method !== 'to') || made?.type !== 'call' || !FACTORIES.test(ctx.qualify(made.childForFieldName('function')) ?? '')) continue;
+    if (!c || !f || (method !== 'cuda' && method !== 'to') || made?.type !== 'call' || !FACTORIES.test(qualifiedCallee(made, ctx.qualify) ?? '')) continue;
     if (!ancestors(c).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) continue;
     if (keyword(made, 'device')) continue;
     const args = c.childForFieldName('arguments')!.namedChildren.filter((a): a is Node => !!a);

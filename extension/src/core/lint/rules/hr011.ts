@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { calleeOf, nodesOf, occurrences } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword } from './kwargs';
@@ -7,7 +8,7 @@ const DATASET = /(^|\.)(Iterable)?Dataset$/;
 
 /** A CUDA placement in an expression: `.cuda()`, `.to("cuda…")`/`.to(device)`, `device="cuda"`. */
 function cudaPlacement(c: Node): boolean {
-  const f = c.childForFieldName('function');
+  const f = calleeOf(c).node;
   const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
   if (method === 'cuda') return true;
   const first = c.childForFieldName('arguments')?.namedChild(0);
@@ -16,32 +17,52 @@ function cudaPlacement(c: Node): boolean {
   return /^["']cuda/.test(dev);
 }
 
+/** The file's DataLoader calls, found from the text. */
+function dataLoaders(file: Node, text: string): Node[] {
+  const out: Node[] = [];
+  for (const n of occurrences(file, text, /\bDataLoader\s*\(/)) {
+    const c = n.parent?.type === 'attribute' ? n.parent.parent : n.parent;
+    if (c?.type === 'call') out.push(c);
+  }
+  return out;
+}
+
+/** What HR011's findings depend on outside the statement they are in: the DataLoaders' worker settings. */
+export function workersKey(file: Node, text: string): string {
+  return dataLoaders(file, text).map((c) => c.text).join('|') + (/set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '');
+}
+
 /** Whether a DataLoader in the file runs workers in forked processes. */
 function forkedWorkers(ctx: RuleContext): boolean {
   if (/set_start_method\(\s*["']spawn/.test(ctx.text)) return false;
-  return ctx.file.descendantsOfType('call').some((c) => {
-    if (!c || !/(^|\.)DataLoader$/.test(c.childForFieldName('function')?.text ?? '')) return false;
+  return dataLoaders(ctx.file, ctx.text).some((c) => {
     const n = Number(keyword(c, 'num_workers')?.childForFieldName('value')?.text);
     return n > 0 && !keyword(c, 'multiprocessing_context');
   });
 }
 
+/** The Dataset class whose method `def` is (directly in its body, decorated or not). */
+function datasetOf(def: Node, ctx: RuleContext): Node | undefined {
+  const holder = def.parent?.type === 'decorated_definition' ? def.parent : def;
+  const cls = holder.parent?.type === 'block' ? holder.parent.parent : null;
+  const bases = cls?.type === 'class_definition' ? (cls.childForFieldName('superclasses')?.namedChildren ?? []) : [];
+  return bases.some((b) => b && DATASET.test(ctx.qualify(b) ?? b.text)) ? cls! : undefined;
+}
+
 /** HR011 cuda-in-dataloader-worker: CUDA work in a Dataset runs in every worker process. */
 export function hr011(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  const forked = forkedWorkers(ctx);
-  for (const cls of ctx.root.descendantsOfType('class_definition')) {
-    const bases = cls?.childForFieldName('superclasses')?.namedChildren ?? [];
-    if (!cls || !bases.some((b) => b && DATASET.test(ctx.qualify(b) ?? b.text))) continue;
-    for (const fn of cls.childForFieldName('body')?.namedChildren ?? []) {
-      const def = fn?.type === 'decorated_definition' ? fn.childForFieldName('definition') : fn;
-      if (def?.type !== 'function_definition' || !['__getitem__', '__iter__', '__next__'].includes(def.childForFieldName('name')?.text ?? '')) continue;
-      for (const c of def.descendantsOfType('call')) {
-        if (!c || !cudaPlacement(c)) continue;
-        out.push(
-          findingAt('HR011', forked ? 'error' : 'warning', c, `CUDA in ${def.childForFieldName('name')!.text}: DataLoader workers run this in separate processes, each creating its own CUDA context (hundreds of MiB of device memory per worker)${forked ? ', and CUDA cannot be re-initialized in a forked worker' : ''}. Return CPU tensors and move the batch in the training loop (pin_memory=True, .to(device, non_blocking=True)).`),
-        );
-      }
+  let forked: boolean | undefined;
+  // From the methods (not the class), so that re-linting one method finds the same.
+  for (const def of nodesOf(ctx.root, 'function_definition')) {
+    const name = def.childForFieldName('name')?.text ?? '';
+    if (!['__getitem__', '__iter__', '__next__'].includes(name) || !datasetOf(def, ctx)) continue;
+    for (const c of nodesOf(def, 'call')) {
+      if (!cudaPlacement(c)) continue;
+      forked ??= forkedWorkers(ctx);
+      out.push(
+        findingAt('HR011', forked ? 'error' : 'warning', c, `CUDA in ${name}: DataLoader workers run this in separate processes, each creating its own CUDA context (hundreds of MiB of device memory per worker)${forked ? ', and CUDA cannot be re-initialized in a forked worker' : ''}. Return CPU tensors and move the batch in the training loop (pin_memory=True, .to(device, non_blocking=True)).`),
+      );
     }
   }
   return out;

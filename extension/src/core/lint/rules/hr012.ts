@@ -1,5 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { ancestors, scopeOf, within } from '../facts';
+import { ancestors, scopeOf } from '../facts';
+import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';
@@ -7,8 +8,8 @@ import { keyword, removeArgument } from './kwargs';
 /** HR012 pin-memory-misuse: (a) pinning each tensor in a loop; (c) a non-blocking copy to the host read before a sync. */
 export function hr012(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of ctx.root.descendantsOfType('call')) {
-    const f = c?.childForFieldName('function');
+  for (const c of nodesOf(ctx.root, 'call')) {
+    const f = c ? calleeOf(c).node : null;
     if (!c || f?.type !== 'attribute' || f.childForFieldName('attribute')?.text !== 'to') continue;
     const nb = keyword(c, 'non_blocking');
     if (nb?.childForFieldName('value')?.text !== 'True') continue;
@@ -29,8 +30,8 @@ export function hr012(ctx: RuleContext): Finding[] {
     const y = a?.childForFieldName('left');
     if (!/^["']cpu["']$/.test(first) || y?.type !== 'identifier') continue;
     const after = within(scopeOf(c), ['call']).filter((x) => x.startIndex > c.endIndex);
-    const sync = after.find((x) => /synchronize$/.test(x.childForFieldName('function')?.text ?? ''));
-    const use = after.find((x: Node) => (x.childForFieldName('function')?.text ?? '').match(new RegExp(`^(${y.text}\\.(numpy|item|tolist)|print)$`)) && (x.childForFieldName('function')!.text !== 'print' || new RegExp(`\\b${y.text}\\b`).test(x.text)));
+    const sync = after.find((x) => /synchronize$/.test(calleeOf(x).text));
+    const use = after.find((x: Node) => (calleeOf(x).text).match(new RegExp(`^(${y.text}\\.(numpy|item|tolist)|print)$`)) && (calleeOf(x).text !== 'print' || new RegExp(`\\b${y.text}\\b`).test(x.text)));
     if (!use || (sync && sync.startIndex < use.startIndex)) continue;
     out.push(
       findingAt('HR012', 'warning', nb, `\`${y.text}\` is copied to the host with non_blocking=True and read (line ${use.startPosition.row + 1}) before any synchronize: it may still hold stale data. Drop non_blocking=True, or synchronize first.`, [

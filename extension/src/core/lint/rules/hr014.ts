@@ -1,5 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { innermostStepLoops, isModelCall, within } from '../facts';
+import { innermostStepLoops, isModelCall } from '../facts';
+import { calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -14,7 +15,7 @@ export function hr014(ctx: RuleContext): Finding[] {
     for (const a of assigns) {
       const left = a.childForFieldName('left');
       const right = a.childForFieldName('right');
-      if (left?.type !== 'pattern_list' || right?.type !== 'call' || !isModelCall(right.childForFieldName('function')?.text ?? '')) continue;
+      if (left?.type !== 'pattern_list' || right?.type !== 'call' || !isModelCall(calleeOf(right).text)) continue;
       const args = right.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x?.type === 'identifier') ?? [];
       const h = left.namedChildren.find((l) => l?.type === 'identifier' && args.some((x) => x.text === l.text));
       if (!h) continue;

@@ -1,4 +1,5 @@
-import { isModelCall, within } from '../facts';
+import { isModelCall } from '../facts';
+import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -7,14 +8,14 @@ const OOM = new Set(['torch.cuda.OutOfMemoryError', 'torch.OutOfMemoryError']);
 /** HR015 oom-retry-in-except: retrying inside `except` keeps the failed attempt's tensors (the traceback holds its frames). */
 export function hr015(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const ex of ctx.root.descendantsOfType('except_clause')) {
+  for (const ex of nodesOf(ctx.root, 'except_clause')) {
     if (!ex) continue;
     const types = ex.namedChildren.filter((c) => c && c.type !== 'block' && c.type !== 'comment');
     const names = types.flatMap((t) => (t!.type === 'as_pattern' ? [t!.namedChild(0)] : [t])).flatMap((t) => (t?.type === 'tuple' ? t.namedChildren : [t]));
     if (!names.some((n) => n && (n.text === 'RuntimeError' || OOM.has(ctx.qualify(n) ?? '')))) continue;
     const body = ex.namedChildren.find((c) => c?.type === 'block');
     const retry = body ? within(body, ['call']).find((c) => {
-      const t = c.childForFieldName('function')?.text ?? '';
+      const t = calleeOf(c).text;
       return isModelCall(t) || /(^|\.)(train\w*|\w*_step|forward)$/.test(t);
     }) : undefined;
     if (!retry) continue;

@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { importStatements } from '../imports';
 import manifest from '../torch_manifest.json';
 import { ancestors, versionGuarded } from '../facts';
 import { findingAt } from '../types';
@@ -37,10 +38,27 @@ function report(ctx: RuleContext, mod: string, name: string, at: Node): Finding 
   return findingAt('HR017', 'error', at, `${mod} has no \`${name}\` (torch ${VERSION}): this raises AttributeError when it runs.${near.length ? ` Did you mean ${near.map(([n]) => n).join(', ')}?` : ''}${memory}`, fixes);
 }
 
+/**
+ * Attributes rooted at a name bound to torch, found from the text (an attribute walk over a
+ * 5,000-line file costs more than all the other rules together): each chain link, outermost last.
+ */
+function torchAttributes(ctx: RuleContext): Node[] {
+  const names = [...ctx.bindings].filter(([, q]) => q === 'torch' || q.startsWith('torch.')).map(([k]) => k);
+  if (!names.length) return [];
+  const from = ctx.root.startIndex;
+  const out: Node[] = [];
+  for (const m of ctx.text.slice(from, ctx.root.endIndex).matchAll(new RegExp(`(?<![\\w.])(?:${names.join('|')})\\s*\\.`, 'g'))) {
+    const n = ctx.file.descendantForIndex(from + m.index);
+    if (n?.type !== 'identifier') continue; // in a comment or string
+    for (let p = n.parent; p?.type === 'attribute' && p.startIndex === n.startIndex; p = p.parent) out.push(p);
+  }
+  return out;
+}
+
 /** HR017 nonexistent-torch-api: a torch name that does not exist (a popular article invented torch.cuda.memory.efficient_coalesce). */
 export function hr017(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const a of ctx.root.descendantsOfType('attribute')) {
+  for (const a of torchAttributes(ctx)) {
     if (!a) continue;
     const mod = ctx.qualify(a.childForFieldName('object'));
     const attr = a.childForFieldName('attribute');
@@ -51,7 +69,8 @@ export function hr017(ctx: RuleContext): Finding[] {
     if (versionGuarded(a) || ancestors(a).some((p) => p.type === 'if_statement' && /hasattr|getattr|version/.test(p.childForFieldName('condition')?.text ?? ''))) continue;
     out.push(report(ctx, mod, attr.text, attr));
   }
-  for (const st of ctx.root.descendantsOfType('import_from_statement')) {
+  for (const st of importStatements(ctx.root)) {
+    if (st.type !== 'import_from_statement') continue;
     const mod = st?.childForFieldName('module_name')?.text;
     if (!st || !mod || !NAMES.has(mod) || versionGuarded(st)) continue;
     for (const n of st.childrenForFieldName('name')) {

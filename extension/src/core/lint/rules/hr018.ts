@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { calleeOf, nodesOf, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
@@ -26,10 +27,10 @@ function renameFix(n: Node, to: string): Fix | undefined {
 /** HR018 deprecated-memory-api: cached → reserved, reset_max_* → reset_peak_memory_stats, typed CUDA constructors, sdp_kernel. */
 export function hr018(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of ctx.root.descendantsOfType('call')) {
-    const f = c?.childForFieldName('function');
-    const q = ctx.qualify(f ?? null);
-    if (!c || !f || !q || versionGuarded(c)) continue;
+  for (const c of nodesOf(ctx.root, 'call')) {
+    const f = c ? calleeOf(c).node : null;
+    const q = c ? qualifiedCallee(c, ctx.qualify) : undefined;
+    if (!c || !f || !q || !(q in RENAMED || CONSTRUCTOR.test(q) || q === 'torch.backends.cuda.sdp_kernel') || versionGuarded(c)) continue;
     const to = RENAMED[q];
     if (to) {
       const fix = renameFix(f, to);
