@@ -222,6 +222,43 @@ torch.stack(summed).sum().backward()
 `);
       assert.deepEqual(lint(src, 'HR002'), []);
     });
+
+    it('chunks of one result joined after the loop are not kept across steps (tiled decoding, micro-batches); a loader or a training loop still is', () => {
+      // diffusers' tiled encoders and trl's micro-batch log-probs: torch.cat / torch.stack right after.
+      const chunks = code(`
+import torch as th
+def encode(self, x):
+    h = [self.encoder(x[:, :, :1])]
+    for i in range(1, x.shape[2], self.frames_batch_size):
+        h.append(self.encoder(x[:, :, i : i + self.frames_batch_size]))
+    return th.cat(h, dim=2)
+
+def logps(self, model, batch, num_steps):
+    aux = []
+    for i in range(num_steps):
+        outputs = model(batch[i])
+        aux.append(outputs.aux_loss)
+    return th.stack(aux).mean()
+`);
+      assert.deepEqual(lint(chunks, 'HR002'), []);
+      const kept = code(`
+import torch as th
+def predict(model, loader):
+    preds = []
+    for x in loader:
+        preds.append(model(x))
+    return th.cat(preds)
+
+def train(model, loader):
+    outs = []
+    for x, y in loader:
+        out = model(x)
+        criterion(out, y).backward()
+        outs.append(out)
+    return th.cat(outs)
+`);
+      assert.deepEqual(lint(kept, 'HR002').map((f) => f.start.line), [4, 12]);
+    });
   });
 
   describe('HR004 eval-loop-without-no-grad', () => {
@@ -254,6 +291,12 @@ def validate(model, loader):
       assert.deepEqual(lint(src.replace('def validate(model, loader):', '@torch.no_grad()\ndef validate(model, loader):'), 'HR004'), []);
       assert.deepEqual(lint(src.replace('def validate', 'def validation_step'), 'HR004'), []);
       assert.deepEqual(lint(src.replace('        out = model(x)', '        out = model(x)\n        out.sum().backward()'), 'HR004'), []);
+    });
+
+    it('a torch.Generator is no model (diffusers tests seed one per pass)', () => {
+      const seeded = src.replace('        out = model(x)\n', '        g = torch.Generator("cpu").manual_seed(0)\n        out = x.flip(0)\n');
+      assert.deepEqual(lint(seeded, 'HR004'), []);
+      assert.equal(lint(seeded.replace('out = x.flip(0)', 'out = generator(x)'), 'HR004').length, 1);
     });
   });
 

@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
+import { NodeIndex, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
 
 /** Names that look like data to iterate over in a training or eval loop. */
 const DATA_ITER = /loader|batch|dataset|tqdm|epoch|steps?\b|iter/i;
@@ -24,7 +24,7 @@ export function scopeOf(n: Node): Node {
 }
 
 /** A call that runs a model (not one that builds it: model_cls(), model_fn()). */
-export const isModelCall = (callee: string): boolean => MODEL_CALLEE.test(callee) && !/_(cls|class|fn|factory|type|name|path|config|kwargs)$/i.test(callee);
+export const isModelCall = (callee: string): boolean => MODEL_CALLEE.test(callee) && !/_(cls|class|fn|factory|type|name|path|config|kwargs)$/i.test(callee) && !/^torch\./.test(callee); // torch.Generator is a random-number generator
 export const isLossCall = (callee: string, q: string | undefined): boolean =>
   LOSS_CALLEE.test(callee.split('.').pop() ?? '') || /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
 
@@ -173,11 +173,38 @@ export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
   }
   if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex)) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
+  if (gatheredAfter(name, loop, scope, text)) return false;
   const word = new RegExp(`\\b${name}\\b`);
   const later = occurrences(scope, text, /\bbackward\b/)
     .map((n) => (n.parent?.type === 'attribute' ? n.parent.parent : n.parent))
     .filter((c): c is Node => c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope));
   return !later.some((c) => word.test(c.text));
+}
+
+const GATHER = new Set(['torch.cat', 'torch.concat', 'torch.concatenate', 'torch.stack', 'torch.vstack', 'torch.hstack', 'torch.sum']);
+
+/**
+ * Whether `name`, filled in a loop that trains nothing and does not walk a data loader, is joined
+ * into one tensor right after it (`torch.cat(tiles)`, `torch.stack(aux_losses).mean()`): the chunks
+ * of one step's result (tiled decoding, micro-batches), not values kept across steps.
+ */
+function gatheredAfter(name: string, loop: Node, scope: Node, text: string): boolean {
+  const iter = loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : '';
+  if (loopFacts(loop).train || /loader|dataset/i.test(iter)) return false;
+  return occurrences(scope, text, new RegExp(`(?<![\\w.])${name}\\b`)).some((id) => {
+    const call = id.parent?.type === 'argument_list' ? id.parent.parent : null;
+    if (!call || call.type !== 'call' || id.startIndex < loop.endIndex || !scopeOf(call).equals(scope)) return false;
+    const callee = calleeOf(call).text;
+    return callee === 'sum' || GATHER.has(qualifiedName(scope, callee));
+  });
+}
+
+/** A dotted name's qualified form, through the file's imports (`th.cat` → torch.cat). */
+function qualifiedName(n: Node, dotted: string): string {
+  const ix = NodeIndex.of(n);
+  const head = dotted.split('.')[0]!;
+  const q = ix?.bindings?.get(head);
+  return q ? q + dotted.slice(head.length) : dotted;
 }
 
 /** Step loops that hold no step loop themselves: each statement belongs to exactly one of them. */

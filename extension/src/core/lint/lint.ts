@@ -98,7 +98,7 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
   const fileOff = named(FILE_PRAGMA.exec(text));
   const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
   const findings: Finding[] = [];
-  NodeIndex.attach(tree, scopes ?? [file]);
+  NodeIndex.attach(tree, scopes ?? [file], bindings);
   try {
     for (const root of scopes ?? [file]) {
       const ctx: RuleContext = { root, file, text, qualify, bindings, torch };

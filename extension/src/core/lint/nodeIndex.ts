@@ -40,8 +40,12 @@ export class NodeIndex {
   readonly memo = new Map<string, unknown>();
   private readonly callees = new Map<number, Callee>();
 
-  static attach(tree: Tree, roots: readonly Node[]): NodeIndex {
+  /** The file's import bindings, for facts that qualify names from text. */
+  bindings: ReadonlyMap<string, string> | undefined;
+
+  static attach(tree: Tree, roots: readonly Node[], bindings?: ReadonlyMap<string, string>): NodeIndex {
     const ix = new NodeIndex();
+    ix.bindings = bindings;
     for (const r of roots) ix.add(r);
     NodeIndex.byTree.set(tree, ix);
     return ix;
