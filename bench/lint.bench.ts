@@ -26,8 +26,11 @@ function bigFile(): { text: string; what: string } {
   for (const d of ['extension/agent', 'test', 'bench', 'scripts']) walk(join(ROOT, d));
   let text = '';
   for (let i = 0; text.split('\n').length < 5000; i++) text += readFileSync(files[i % files.length]!, 'utf8') + '\n';
-  const lines = text.split('\n').slice(0, 5000).join('\n');
-  return { text: lines, what: `this repository's Python sources concatenated (${files.length} files, cut at 5,000 lines)` };
+  // Cut before the last top-level definition that starts within 5,000 lines, so the file stays valid Python.
+  const all = text.split('\n');
+  let end = 5000;
+  while (end > 0 && !/^(def |class |@)/.test(all[end]!)) end--;
+  return { text: all.slice(0, end).join('\n') + '\n', what: `this repository's Python sources concatenated (${files.length} files, cut before line 5,000 at a top-level definition)` };
 }
 
 /** CPython's ast.parse of each text, median ms over `reps` runs each (in-process, no interpreter start-up). */
@@ -54,6 +57,7 @@ print(json.dumps(out))`;
 async function main(): Promise<void> {
   const parser = await PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
   const { text, what } = bigFile();
+  if (parser.parse(text).rootNode.hasError) throw new Error(`${what}: not valid Python (a benchmark on a broken file measures error recovery)`);
   const path = join(tmpdir(), 'headroom-lint-bench.py');
   writeFileSync(path, text);
   for (let i = 0; i < 5; i++) lintText(parser, text).tree.delete(); // warm up

@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { NodeIndex, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
+import { NodeIndex, anchored, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
 
 /** Names that look like data to iterate over in a training or eval loop. */
 const DATA_ITER = /loader|batch|dataset|tqdm|epoch|steps?\b|iter/i;
@@ -57,8 +57,11 @@ export function loopFacts(loop: Node): LoopFacts {
 }
 
 function computeLoopFacts(loop: Node): LoopFacts {
+  const iter = loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : (loop.childForFieldName('condition')?.text ?? '');
+  // Without these words in its text a loop calls no backward, step or zero_grad: not a training loop,
+  // and with no data to walk not an eval loop either (most loops, read without looking at a node).
+  if (!DATA_ITER.test(iter) && !/backward|step|zero_grad/.test(loop.text)) return { node: loop, step: false, train: false, backward: [] };
   const s = stepCalls(loop);
-  const iter = loop.type === 'for_statement' ? loop.childForFieldName('right')?.text ?? '' : loop.childForFieldName('condition')?.text ?? '';
   // A loop inside forward() runs within one step (micro-batches, layers), never across steps.
   const fn = scopeOf(loop);
   const intraStep = fn.type === 'function_definition' && /^(forward|__call__)$/.test(fn.childForFieldName('name')?.text ?? '');
@@ -214,7 +217,7 @@ export function innermostStepLoops(root: Node): LoopFacts[] {
 
 function computeInnermost(root: Node): LoopFacts[] {
   const out: LoopFacts[] = [];
-  for (const loop of nodesOf(root, ['for_statement', 'while_statement'])) {
+  for (const loop of anchored(root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement'])) {
     const f = loopFacts(loop);
     if (!f.step) continue;
     if (within(loop.childForFieldName('body') ?? loop, ['for_statement', 'while_statement']).some((l) => loopFacts(l).step)) continue;

@@ -6,9 +6,9 @@ import type { Node } from '@vscode/tree-sitter-wasm';
  * torch.utils.checkpoint.checkpoint; `import torch.cuda` binds torch → torch. Every import in the
  * file counts, wherever it stands (function-local imports included).
  */
-export function importBindings(root: Node): Map<string, string> {
+export function importBindings(root: Node, statements: readonly Node[] = importStatements(root)): Map<string, string> {
   const out = new Map<string, string>();
-  for (const st of importStatements(root)) {
+  for (const st of statements) {
     // The statement's own text, without comments, parentheses and line continuations: a list of `name [as alias]`.
     const t = st.text.replace(/#[^\n]*/g, '').replace(/[()\\]/g, ' ').replace(/\s+/g, ' ').trim();
     const from = /^from ([\w.]+) import (.*)$/.exec(t);
@@ -33,8 +33,14 @@ export function importStatements(root: Node): Node[] {
   const text = root.text;
   const out: Node[] = [];
   const seen = new Set<number>();
-  for (const m of text.matchAll(/(?:^|;)[ \t]*((?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\])/gm)) {
-    let n: Node | null = root.descendantForIndex(root.startIndex + m.index + m[0].indexOf(m[1]!));
+  // The keyword is rare and a literal (fast to find); the statement must start there or with `from m`.
+  for (const m of text.matchAll(/\bimport[ \t(\\]/g)) {
+    const line = text.lastIndexOf('\n', m.index) + 1;
+    // After a `;` on the same line (looked for in the line only: a search back through the file is O(n)).
+    const lineStart = line + text.slice(line, m.index).lastIndexOf(';') + 1;
+    const head = /^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?$/.exec(text.slice(lineStart, m.index));
+    if (!head) continue;
+    let n: Node | null = root.descendantForIndex(root.startIndex + lineStart + head[0].search(/\S|$/));
     while (n && n.type !== 'import_statement' && n.type !== 'import_from_statement' && n.type !== 'module') n = n.parent;
     if (n && n.type !== 'module' && !seen.has(n.startIndex)) {
       seen.add(n.startIndex);

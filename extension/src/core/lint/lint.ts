@@ -83,22 +83,22 @@ export function lintText(parser: PythonParser, text: string, opts: LintOptions =
   return { findings: lintTree(tree, text, opts), tree, broken: tree.rootNode.hasError };
 }
 
-/** The imports a file's findings depend on (a change here means a full re-lint). */
-export function importsKey(root: Node): string {
-  return [...importBindings(root)].map(([k, v]) => `${k}=${v}`).join(';');
+/** The imports a file's findings depend on, as a key (a change here means a full re-lint). */
+export function importsKey(bindings: ReadonlyMap<string, string>): string {
+  return [...bindings].map(([k, v]) => `${k}=${v}`).join(';');
 }
 
-/** Lints a parsed file, or only the given top-level statements of it (the rest is unchanged). */
-export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly Node[]): Finding[] {
+/** Lints a parsed file, or only the given parts of it (the rest is unchanged); `imports`: the file's bindings, when known. */
+export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly Node[], imports?: Map<string, string>): Finding[] {
   const file = tree.rootNode;
-  const bindings = importBindings(file);
+  const bindings = imports ?? importBindings(file);
   if (![...bindings.values()].some((q) => q === 'torch' || q.startsWith('torch.'))) return [];
   const torch = [...bindings].find(([, q]) => q === 'torch')?.[0];
   const qualify = qualifier(bindings);
-  const fileOff = named(FILE_PRAGMA.exec(text));
+  const fileOff = text.includes('headroom:') ? named(FILE_PRAGMA.exec(text)) : undefined;
   const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
   const findings: Finding[] = [];
-  NodeIndex.attach(tree, scopes ?? [file], bindings);
+  NodeIndex.attach(tree, bindings);
   try {
     for (const root of scopes ?? [file]) {
       const ctx: RuleContext = { root, file, text, qualify, bindings, torch };

@@ -1,4 +1,5 @@
 import type { Edit, Node, Tree } from '@vscode/tree-sitter-wasm';
+import { importBindings, importStatements } from './imports';
 import { importsKey, lintTree } from './lint';
 import { workersKey } from './rules/hr011';
 import type { LintOptions } from './lint';
@@ -83,6 +84,10 @@ export class LintSession {
   private tree: Tree | undefined;
   private findings: Finding[] = [];
   private key = '';
+  private text = '';
+  /** The file's import bindings and where its import statements are, reused while edits stay clear of them. */
+  private bindings: Map<string, string> | undefined;
+  private importRanges: (readonly [number, number])[] = [];
 
   constructor(
     private readonly parser: PythonParser,
@@ -100,18 +105,34 @@ export class LintSession {
     const old = this.tree;
     const incremental = !!old && changes.length > 0;
     let kept: Finding[] = [];
+    let importsMayChange = !incremental || !this.bindings;
     if (incremental) {
       kept = this.findings;
+      let cur = this.text;
       for (const c of changes) {
         old.edit(toEdit(c));
         kept = kept.map((f) => shift(f, c)).filter((f): f is Finding => !!f);
+        const d = c.text.length - c.length;
+        if (cur.slice(c.offset, c.offset + c.length).includes('import') || this.importRanges.some(([a, b]) => c.offset <= b && c.offset + c.length >= a)) importsMayChange = true;
+        this.importRanges = this.importRanges.map(([a, b]) => (a >= c.offset + c.length ? ([a + d, b + d] as const) : ([a, b] as const)));
+        cur = changes.length === 1 ? text : cur.slice(0, c.offset) + c.text + cur.slice(c.offset + c.length);
+        // The edited lines as they are now (an import typed letter by letter).
+        const from = cur.lastIndexOf('\n', c.offset - 1) + 1;
+        const to = cur.indexOf('\n', c.offset + c.text.length);
+        if (cur.slice(from, to < 0 ? cur.length : to).includes('import')) importsMayChange = true;
       }
     }
     const tree = this.parser.parse(text, incremental ? old : undefined);
     const root = tree.rootNode;
     // What findings depend on beyond their own statement: imports, file pragmas, DataLoader workers.
-    const imports = importsKey(root);
-    const key = `${imports}\n${text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? ''}\n${workersKey(root, text)}`;
+    if (importsMayChange) {
+      const statements = importStatements(root);
+      this.bindings = importBindings(root, statements);
+      this.importRanges = statements.map((n) => [n.startIndex, n.endIndex] as const);
+    }
+    const bindings = this.bindings!;
+    const pragmas = text.includes('headroom:') ? (text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? '') : '';
+    const key = `${importsKey(bindings)}\n${pragmas}\n${workersKey(root, text)}`;
     let out: Finding[];
     if (incremental && key === this.key) {
       const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];
@@ -123,11 +144,12 @@ export class LintSession {
       // A unit inside another is covered by it.
       const dirty = units.filter((u) => !units.some((x) => x !== u && x.startIndex <= u.startIndex && u.endIndex <= x.endIndex && !x.equals(u)));
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
-      out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
-    } else out = lintTree(tree, text, this.opts);
+      out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
+    } else out = lintTree(tree, text, this.opts, undefined, bindings);
     old?.delete();
     this.tree = tree;
     this.key = key;
+    this.text = text;
     if (root.hasError && kept.length) {
       const broken = errorRanges(root);
       // A broken region spans at least its lines: keep old findings on those lines.

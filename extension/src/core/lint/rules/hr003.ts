@@ -1,6 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { growsAcrossSteps, isModelCall, loopFacts } from '../facts';
-import { calleeOf, nodesOf, within } from '../nodeIndex';
+import { anchored, calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -18,7 +18,7 @@ function outputs(body: Node): Set<string> {
 /** HR003 outputs-retained-on-gpu (off by default): predictions collected on the GPU grow with the dataset. */
 export function hr003(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const loop of nodesOf(ctx.root, ['for_statement'])) {
+  for (const loop of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>for)\b/m, ['for_statement'])) {
     if (!loop) continue;
     const f = loopFacts(loop);
     const body = loop.childForFieldName('body');

@@ -1,6 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { ancestors, isModelCall, loopFacts, underNoGrad } from '../facts';
-import { calleeOf, nodesOf, within } from '../nodeIndex';
+import { anchored, calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -30,11 +30,11 @@ function decorateFix(fn: Node, ctx: RuleContext, torch: string): Fix {
 export function hr004(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   const torch = ctx.torch;
-  for (const fn of nodesOf(ctx.root, 'function_definition')) {
-    if (!fn) continue;
+  for (const fn of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>def)\b/m, ['function_definition'])) {
     const name = fn.childForFieldName('name')?.text ?? '';
     const body = fn.childForFieldName('body');
-    if (!body || /_step$/.test(name)) continue;
+    // Only functions named for evaluation, or that call .eval(), are looked into.
+    if (!body || /_step$/.test(name) || (!EVAL_NAME.test(name) && !/\.eval\(\s*\)/.test(body.text))) continue;
     const evalCalls = within(body, ['call']).filter((c) => /\.eval$/.test(calleeOf(c).text) && (c.childForFieldName('arguments')?.namedChildCount ?? 0) === 0);
     for (const loop of within(body, ['for_statement', 'while_statement'])) {
       if (ancestors(loop).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) continue;

@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { nodesOf, qualifiedCallee } from '../nodeIndex';
+import { callsNamed, qualifiedCallee } from '../nodeIndex';
 import { ancestors, guarded, stepLoopOf } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
@@ -21,7 +21,7 @@ function removal(st: Node, ctx: RuleContext): Fix {
 /** HR005 empty-cache-in-step-loop: `torch.cuda.empty_cache()` every step only slows training. */
 export function hr005(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of nodesOf(ctx.root, 'call')) {
+  for (const c of callsNamed(ctx.root, ctx.bindings, ['empty_cache'])) {
     if (!c || !EMPTY_CACHE.has(qualifiedCallee(c, ctx.qualify) ?? '')) continue;
     const loop = stepLoopOf(c);
     const st = c.parent?.type === 'expression_statement' ? c.parent : undefined;

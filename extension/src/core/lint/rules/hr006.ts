@@ -1,4 +1,4 @@
-import { nodesOf, qualifiedCallee } from '../nodeIndex';
+import { callsNamed, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
@@ -9,7 +9,7 @@ const CHECKPOINT = new Set(['torch.utils.checkpoint.checkpoint', 'torch.utils.ch
 /** HR006 checkpoint-use-reentrant: say `use_reentrant` explicitly (the default is changing; False is the recommended one). */
 export function hr006(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of nodesOf(ctx.root, 'call')) {
+  for (const c of callsNamed(ctx.root, ctx.bindings, ['checkpoint', 'checkpoint_sequential'])) {
     if (!c || !CHECKPOINT.has(qualifiedCallee(c, ctx.qualify) ?? '')) continue;
     const args = c.childForFieldName('arguments');
     if (!args || versionGuarded(c) || keyword(c, 'use_reentrant')) continue;

@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { calleeOf, nodesOf, qualifiedCallee } from '../nodeIndex';
+import { calleeOf, callsNamed, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
@@ -29,11 +29,13 @@ function fix(callee: Node, call: Node | undefined, d: { device: string; name: st
   return { title: `Use ${newCallee}(${device}${kw ? '' : ', …'})`, preferred: true, edits };
 }
 
+const NAMES = [...new Set(Object.keys(DEPRECATED).map((k) => k.slice(k.lastIndexOf('.') + 1)))];
+
 /** HR007 deprecated-cuda-amp: torch.cuda.amp.* is deprecated for torch.amp.* with a device. */
 export function hr007(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<number>();
-  for (const n of nodesOf(ctx.root, ['call', 'decorator'])) {
+  for (const n of callsNamed(ctx.root, ctx.bindings, NAMES, ['call', 'decorator'])) {
     if (!n) continue;
     const expr = n.type === 'call' ? calleeOf(n).node : n.namedChild(0);
     if (!expr || expr.type === 'call') continue; // a called decorator is handled as a call

@@ -1,4 +1,4 @@
-import { calleeOf, nodesOf } from '../nodeIndex';
+import { calleeOf, callsNamed } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';
@@ -6,7 +6,7 @@ import { keyword, removeArgument } from './kwargs';
 /** HR008 zero-grad-writes-zeros: `zero_grad(set_to_none=False)` keeps every gradient allocated and writes zeros into it. */
 export function hr008(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of nodesOf(ctx.root, 'call')) {
+  for (const c of callsNamed(ctx.root, ctx.bindings, ['zero_grad'])) {
     const f = c ? calleeOf(c).node : null;
     if (!c || f?.type !== 'attribute' || f.childForFieldName('attribute')?.text !== 'zero_grad') continue;
     const kw = keyword(c, 'set_to_none');

@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { calleeOf, nodesOf, qualifiedCallee } from '../nodeIndex';
+import { calleeOf, anchored, qualifiedCallee } from '../nodeIndex';
 import { ancestors } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
@@ -10,7 +10,8 @@ const FACTORIES = /^torch\.(tensor|zeros|ones|full|eye|arange|linspace|rand|rand
 /** HR010 constant-tensor-moved-in-loop: made on the host, then copied to the GPU, every iteration. */
 export function hr010(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of nodesOf(ctx.root, 'call')) {
+  // Only a copy of a call's result: `torch.zeros(…).to(…)`, found from the text.
+  for (const c of anchored(ctx.root, /(?<=\)\s*\.\s*)(?:cuda|to)\s*\(/, ['call'])) {
     const f = c ? calleeOf(c).node : null;
     const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
     const made = f?.childForFieldName('object');

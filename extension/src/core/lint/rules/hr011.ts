@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { calleeOf, nodesOf, occurrences } from '../nodeIndex';
+import { anchored, calleeOf, nodesOf, occurrences } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword } from './kwargs';
@@ -20,6 +20,7 @@ function cudaPlacement(c: Node): boolean {
 /** The file's DataLoader calls, found from the text. */
 function dataLoaders(file: Node, text: string): Node[] {
   const out: Node[] = [];
+  if (!text.includes('DataLoader')) return out;
   for (const n of occurrences(file, text, /\bDataLoader\s*\(/)) {
     const c = n.parent?.type === 'attribute' ? n.parent.parent : n.parent;
     if (c?.type === 'call') out.push(c);
@@ -29,7 +30,7 @@ function dataLoaders(file: Node, text: string): Node[] {
 
 /** What HR011's findings depend on outside the statement they are in: the DataLoaders' worker settings. */
 export function workersKey(file: Node, text: string): string {
-  return dataLoaders(file, text).map((c) => c.text).join('|') + (/set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '');
+  return dataLoaders(file, text).map((c) => c.text).join('|') + (text.includes('set_start_method') && /set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '');
 }
 
 /** Whether a DataLoader in the file runs workers in forked processes. */
@@ -54,7 +55,7 @@ export function hr011(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   let forked: boolean | undefined;
   // From the methods (not the class), so that re-linting one method finds the same.
-  for (const def of nodesOf(ctx.root, 'function_definition')) {
+  for (const def of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>def)\s+(__getitem__|__iter__|__next__)\b/m, ['function_definition'])) {
     const name = def.childForFieldName('name')?.text ?? '';
     if (!['__getitem__', '__iter__', '__next__'].includes(name) || !datasetOf(def, ctx)) continue;
     for (const c of nodesOf(def, 'call')) {

@@ -1,6 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { ancestors, scopeOf } from '../facts';
-import { calleeOf, nodesOf, within } from '../nodeIndex';
+import { anchored, calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';
@@ -8,7 +8,7 @@ import { keyword, removeArgument } from './kwargs';
 /** HR012 pin-memory-misuse: (a) pinning each tensor in a loop; (c) a non-blocking copy to the host read before a sync. */
 export function hr012(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of nodesOf(ctx.root, 'call')) {
+  for (const c of anchored(ctx.root, /\bnon_blocking\b/, ['call'])) {
     const f = c ? calleeOf(c).node : null;
     if (!c || f?.type !== 'attribute' || f.childForFieldName('attribute')?.text !== 'to') continue;
     const nb = keyword(c, 'non_blocking');

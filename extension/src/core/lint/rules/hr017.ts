@@ -47,7 +47,17 @@ function torchAttributes(ctx: RuleContext): Node[] {
   if (!names.length) return [];
   const from = ctx.root.startIndex;
   const out: Node[] = [];
-  for (const m of ctx.text.slice(from, ctx.root.endIndex).matchAll(new RegExp(`(?<![\\w.])(?:${names.join('|')})\\s*\\.`, 'g'))) {
+  for (const m of ctx.text.slice(from, ctx.root.endIndex).matchAll(new RegExp(`(?<![\\w.])(${names.join('|')})((?:\\s*\\.\\s*\\w+)+)`, 'g'))) {
+    // Read the chain from the text first: only a link the manifest lacks is looked up in the tree.
+    let mod = ctx.bindings.get(m[1]!)!;
+    let unknown = false;
+    for (const link of m[2]!.split('.').slice(1).map((l) => l.trim())) {
+      const known = NAMES.get(mod);
+      if (!known) break;
+      if (!link.startsWith('_') && !known.has(link)) unknown = true;
+      mod = `${mod}.${link}`;
+    }
+    if (!unknown) continue;
     const n = ctx.file.descendantForIndex(from + m.index);
     if (n?.type !== 'identifier') continue; // in a comment or string
     for (let p = n.parent; p?.type === 'attribute' && p.startIndex === n.startIndex; p = p.parent) out.push(p);

@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { calleeOf, nodesOf, qualifiedCallee } from '../nodeIndex';
+import { calleeOf, callsNamed, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
@@ -24,10 +24,12 @@ function renameFix(n: Node, to: string): Fix | undefined {
   return { title: `Use ${to}`, preferred: true, edits: [{ start: attr.startIndex, end: attr.endIndex, text: to }] };
 }
 
+const NAMES = [...Object.keys(RENAMED).map((k) => k.slice(k.lastIndexOf('.') + 1)), ...Object.keys(DTYPE).map((t) => `${t}Tensor`), 'sdp_kernel'];
+
 /** HR018 deprecated-memory-api: cached → reserved, reset_max_* → reset_peak_memory_stats, typed CUDA constructors, sdp_kernel. */
 export function hr018(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const c of nodesOf(ctx.root, 'call')) {
+  for (const c of callsNamed(ctx.root, ctx.bindings, NAMES)) {
     const f = c ? calleeOf(c).node : null;
     const q = c ? qualifiedCallee(c, ctx.qualify) : undefined;
     if (!c || !f || !q || !(q in RENAMED || CONSTRUCTOR.test(q) || q === 'torch.backends.cuda.sdp_kernel') || versionGuarded(c)) continue;
