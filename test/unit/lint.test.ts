@@ -293,6 +293,37 @@ def validate(model, loader):
       assert.deepEqual(lint(src.replace('        out = model(x)', '        out = model(x)\n        out.sum().backward()'), 'HR004'), []);
     });
 
+    it('finds eval loops inside an epoch loop and in notebook-style module code, after .eval() or .train(False), not after .train()', () => {
+      // jetbot's collision-avoidance notebook: train and test loops inside one epoch loop, at module level.
+      const epochs = code(`
+import torch
+for epoch in range(30):
+    model.train()
+    for images, labels in train_loader:
+        loss = F.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    for images, labels in test_loader:
+        outputs = model(images)
+`);
+      assert.deepEqual(lint(epochs, 'HR004').map((f) => f.start.line), [8]);
+      const inFunction = code(`
+import torch
+def fit(model, loader):
+    for epoch in range(3):
+        model.train(False)
+        for x in loader:
+            out = model(x)
+        model.train()
+        for x in loader:
+            out = model(x)
+`);
+      assert.deepEqual(lint(inFunction, 'HR004').map((f) => f.start.line), [4]);
+      assert.equal(lint(inFunction, 'HR004')[0]!.fixes.length, 2, 'wrap, or decorate the function');
+      assert.equal(lint(epochs, 'HR004')[0]!.fixes.length, 1, 'module code: wrap only');
+    });
+
     it('a torch.Generator is no model (diffusers tests seed one per pass)', () => {
       const seeded = src.replace('        out = model(x)\n', '        g = torch.Generator("cpu").manual_seed(0)\n        out = x.flip(0)\n');
       assert.deepEqual(lint(seeded, 'HR004'), []);

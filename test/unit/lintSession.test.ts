@@ -40,7 +40,8 @@ describe('lint sessions, notebooks and globs', () => {
     // places with edits that keep the syntax valid: comment lines, spaces at line ends, fixes applied
     // and undone, a no_grad decorator added and removed, DataLoader workers switched (a finding in
     // another statement changes severity), a call split over lines, an alias toggled inside a
-    // parenthesized import (HR006 on `ckpt(…)` comes and goes), and a new import once.
+    // parenthesized import (HR006 on `ckpt(…)` comes and goes), net.eval() ↔ net.train() before a
+    // module-level loop in another statement (HR004 comes and goes), and a new import once.
     let text = [0, 1, 2].map((k) => `def evaluate_${k}(model, loader):\n    total = 0\n    for x, y in loader:\n        loss = criterion(model(x), y)\n        total += loss\n    return total\n`).join('\n');
     text = `import torch\nfrom torch.utils.checkpoint import (\n    checkpoint,\n)\n${text}
 class Runner:
@@ -61,6 +62,9 @@ for x, y in dl:
     losses.append(loss)
 x = torch.cuda.memory_cached()
 y = ckpt(block, x)
+net.eval()
+for x in dl:
+    pred = net(x)
 `;
     const s = new LintSession(parser);
     s.update(text);
@@ -74,7 +78,7 @@ y = ckpt(block, x)
       const lineStart = lines.slice(0, ln).join('\n').length + (ln ? 1 : 0);
       let c: TextChange;
       const toggle = [...text.matchAll(/total \+= loss(\.item\(\))?\n/g)];
-      const kind = step === 40 ? 'import' : ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias'][rnd(7)]!;
+      const kind = step === 40 ? 'import' : ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode'][rnd(8)]!;
       kinds.add(kind);
       if (kind === 'import') c = change(text, 0, 0, 'import torch.nn.functional as F\n');
       else if (kind === 'fix' && toggle.length) {
@@ -88,6 +92,10 @@ y = ckpt(block, x)
       } else if (kind === 'workers') {
         const m = /num_workers=(\d)/.exec(text)!;
         c = change(text, m.index + 'num_workers='.length, m.index + m[0].length, m[1] === '0' ? '4' : '0');
+      } else if (kind === 'mode') {
+        // The mode switch is its own statement: the loop after it (HR004) is in another.
+        const at = text.indexOf('net.') + 'net.'.length;
+        c = text.startsWith('eval', at) ? change(text, at, at + 4, 'train') : change(text, at, at + 5, 'eval');
       } else if (kind === 'alias') {
         // Inside a parenthesized import, on a line without the word import: the bindings change.
         const at = text.indexOf('    checkpoint') + '    checkpoint'.length;
@@ -104,7 +112,7 @@ y = ckpt(block, x)
       const full = lintText(parser, text).findings.map(key);
       assert.deepEqual(inc, full, `after step ${step} (${kind})`);
     }
-    assert.equal(kinds.size, 8, 'every kind of edit was made');
+    assert.equal(kinds.size, 9, 'every kind of edit was made');
     const rules = new Set(lintText(parser, text).findings.map((f) => f.rule));
     for (const r of ['HR001', 'HR002', 'HR011', 'HR018'] as RuleId[]) assert.ok(rules.has(r), `${r} is in play`);
     s.dispose();

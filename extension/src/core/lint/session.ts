@@ -29,6 +29,8 @@ function toEdit(c: TextChange): Edit {
   };
 }
 
+const MODE = /\.\s*(eval|train)\b/;
+
 /** Where a position after a change's old end lands after the change (no scan of the text). */
 function moved(p: { line: number; col: number }, c: TextChange): { line: number; col: number } {
   const nl = c.text.split('\n');
@@ -106,6 +108,8 @@ export class LintSession {
     const incremental = !!old && changes.length > 0;
     let kept: Finding[] = [];
     let importsMayChange = !incremental || !this.bindings;
+    // A model.eval()/.train() switch decides HR004 for loops in other statements: re-lint all.
+    let modeMayChange = false;
     if (incremental) {
       kept = this.findings;
       let cur = this.text;
@@ -113,13 +117,17 @@ export class LintSession {
         old.edit(toEdit(c));
         kept = kept.map((f) => shift(f, c)).filter((f): f is Finding => !!f);
         const d = c.text.length - c.length;
-        if (cur.slice(c.offset, c.offset + c.length).includes('import') || this.importRanges.some(([a, b]) => c.offset <= b && c.offset + c.length >= a)) importsMayChange = true;
+        const removed = cur.slice(c.offset, c.offset + c.length);
+        if (removed.includes('import') || this.importRanges.some(([a, b]) => c.offset <= b && c.offset + c.length >= a)) importsMayChange = true;
+        if (MODE.test(removed)) modeMayChange = true;
         this.importRanges = this.importRanges.map(([a, b]) => (a >= c.offset + c.length ? ([a + d, b + d] as const) : ([a, b] as const)));
         cur = changes.length === 1 ? text : cur.slice(0, c.offset) + c.text + cur.slice(c.offset + c.length);
         // The edited lines as they are now (an import typed letter by letter).
         const from = cur.lastIndexOf('\n', c.offset - 1) + 1;
         const to = cur.indexOf('\n', c.offset + c.text.length);
-        if (cur.slice(from, to < 0 ? cur.length : to).includes('import')) importsMayChange = true;
+        const lines = cur.slice(from, to < 0 ? cur.length : to);
+        if (lines.includes('import')) importsMayChange = true;
+        if (MODE.test(lines)) modeMayChange = true;
       }
     }
     const tree = this.parser.parse(text, incremental ? old : undefined);
@@ -134,7 +142,7 @@ export class LintSession {
     const pragmas = text.includes('headroom:') ? (text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? '') : '';
     const key = `${importsKey(bindings)}\n${pragmas}\n${workersKey(root, text)}`;
     let out: Finding[];
-    if (incremental && key === this.key) {
+    if (incremental && key === this.key && !modeMayChange) {
       const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];
       const units: Node[] = [];
       for (const i of touched) {
