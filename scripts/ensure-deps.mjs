@@ -10,4 +10,23 @@ export function ensureDeps() {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
 }
 
+/** A C/C++ compiler, cmake and binutils (objdump, readelf) for the native addon: Debian packages when missing. */
+export function ensureNativeTools() {
+  const has = (cmd) => {
+    try {
+      execFileSync(cmd, ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const missing = [['cmake', 'cmake'], ['g++', 'g++'], ['cc', 'gcc'], ['objdump', 'binutils']].filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg);
+  if (!missing.length) return;
+  console.log(`installing Debian packages for the native addon: ${missing.join(' ')}`);
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+  const apt = (args) => execFileSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  apt(['update']);
+  apt(['install', '-y', '--no-install-recommends', ...missing]);
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) ensureDeps();
