@@ -293,6 +293,27 @@ def validate(model, loader):
       assert.deepEqual(lint(src.replace('        out = model(x)', '        out = model(x)\n        out.sum().backward()'), 'HR004'), []);
     });
 
+    it('HR001 in an eval loop over `data`, and through `loss, out = model(…)` unpacking, as errors', () => {
+      const ev = code(`
+import torch
+def evaluate(model, criterion, data):
+    epoch_loss = 0.0
+    val_loss = 0.0
+    for d in data:
+        loss = criterion(model(d.text), d.label)
+        epoch_loss += loss
+        loss2, output = model(d.text, d.label)
+        val_loss += loss2
+    return epoch_loss, val_loss
+`);
+      const fs = lint(ev).filter((f) => f.rule === 'HR001');
+      assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[6, 'error'], [8, 'error']]);
+      assert.deepEqual(lint(ev.replace('loss2, output = model(d.text, d.label)', 'loss2, output = 0.0, None'), 'HR001').map((f) => f.start.line), [6]);
+      // fairseq's criteria: (loss, sample_size, logging_output); only the loss carries a graph.
+      const fair = ev.replace('loss2, output = model(d.text, d.label)\n        val_loss += loss2', 'loss2, sample_size, logging_output = criterion(model, d)\n        val_loss += sample_size');
+      assert.deepEqual(lint(fair, 'HR001').map((f) => f.start.line), [6]);
+    });
+
     it('finds eval loops inside an epoch loop and in notebook-style module code, after .eval() or .train(False), not after .train()', () => {
       // jetbot's collision-avoidance notebook: train and test loops inside one epoch loop, at module level.
       const epochs = code(`
@@ -407,6 +428,8 @@ with torch.no_grad():
       assert.equal(f?.severity, 'info');
       assert.equal(fixed(src, f!), src.replace('preds.append(out)', 'preds.append(out.detach().cpu())'));
       assert.deepEqual(lint(src.replace('preds.append(out)', 'preds.append(out.cpu())'), 'HR003'), []);
+      // Rebound to a host copy before it is kept (a time-series repository's test loop).
+      assert.deepEqual(lint(src.replace('        preds.append(out)', '        out = out[:, -24:].cpu().numpy()\n        preds.append(out)'), 'HR003'), []);
     });
 
     it('HR009 flags zero_grad between forward and backward, not gradient accumulation', () => {

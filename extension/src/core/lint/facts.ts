@@ -2,7 +2,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import { NodeIndex, anchored, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
 
 /** Names that look like data to iterate over in a training or eval loop. */
-const DATA_ITER = /loader|batch|dataset|tqdm|epoch|steps?\b|iter/i;
+const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter/i;
 const MODEL_CALLEE = /(^|\.)(model|net|network|encoder|decoder|module|backbone|generator|discriminator)\w*$|\.forward$/i;
 const LOSS_CALLEE = /loss|criterion|crit\b/i;
 const NO_GRAD = new Set(['torch.no_grad', 'torch.inference_mode', 'torch.autograd.no_grad', 'torch.autograd.grad_mode.no_grad']);

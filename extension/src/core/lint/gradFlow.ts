@@ -5,6 +5,7 @@ import { calleeOf, qualifiedCallee, within } from './nodeIndex';
 
 /** Calls whose result carries no graph: a Python number, a detached tensor, a list. */
 const KILL_METHODS = new Set(['item', 'detach', 'tolist', 'numpy', 'size', 'dim', 'numel', 'nelement']);
+const NOT_TENSOR = /size|count|^n_|^num|log|info|stats|metric|acc/i;
 const KILL_FUNCTIONS = new Set(['float', 'int', 'len', 'bool', 'str', 'round']);
 
 /**
@@ -68,8 +69,15 @@ export class GradFlow {
   /** Applies one statement's assignments. */
   assign(a: Node): void {
     const left = a.childForFieldName('left');
-    if (left?.type !== 'identifier') return;
     const right = a.childForFieldName('right');
+    // `loss, logits = model(x)`: every name unpacked from a graph-carrying value carries it.
+    if (a.type === 'assignment' && (left?.type === 'pattern_list' || left?.type === 'tuple_pattern')) {
+      const gt = this.carries(right) && !this.noGrad(a);
+      // Not what reads as a count or a record (fairseq criteria return loss, sample_size, logging_output).
+      for (const n of left.namedChildren) if (n?.type === 'identifier') gt && !NOT_TENSOR.test(n.text) ? this.gt.add(n.text) : this.gt.delete(n.text);
+      return;
+    }
+    if (left?.type !== 'identifier') return;
     if (a.type === 'augmented_assignment') {
       if (this.carries(right) && !this.noGrad(a)) this.gt.add(left.text);
       return;

@@ -4,15 +4,16 @@ import { anchored, calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
-/** Names assigned from a model call in the loop body (the outputs). */
-function outputs(body: Node): Set<string> {
-  const out = new Set<string>();
+/** Whether `name`, at `at` in the loop body, holds a model output on the device: its last assignment before `at` is a model call. */
+function deviceOutput(body: Node, name: string, at: Node): boolean {
+  let last: Node | undefined;
   for (const a of within(body, ['assignment'])) {
-    const r = a.childForFieldName('right');
+    if (a.startIndex >= at.startIndex) break;
     const l = a.childForFieldName('left');
-    if (r?.type === 'call' && isModelCall(calleeOf(r).text) && l?.type === 'identifier') out.add(l.text);
+    if (l?.type === 'identifier' && l.text === name) last = a.childForFieldName('right') ?? undefined;
   }
-  return out;
+  // `outputs = outputs[:, -n:].cpu().numpy()` after the model call: a host copy by then.
+  return last?.type === 'call' && isModelCall(calleeOf(last).text);
 }
 
 /** HR003 outputs-retained-on-gpu (off by default): predictions collected on the GPU grow with the dataset. */
@@ -23,14 +24,13 @@ export function hr003(ctx: RuleContext): Finding[] {
     const f = loopFacts(loop);
     const body = loop.childForFieldName('body');
     if (!body || f.train || !f.step) continue; // an eval loop over data, not layers or micro-batches inside forward()
-    const outs = outputs(body);
     for (const c of within(body, ['call'])) {
       const fn = c.childForFieldName('function');
       const obj = fn?.childForFieldName('object');
       const arg = c.childForFieldName('arguments')?.namedChild(0);
       if (fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'append' || obj?.type !== 'identifier' || !arg) continue;
       const root = arg.type === 'call' ? arg.childForFieldName('function')?.childForFieldName('object') : arg;
-      if (!root || !outs.has(root.text.split('.')[0]!) || /\.(cpu|numpy|tolist|item)\(/.test(arg.text) || !growsAcrossSteps(obj.text, c, loop)) continue;
+      if (!root || !deviceOutput(body, root.text.split('.')[0]!, c) || /\.(cpu|numpy|tolist|item)\(/.test(arg.text) || !growsAcrossSteps(obj.text, c, loop)) continue;
       out.push(
         findingAt('HR003', 'info', c, `\`${obj.text}\` collects model outputs on the GPU: device memory grows with the dataset until the loop ends. Move them to the host as they come.`, [
           { title: `Keep a host copy: ${arg.text}.detach().cpu()`, preferred: true, edits: [{ start: arg.startIndex, end: arg.endIndex, text: `${arg.text}.detach().cpu()` }] },
