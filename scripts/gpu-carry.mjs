@@ -2,8 +2,9 @@
 // the GPU tests and benchmark as single bundles. On the host:
 //   xz -dc .carry/node.xz > /tmp/node && chmod +x /tmp/node
 //   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/gpu.test.js
+//   HEADROOM_ROOT=$PWD HEADROOM_ADDON=$PWD/.carry/headroom_nvml.node /tmp/node --test .carry/nvml.gpu.test.js
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { buildSync } from 'esbuild';
 
 mkdirSync('.carry', { recursive: true });
@@ -11,4 +12,7 @@ const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node18'
 buildSync({ ...common, entryPoints: ['extension/src/cli/main.ts'], outfile: '.carry/cli.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/gpu.test.ts'], outfile: '.carry/gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/overhead.bench.ts'], outfile: '.carry/overhead.bench.js' });
+buildSync({ ...common, entryPoints: ['test/gpu/nvml.gpu.test.ts'], outfile: '.carry/nvml.gpu.test.js' });
+// The addon as built here (npm run build:native); the GPU host's glibc is newer, so it loads there.
+if (existsSync('native/build/Release/headroom_nvml.node')) copyFileSync('native/build/Release/headroom_nvml.node', '.carry/headroom_nvml.node');
 execFileSync('bash', ['../shared/tools/pack-node.sh', '.carry'], { stdio: 'inherit' });
