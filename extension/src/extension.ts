@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import { PythonParser } from './core/lint/parser';
 import { CommandId } from './host/commandIds';
 import { Config } from './host/config';
+import { GpuMonitor } from './host/gpu/monitor';
+import { GpusPage } from './host/gpu/gpusPage';
 import { LintCodeActions } from './host/lint/codeActions';
 import { LintDiagnostics } from './host/lint/diagnostics';
 import { lintWorkspaceCommand } from './host/lint/scan';
@@ -47,10 +49,20 @@ export function activate(context: vscode.ExtensionContext): void {
     return isAbsolute(f) ? f : join(ws.uri.fsPath, f);
   };
   const tree = new SummaryTree(view, mapping, runsDir);
-  const timeline = new TimelinePanel(context.extensionUri, view, mapping, runs, log, async (path, device) => {
-    if (!(await showSnapshot(deps, vscode.Uri.file(path)))) return;
-    if (device !== null && device !== view.current?.device && view.current?.snapshot.devices.includes(device)) await view.setDevice(device);
-  });
+  const gpus = new GpuMonitor(context.extensionPath, log);
+  const timeline = new TimelinePanel(
+    context.extensionUri,
+    view,
+    mapping,
+    runs,
+    log,
+    async (path, device) => {
+      if (!(await showSnapshot(deps, vscode.Uri.file(path)))) return;
+      if (device !== null && device !== view.current?.device && view.current?.snapshot.devices.includes(device)) await view.setDevice(device);
+    },
+    gpus,
+  );
+  const gpusPage = new GpusPage(gpus);
   const cmd = (id: CommandId | string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   const python = { language: 'python', scheme: 'file' };
   context.subscriptions.push(
@@ -60,7 +72,10 @@ export function activate(context: vscode.ExtensionContext): void {
     tree,
     timeline,
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, { deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => timeline.revive(panel, state) }),
-    new MemoryStatusBar(runs),
+    gpus,
+    gpusPage,
+    vscode.workspace.registerTextDocumentContentProvider(GpusPage.scheme, gpusPage),
+    new MemoryStatusBar(runs, gpus),
     new MemoryDecorations(view),
     vscode.languages.registerCodeLensProvider(python, new MainCodeLens()),
     vscode.languages.registerCodeLensProvider(python, new MemoryLens(view, mapping)),
@@ -82,6 +97,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.CompareSnapshots, (a?: vscode.Uri, b?: vscode.Uri) => compareCommand(deps, a, b)),
     cmd(CommandId.ShowSummary, () => showSummaryPanel(deps)),
     cmd(CommandId.ShowTimeline, () => timeline.show()),
+    cmd(CommandId.ShowGpus, () => gpusPage.show()),
   );
   // Lint: the parser's WebAssembly loads in the background; diagnostics start once it has.
   const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);

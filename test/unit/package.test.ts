@@ -87,8 +87,27 @@ describe('the extension package', () => {
         'extension/readme.md',
       ].sort(),
     );
+    assert.ok(!files.some((f) => f.endsWith('.node')), 'the universal VSIX has no addon (it reads nvidia-smi)');
     // The production bundle is minified and still a working CLI.
     const out = execFileSync(process.execPath, [join(stage, 'dist', 'cli.js'), '--version'], { encoding: 'utf8' });
     assert.equal(out.trim(), `headroom ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}`);
+  });
+
+  it('a platform VSIX (--target linux-x64) carries the NVML addon, which loads from it', (t) => {
+    if (`${process.platform}-${process.arch}` !== 'linux-x64') return t.skip('the addon is built for linux-x64 here');
+    const vsix = join(mkdtempSync(join(tmpdir(), 'headroom-vsix-')), 'headroom-linux-x64.vsix');
+    packageVsix({ out: vsix, extra: ['--target', 'linux-x64'] });
+    const py = `import sys, zipfile, json
+z = zipfile.ZipFile(sys.argv[1])
+m = z.read('extension.vsixmanifest').decode()
+names = [n for n in z.namelist() if n.endswith('.node')]
+z.extract(names[0], sys.argv[2]) if names else None
+print(json.dumps({"nodes": names, "target": 'TargetPlatform="linux-x64"' in m}))`;
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-vsix-x-'));
+    const r = JSON.parse(execFileSync('python3', ['-c', py, vsix, dir], { encoding: 'utf8' })) as { nodes: string[]; target: boolean };
+    assert.deepEqual(r, { nodes: ['extension/dist/native/linux-x64/headroom_nvml.node'], target: true });
+    // The packaged binary loads and answers (here: no driver, so a reason, not a crash).
+    const out = execFileSync(process.execPath, ['-p', `JSON.stringify(require(${JSON.stringify(join(dir, r.nodes[0]!))}).available())`], { encoding: 'utf8' });
+    assert.equal(typeof (JSON.parse(out) as { available: boolean }).available, 'boolean');
   });
 });

@@ -24,6 +24,8 @@ export const enum CommandId {
   ShowSummary = 'headroom.showSummary',
   /** {@link TimelinePanel.show} */
   ShowTimeline = 'headroom.showTimeline',
+  /** {@link GpusPage.show} */
+  ShowGpus = 'headroom.showGpus',
   /** {@link lintWorkspaceCommand} */
   LintWorkspace = 'headroom.lintWorkspace',
 }

@@ -23,7 +23,7 @@ export interface LiveRun {
   server: RunServer;
   execution?: vscode.TaskExecution;
   /** Latest sample per agent stream and device. */
-  latest: Map<string, { rank: number | null; sample: Sample }>;
+  latest: Map<string, { rank: number | null; pid: number; sample: Sample }>;
   /** Every sample per stream key, oldest first (capped), for the live timeline. */
   history: Map<string, Sample[]>;
   /** Agent events worth a marker on the live timeline. */
@@ -84,7 +84,7 @@ export class RunController implements vscode.Disposable {
         if (m.type === 'event' && LIVE_EVENTS.has(m.event) && run.events.length < HISTORY_CAP) run.events.push(m);
         if (m.type === 'sample') {
           const key = `${s.id}/${m.device}`;
-          run.latest.set(key, { rank: s.hello.rank, sample: m });
+          run.latest.set(key, { rank: s.hello.rank, pid: s.hello.pid, sample: m });
           const h = run.history.get(key) ?? [];
           if (h.length >= HISTORY_CAP) h.splice(0, h.length >> 1); // keep the newest half: a day at 10 samples/s fits
           h.push(m);

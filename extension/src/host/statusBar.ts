@@ -1,7 +1,10 @@
 import * as vscode from 'vscode';
 import { formatBytes } from '../core/format';
+import { processMemory } from '../core/gpu/process';
+import { sourceLabel } from '../core/gpu/probe';
 import { gib, liveStatus, statusText } from '../core/run/status';
 import { CommandId } from './commandIds';
+import type { GpuMonitor } from './gpu/monitor';
 import type { RunController } from './runs';
 
 const REFRESH_MS = 250;
@@ -14,12 +17,27 @@ const REFRESH_MS = 250;
 export class MemoryStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('headroom.memory', vscode.StatusBarAlignment.Right, 100);
   private timer: NodeJS.Timeout | undefined;
-  private readonly sub: vscode.Disposable;
+  private readonly subs: vscode.Disposable[];
+  /** Device figures are polled while a run goes. */
+  private polling: vscode.Disposable | undefined;
 
-  constructor(private readonly runs: RunController) {
+  constructor(
+    private readonly runs: RunController,
+    private readonly gpus: GpuMonitor,
+  ) {
     this.item.name = 'Headroom GPU Memory';
-    this.sub = runs.onDidChange(() => this.schedule());
+    this.subs = [runs.onDidChange(() => this.schedule()), gpus.onDidChange(() => this.schedule())];
     this.render();
+  }
+
+  /** "device used by this process" and "non-PyTorch", from the driver, for the worst rank's process. */
+  private deviceRows(pid: number | undefined, device: number, reserved: number): string[] {
+    const r = this.gpus.latest;
+    if (!r) return [];
+    if (!r.ok) return [`| device used by this process | not available: ${r.reason.replace(/\|/g, '/')} |`];
+    const m = pid === undefined ? undefined : processMemory(r.snapshot, pid, reserved, device);
+    if (!m) return [`| device used by this process | not listed by the driver (${sourceLabel(r.snapshot.source)}) |`];
+    return [`| device used by this process | ${formatBytes(m.used)} (${sourceLabel(r.snapshot.source)}) |`, `| non-PyTorch = device used − reserved | ${formatBytes(m.nonPyTorch)} (CUDA context, libraries' workspaces) |`];
   }
 
   private schedule(): void {
@@ -32,6 +50,11 @@ export class MemoryStatusBar implements vscode.Disposable {
 
   private render(): void {
     const live = this.runs.current;
+    if (live && !this.polling) this.polling = this.gpus.want();
+    if (!live && this.polling) {
+      this.polling.dispose();
+      this.polling = undefined;
+    }
     const st = live ? liveStatus(live.latest.values()) : undefined;
     if (live && st) {
       const w = st.worst;
@@ -52,6 +75,7 @@ export class MemoryStatusBar implements vscode.Disposable {
           `| cudaMalloc retries | ${w.retries} |`,
           `| OOMs | ${w.ooms} |`,
           ...(w.device_used !== undefined ? [`| device used (all of it) | ${formatBytes(w.device_used)}${w.device_total ? ` of ${formatBytes(w.device_total)}` : ''} |`] : []),
+          ...this.deviceRows(w.pid, w.device, w.reserved),
         ].join('\n'),
       );
       for (const warning of st.warnings) md.appendMarkdown(`\n\n$(warning) ${warning}`);
@@ -77,7 +101,8 @@ export class MemoryStatusBar implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    this.sub.dispose();
+    for (const s of this.subs) s.dispose();
+    this.polling?.dispose();
     this.item.dispose();
   }
 }

@@ -8,7 +8,7 @@ import type { Viewport } from './viewport';
 
 /** A series drawn as a line: its points' x (data) and y (bytes). */
 export interface Series {
-  name: 'requested' | 'allocated' | 'reserved' | 'device';
+  name: 'requested' | 'allocated' | 'reserved' | 'device' | 'process';
   x: ArrayLike<number>;
   y: ArrayLike<number>;
 }
@@ -115,7 +115,7 @@ export class Chart {
 
     const t3 = performance.now();
     for (const line of this.seriesOf(s)) {
-      ctx.strokeStyle = line.name === 'reserved' ? t.reserved : line.name === 'allocated' ? t.allocated : line.name === 'device' ? t.device : t.requested;
+      ctx.strokeStyle = line.name === 'reserved' ? t.reserved : line.name === 'allocated' ? t.allocated : line.name === 'device' ? t.device : line.name === 'process' ? t.process : t.requested;
       ctx.lineWidth = (line.name === 'reserved' ? 1.5 : 1) * d;
       ctx.setLineDash(line.name === 'allocated' ? [4 * d, 3 * d] : []);
       ctx.beginPath();

@@ -36,6 +36,7 @@ export interface Theme {
   allocated: string;
   reserved: string;
   device: string;
+  process: string;
   instant: string;
   peak: string;
   palette: number[];
@@ -56,6 +57,7 @@ export function readTheme(): Theme {
     allocated: c('green', '#89d185'),
     reserved: c('orange', '#d18616'),
     device: c('red', '#f14c4c'),
+    process: c('purple', '#b180d7'),
     instant: cssVar('--vscode-focusBorder', '#007fd4'),
     peak: c('red', '#f14c4c'),
     palette,

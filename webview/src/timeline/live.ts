@@ -14,6 +14,8 @@ export class LiveFeed {
   reserved: number[] = [];
   requested: number[] = [];
   device: number[] = [];
+  /** Device memory this process holds (the driver's figure): above reserved by the CUDA context and libraries. */
+  process: number[] = [];
   markers: Marker[] = [];
 
   get t0(): number {
@@ -31,6 +33,7 @@ export class LiveFeed {
     this.reserved = [];
     this.requested = [];
     this.device = [];
+    this.process = [];
     this.markers = [];
   }
 
@@ -45,6 +48,7 @@ export class LiveFeed {
       this.reserved.push(s.reserved);
       this.requested.push(s.requested);
       this.device.push(s.deviceUsed ?? NaN);
+      this.process.push(s.processUsed ?? NaN);
     }
     for (const k of m.markers) this.markers.push({ kind: k.kind === 'exit' ? 'snapshot' : k.kind === 'backward' ? 'backward' : k.kind, index: -1, timeUs: k.t, label: k.label });
   }
@@ -56,6 +60,7 @@ export class LiveFeed {
       { name: 'requested', x: this.t, y: this.requested },
     ];
     if (this.device.some((v) => !Number.isNaN(v))) out.push({ name: 'device', x: this.t, y: this.device });
+    if (this.process.some((v) => !Number.isNaN(v))) out.push({ name: 'process', x: this.t, y: this.process });
     return out;
   }
 
@@ -63,7 +68,7 @@ export class LiveFeed {
     let m = 0;
     for (let i = 0; i < this.t.length; i++) {
       if (this.t[i]! < v.from || this.t[i]! > v.to) continue;
-      m = Math.max(m, this.reserved[i]!, this.allocated[i]!, Number.isNaN(this.device[i]!) ? 0 : this.device[i]!);
+      m = Math.max(m, this.reserved[i]!, this.allocated[i]!, Number.isNaN(this.device[i]!) ? 0 : this.device[i]!, Number.isNaN(this.process[i]!) ? 0 : this.process[i]!);
     }
     return m;
   }

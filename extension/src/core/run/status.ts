@@ -4,7 +4,7 @@ import type { Sample } from './protocol';
 /** Live figures of a run, across its ranks and devices, for a status line or a status bar item. */
 export interface LiveStatus {
   /** The rank/device with the most reserved memory ("the worst rank"). */
-  worst: Sample & { rank: number | null };
+  worst: Sample & { rank: number | null; pid?: number };
   streams: number;
   /** Highest max_allocated seen on any rank. */
   peakAllocated: number;
@@ -21,15 +21,15 @@ export function fragmentationWarning(s: Sample): string | undefined {
   return undefined;
 }
 
-export function liveStatus(latest: Iterable<{ rank: number | null; sample: Sample }>): LiveStatus | undefined {
-  let worst: (Sample & { rank: number | null }) | undefined;
+export function liveStatus(latest: Iterable<{ rank: number | null; pid?: number; sample: Sample }>): LiveStatus | undefined {
+  let worst: (Sample & { rank: number | null; pid?: number }) | undefined;
   let streams = 0;
   let peak = 0;
   const warnings = new Set<string>();
-  for (const { rank, sample } of latest) {
+  for (const { rank, pid, sample } of latest) {
     streams++;
     peak = Math.max(peak, sample.max_allocated);
-    if (!worst || sample.reserved > worst.reserved) worst = { ...sample, rank };
+    if (!worst || sample.reserved > worst.reserved) worst = { ...sample, rank, ...(pid !== undefined ? { pid } : {}) };
     const frag = fragmentationWarning(sample);
     if (frag) warnings.add(frag);
     if (sample.ooms > 0) warnings.add(`${sample.ooms} CUDA OOM${sample.ooms > 1 ? 's' : ''} so far`);

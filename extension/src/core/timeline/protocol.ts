@@ -67,6 +67,8 @@ export interface LiveSample {
   reserved: number;
   requested: number;
   deviceUsed: number | null;
+  /** Device memory this process holds, from the driver (NVML or nvidia-smi); null where unknown. */
+  processUsed: number | null;
 }
 
 export interface LiveMarker {

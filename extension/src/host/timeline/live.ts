@@ -1,11 +1,13 @@
 import type * as vscode from 'vscode';
 import type { Sample } from '../../core/run/protocol';
 import type { LiveMarker, LiveSample, ToTimeline } from '../../core/timeline/protocol';
+import { formatBytes } from '../../core/format';
+import type { GpuMonitor } from '../gpu/monitor';
 import type { LiveRun, RunController } from '../runs';
 
 const MIN_INTERVAL_MS = 250;
 
-const toSample = (s: Sample): LiveSample => ({ t: s.t, allocated: s.allocated, reserved: s.reserved, requested: s.requested, deviceUsed: s.device_used ?? null });
+const toSample = (s: Sample, processUsed: number | null): LiveSample => ({ t: s.t, allocated: s.allocated, reserved: s.reserved, requested: s.requested, deviceUsed: s.device_used ?? null, processUsed });
 
 /**
  * Live mode: a running job's samples for one stream (the first to report: rank 0 under torchrun)
@@ -23,6 +25,7 @@ export class LiveTimeline implements vscode.Disposable {
   constructor(
     private readonly runs: RunController,
     private readonly post: (m: ToTimeline) => void,
+    private readonly gpus?: GpuMonitor,
   ) {}
 
   get following(): boolean {
@@ -74,7 +77,9 @@ export class LiveTimeline implements vscode.Disposable {
       if (all[mid]!.t <= this.sentT) lo = mid + 1;
       else hi = mid;
     }
-    const samples = all.slice(lo).map(toSample);
+    const pid = this.key ? run.latest.get(this.key)?.pid : undefined;
+    // The driver's reading nearest each sample (polled once a second while a run goes).
+    const samples = all.slice(lo).map((x) => toSample(x, pid === undefined || !this.gpus ? null : this.gpus.usedAt(pid, x.t / 1000)));
     const events = run.events.slice(this.sentEvents);
     if (!reset && !samples.length && !events.length) return;
     if (samples.length) this.sentT = samples.at(-1)!.t;
@@ -83,7 +88,9 @@ export class LiveTimeline implements vscode.Disposable {
     const who = latest?.rank !== null && latest?.rank !== undefined ? `rank ${latest.rank}, ` : '';
     const device = all[0]?.device;
     const markers: LiveMarker[] = events.map((e) => ({ t: e.t, kind: e.event === 'snapshot' || e.event === 'oom' || e.event === 'backward' ? e.event : 'exit', label: e.event === 'snapshot' ? `snapshot (${String(e.kind ?? '')})` : e.event === 'oom' ? 'out of memory' : e.event === 'exit' ? 'exit' : 'backward()' }));
-    this.post({ type: 'live', session: 0, title: `${run.name} (${who}device ${device ?? '?'})${this.running ? ' — live' : ' — finished'}`, reset, samples, markers, running: this.running });
+    const last = [...samples].reverse().find((x) => x.processUsed !== null);
+    const beside = last ? ` · this process ${formatBytes(last.processUsed!)} on the device, non-PyTorch ${formatBytes(last.processUsed! - last.reserved)}` : '';
+    this.post({ type: 'live', session: 0, title: `${run.name} (${who}device ${device ?? '?'})${this.running ? ' — live' : ' — finished'}${beside}`, reset, samples, markers, running: this.running });
   }
 
   dispose(): void {

@@ -5,6 +5,7 @@ import { TimelineSession } from '../../core/timeline/session';
 import { CommandId } from '../commandIds';
 import type { WorkspaceMapping } from '../memory/mapping';
 import type { MemoryView } from '../memory/view';
+import type { GpuMonitor } from '../gpu/monitor';
 import type { RunController } from '../runs';
 import { LiveTimeline } from './live';
 import { timelineHtml } from './html';
@@ -34,8 +35,9 @@ export class TimelinePanel implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     /** Loads a snapshot into the view again (a panel restored after a reload). */
     private readonly reopen: (path: string, device: number | null) => Promise<void>,
+    gpus?: GpuMonitor,
   ) {
-    this.live = new LiveTimeline(runs, (m) => this.post(m));
+    this.live = new LiveTimeline(runs, (m) => this.post(m), gpus);
     this.subs = [view.onDidChange(() => this.viewChanged()), runs.onDidChange(() => this.live.changed()), this.live];
   }
 
