@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { chooseProbe } from '../../extension/src/core/gpu/probe';
 import type { NvmlAddon, SmiRunner } from '../../extension/src/core/gpu/probe';
+import { ProcessHistory } from '../../extension/src/core/gpu/history';
 import { processMemory } from '../../extension/src/core/gpu/process';
 import { renderGpus } from '../../extension/src/core/gpu/render';
 import { SMI_GPU_FIELDS_OLD, SmiParseError, parseSmiApps, parseSmiGpus } from '../../extension/src/core/gpu/smi';
@@ -71,6 +72,23 @@ describe('nvidia-smi parser and the GPU probe', () => {
     assert.match(text, new RegExp(`GPU 0  ${devices[0]!.name}  ${devices[0]!.uuid}`));
     assert.match(text, new RegExp(`${pid} +4\\.\\d+ GiB +python3 hold_memory\\.py`));
     assert.match(renderGpus({ ok: false, source: 'none', reason: 'no GPU information: nvidia-smi did not run' }), /No GPU information \(none\): no GPU information: nvidia-smi did not run/);
+  });
+
+  it('a process’s device use over time: the reading nearest a sample, none when too far', () => {
+    const { devices, driver } = parseSmiGpus(read('gpu-holding.csv'));
+    const apps = parseSmiApps(read('apps-holding.csv'));
+    const ctx = parseSmiApps(read('apps-context.csv'));
+    const snap = (at: number, a: typeof apps): GpuSnapshot => ({ source: 'nvidia-smi', driver, at, devices: devices.map((d) => ({ ...d, processes: a.get(d.uuid) ?? [] })) });
+    const before = [...ctx.values()][0]![0]!;
+    const after = [...apps.values()][0]![0]!;
+    const h = new ProcessHistory();
+    h.add(snap(1000, new Map([[devices[0]!.uuid, [{ pid: after.pid, used: before.used }]]])));
+    h.add(snap(2000, apps));
+    assert.equal(h.usedAt(after.pid, 1400), before.used);
+    assert.equal(h.usedAt(after.pid, 1600), after.used);
+    assert.equal(h.usedAt(after.pid, 3400), after.used);
+    assert.equal(h.usedAt(after.pid, 3600), null, 'no reading within 1.5 s');
+    assert.equal(h.usedAt(after.pid + 1, 2000), null);
   });
 
   describe('choosing a source', () => {

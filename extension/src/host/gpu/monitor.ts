@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { ProcessHistory } from '../../core/gpu/history';
 import { chooseProbe, sourceLabel } from '../../core/gpu/probe';
 import type { NvmlAddon, SmiRunner } from '../../core/gpu/probe';
 import type { GpuProbe, GpuResult } from '../../core/gpu/types';
@@ -42,8 +43,8 @@ export class GpuMonitor implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<GpuResult>();
   readonly onDidChange = this.changed.event;
   latest: GpuResult | undefined;
-  /** Each process's device use over time (ms since the epoch), for the live timeline. */
-  private readonly history = new Map<number, { t: number; used: number }[]>();
+  /** Each process's device use over time, for the live timeline. */
+  readonly history = new ProcessHistory();
 
   constructor(
     private readonly extensionPath: string,
@@ -77,30 +78,13 @@ export class GpuMonitor implements vscode.Disposable {
   private async poll(): Promise<void> {
     const r = await (await this.source()).read();
     this.latest = r;
-    if (r.ok)
-      for (const d of r.snapshot.devices)
-        for (const p of d.processes) {
-          if (p.used === null) continue;
-          const h = this.history.get(p.pid) ?? [];
-          if (h.length >= 20_000) h.splice(0, 10_000);
-          h.push({ t: r.snapshot.at, used: p.used });
-          this.history.set(p.pid, h);
-        }
+    if (r.ok) this.history.add(r.snapshot);
     this.changed.fire(r);
   }
 
-  /** What `pid` held on the device at time `t` (ms): the reading nearest to it within 1.5 s. */
+  /** What `pid` held on the device at time `t` (ms), from the readings so far. */
   usedAt(pid: number, t: number): number | null {
-    const h = this.history.get(pid);
-    if (!h?.length) return null;
-    let lo = 0;
-    for (let hi = h.length; lo < hi; ) {
-      const mid = (lo + hi) >> 1;
-      if (h[mid]!.t < t) lo = mid + 1;
-      else hi = mid;
-    }
-    const near = [h[lo - 1], h[lo]].filter((x): x is { t: number; used: number } => !!x && Math.abs(x.t - t) <= 1500).sort((a, b) => Math.abs(a.t - t) - Math.abs(b.t - t))[0];
-    return near?.used ?? null;
+    return this.history.usedAt(pid, t);
   }
 
   dispose(): void {
