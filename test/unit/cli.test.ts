@@ -87,6 +87,25 @@ describe('headroom CLI', () => {
     assert.equal(headroom('check', f.path).code, 2);
   });
 
+  it('check --explain-oom diagnoses the OOM in a snapshot, or the OOM messages in a log, with remedies', () => {
+    const f = fixture('oom_plain');
+    const snap = headroom('check', f.path, '--explain-oom');
+    assert.equal(snap.code, 0);
+    assert.match(snap.out, /^device 0, event #\d+: OOM: cap — The device had .* free/);
+    assert.match(snap.out, /\nRemedies:\n {2}- Raise or remove the memory cap/);
+    // A log with PyTorch's own message in it (the capture's truth file holds the message it raised).
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
+    const log = join(dir, 'train.log');
+    writeFileSync(log, `step 12 loss 2.31\nTraceback (most recent call last):\ntorch.OutOfMemoryError: ${(f.truth as unknown as { oom: { message: string } }).oom.message}\n`);
+    const text = headroom('check', log, '--explain-oom');
+    assert.equal(text.code, 0);
+    assert.match(text.out, /^OOM: cap — /);
+    writeFileSync(log, 'nothing failed\n');
+    assert.match(headroom('check', log, '--explain-oom').out, /no CUDA out-of-memory message/);
+    // With a budget as well, the budget still decides the exit code.
+    assert.equal(headroom('check', f.path, '--explain-oom', '--max-peak', '1KiB').code, 1);
+  });
+
   it('errors go to stderr with exit code 2 and no stack trace, unless --debug', () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
     const bad = join(dir, 'bad.pickle');

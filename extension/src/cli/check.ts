@@ -1,13 +1,30 @@
+import { readFileSync } from 'node:fs';
 import { analyzeDevice } from '../core/analysis/analyze';
+import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../core/diagnose/oom';
+import { parseOomMessages } from '../core/oomMessage';
 import { formatBytes, parseBytes } from '../core/format';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
 
-export const CHECK_USAGE = `usage: headroom check SNAPSHOT --max-peak SIZE [--max-reserved SIZE] [--device N]
+export const CHECK_USAGE = `usage: headroom check SNAPSHOT [--max-peak SIZE] [--max-reserved SIZE] [--device N] [--explain-oom]
+       headroom check OOM_MESSAGE.txt --explain-oom
 
   Exits 1 with a one-line reason when a device's peak (requested bytes) or peak reserved memory
-  is over budget, 0 otherwise. SIZE: 20GiB, 512MiB, 1.5G (binary) or 20GB (decimal).`;
+  is over budget, 0 otherwise. SIZE: 20GiB, 512MiB, 1.5G (binary) or 20GB (decimal).
+  --explain-oom prints the OOM doctor's diagnosis of every OOM in the snapshot, or of every CUDA
+  OOM message in a text file (a log, a pasted message): fragmentation, cap, non-PyTorch or demand,
+  with the figures and the remedies.`;
+
+/** Pickle files start with the PROTO opcode (0x80); snapshots are never text. */
+function isPickle(path: string): boolean {
+  try {
+    const b = readFileSync(path).subarray(0, 1);
+    return b[0] === 0x80;
+  } catch {
+    return true; // let the snapshot loader report the error
+  }
+}
 
 function budget(p: ReturnType<typeof parseArgs>, name: string): number | undefined {
   const v = flag(p, name);
@@ -18,13 +35,30 @@ function budget(p: ReturnType<typeof parseArgs>, name: string): number | undefin
 }
 
 export async function checkCommand(argv: readonly string[], io: Io): Promise<number> {
-  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true } });
+  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {} });
   if (p.positional.length !== 1) throw new UsageError(CHECK_USAGE);
   const maxPeak = budget(p, 'max-peak');
   const maxReserved = budget(p, 'max-reserved');
-  if (maxPeak === undefined && maxReserved === undefined) throw new UsageError('check needs --max-peak and/or --max-reserved\n' + CHECK_USAGE);
+  const explain = flag(p, 'explain-oom') !== undefined;
+  if (maxPeak === undefined && maxReserved === undefined && !explain) throw new UsageError('check needs --max-peak, --max-reserved or --explain-oom\n' + CHECK_USAGE);
   const path = p.positional[0]!;
+  // A text file (a log, a pasted message) is read for OOM messages, not as a snapshot.
+  if (explain && !isPickle(path)) {
+    const ms = parseOomMessages(readFileSync(path, 'utf8'));
+    if (!ms.length) io.out(`no CUDA out-of-memory message in ${path}\n`);
+    for (const m of ms) io.out(renderDiagnosis(diagnoseMessage(m)));
+    return 0;
+  }
   const s = await loadForCli(path);
+  if (explain) {
+    const ooms = s.devices.flatMap((d) => {
+      const a = analyzeDevice(s, d);
+      return a.ooms.map((o) => ({ a, o }));
+    });
+    if (!ooms.length) io.out(`no OOM recorded in ${path}\n`);
+    for (const { a, o } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o))}`);
+    if (maxPeak === undefined && maxReserved === undefined) return 0;
+  }
   const only = intFlag(p, 'device');
   if (only !== undefined && !s.devices.includes(only)) throw new UsageError(`device ${only} is not in ${path} (it has: ${s.devices.join(', ') || 'none'})`);
   const devices = only !== undefined ? [only] : s.devices;

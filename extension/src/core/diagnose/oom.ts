@@ -1,0 +1,154 @@
+import type { DeviceAnalysis } from '../analysis/analyze';
+import { attributeAt, resolveAt } from '../analysis/analyze';
+import type { PoolFree } from '../analysis/fragmentation';
+import type { OomEvent } from '../analysis/ooms';
+import { liveAt } from '../analysis/replay';
+import { formatBytes } from '../format';
+import type { OomMessage } from '../oomMessage';
+import type { Snapshot } from '../snapshot/model';
+import { backwardPhases, categorize, CATEGORY_LABELS } from '../timeline/categories';
+import { allocatorStateAt, poolSummaries } from '../timeline/segments';
+
+/**
+ * The OOM doctor: why an allocation failed, from a snapshot taken at the OOM or from the message
+ * PyTorch printed, with the figures that show it and what to change.
+ *  - fragmentation: enough is reserved but unallocated for the request, yet no free block fits;
+ *  - cap: the device had room, a per-process memory fraction refused it;
+ *  - non-PyTorch: the CUDA context, libraries and other processes hold much of the device;
+ *  - demand: the live tensors need it (the top lines say which).
+ */
+export type OomKind = 'fragmentation' | 'cap' | 'non-pytorch' | 'demand';
+
+export interface Remedy {
+  id: 'expandable-segments' | 'max-split-size' | 'checkpoint' | 'autocast' | 'smaller-batch' | 'zero-grad-none' | 'memory-cap' | 'free-device';
+  title: string;
+  /** What it changes, concretely. */
+  change: string;
+  /** What to expect, from the figures. */
+  effect: string;
+  /** PYTORCH_CUDA_ALLOC_CONF entries a re-run would set. */
+  allocConf?: Record<string, string>;
+}
+
+export interface OomDiagnosis {
+  kind: OomKind;
+  /** One sentence with the figures that prove it. */
+  why: string;
+  requestBytes: number;
+  /** Per-pool free bytes and largest free block (snapshots only). */
+  pools: PoolFree[];
+  /** Live bytes at the OOM by inferred category (snapshots only). */
+  categories: { category: string; bytes: number }[];
+  /** The lines holding the most at the OOM (snapshots only). */
+  topLines: { file: string; line: number; name: string; bytes: number }[];
+  remedies: Remedy[];
+}
+
+const MiB = 2 ** 20;
+const expandable: Remedy = {
+  id: 'expandable-segments',
+  title: 'Re-run with expandable_segments:True',
+  change: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: segments grow in place instead of new ones being carved, so freed pieces join up',
+  effect: 'the free pieces can serve the request',
+  allocConf: { expandable_segments: 'True' },
+};
+
+function maxSplit(requestBytes: number): Remedy {
+  // Blocks larger than N MiB are never split: big requests stop leaving unusable remainders.
+  const n = Math.max(20, Math.floor(requestBytes / MiB / 2));
+  return {
+    id: 'max-split-size',
+    title: `Re-run with max_split_size_mb:${n}`,
+    change: `PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:${n}: cached blocks above ${n} MiB are not split for smaller requests`,
+    effect: `a ${formatBytes(requestBytes)} request finds whole blocks instead of split remainders`,
+    allocConf: { max_split_size_mb: String(n) },
+  };
+}
+
+/** From the message alone (pasted, or found in a terminal). */
+export function diagnoseMessage(m: OomMessage): OomDiagnosis {
+  const tried = m.triedBytes ?? m.requestedBytes ?? 0;
+  const unalloc = m.reservedUnallocatedBytes ?? (m.reservedBytes !== undefined && m.allocatedBytes !== undefined ? m.reservedBytes - m.allocatedBytes : undefined);
+  const self = m.processes.find((p) => p.pid === null)?.usedBytes;
+  const others = m.processes.filter((p) => p.pid !== null).reduce((a, p) => a + p.usedBytes, 0);
+  const pytorch = (m.allocatedBytes ?? 0) + (unalloc ?? 0);
+  const nonPyTorch = self !== undefined ? Math.max(0, self - pytorch) : undefined;
+  const base = { requestBytes: tried, pools: [], categories: [], topLines: [] };
+  if (unalloc !== undefined && unalloc >= tried && tried > 0)
+    return { ...base, kind: 'fragmentation', why: `${formatBytes(unalloc)} is reserved by PyTorch but unallocated, more than the ${formatBytes(tried)} asked for, yet no free block was large enough: the free memory is in pieces.`, remedies: [expandable, maxSplit(tried)] };
+  if (m.allowedBytes !== undefined && m.freeBytes !== undefined && m.freeBytes >= tried)
+    return {
+      ...base,
+      kind: 'cap',
+      why: `The device had ${formatBytes(m.freeBytes)} free, but this process may use only ${formatBytes(m.allowedBytes)} (a per-process memory fraction) and already has ${formatBytes(self ?? pytorch)}.`,
+      remedies: [{ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(m.freeBytes)} of the device becomes usable` }],
+    };
+  const outside = (nonPyTorch ?? 0) + others;
+  if (m.totalBytes !== undefined && outside >= m.totalBytes / 4)
+    return {
+      ...base,
+      kind: 'non-pytorch',
+      why: `${formatBytes(outside)} of the ${formatBytes(m.totalBytes)} device is outside PyTorch's allocator (${nonPyTorch !== undefined ? `${formatBytes(nonPyTorch)} in this process beside PyTorch` : 'this process: unknown'}${others ? `, ${formatBytes(others)} in other processes` : ''}).`,
+      remedies: [{ id: 'free-device', title: 'Free the device', change: 'stop the other processes on this GPU, or release other frameworks’ memory (TensorFlow, JAX, CuPy pools) in this one', effect: `up to ${formatBytes(outside)} for PyTorch` }],
+    };
+  return { ...base, kind: 'demand', why: `The live tensors need more: PyTorch has ${formatBytes(m.allocatedBytes ?? 0)} allocated and only ${formatBytes(unalloc ?? 0)} reserved but unused, and the request is ${formatBytes(tried)}.`, remedies: demandRemedies(tried, [], []) };
+}
+
+function demandRemedies(tried: number, categories: { category: string; bytes: number }[], topLines: OomDiagnosis['topLines']): Remedy[] {
+  const act = categories.find((c) => c.category === 'activations')?.bytes ?? 0;
+  const grads = categories.find((c) => c.category === 'gradients')?.bytes ?? 0;
+  const out: Remedy[] = [];
+  if (act > 0) {
+    const top = topLines[0];
+    out.push({ id: 'checkpoint', title: 'Checkpoint the layers holding the activations', change: `wrap the blocks whose forward saves activations${top ? ` (the top holder: ${top.file}:${top.line})` : ''} in torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`, effect: `most of the ${formatBytes(act)} of activations live at the OOM is recomputed in backward instead of kept` });
+    out.push({ id: 'autocast', title: 'Run the forward under autocast', change: 'torch.autocast("cuda", dtype=torch.bfloat16) around the forward pass', effect: `activations in 16 bits: about half of ${formatBytes(act)}` });
+  }
+  out.push({ id: 'smaller-batch', title: 'Reduce the batch size', change: 'a smaller batch (or gradient accumulation over micro-batches)', effect: `activations scale with the batch; the ${formatBytes(tried)} request shrinks with it` });
+  if (grads > 0) out.push({ id: 'zero-grad-none', title: 'zero_grad(set_to_none=True)', change: 'optimizer.zero_grad(set_to_none=True) (the default since torch 2.0)', effect: `the ${formatBytes(grads)} of gradients is freed between steps instead of zeroed in place` });
+  out.push({ id: 'memory-cap', title: 'Reproduce on a smaller GPU', change: 'a per-process memory cap (headroom.run.capGib)', effect: 'the same OOM on this GPU, to try fixes quickly' });
+  return out;
+}
+
+/** From a snapshot with an OOM: the allocator's segments as they were at the OOM event, and the live tensors then. */
+export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): OomDiagnosis {
+  const request = oom.requestedBytes;
+  const pools: PoolFree[] = poolSummaries(allocatorStateAt(s, a, oom.index)).map((p) => ({ pool: p.pool, poolId: p.poolId, segments: p.segments, reservedBytes: p.reserved, freeBytes: p.free, largestFreeBytes: p.largestFree }));
+  // A request over 1 MiB comes from the large pool: only its default pool's free blocks could serve it.
+  const pool = request > MiB ? 'large' : 'small';
+  const usable = pools.filter((p) => p.pool === pool && p.poolId[0] === 0 && p.poolId[1] === 0);
+  const unallocated = pools.filter((p) => p.poolId[0] === 0 && p.poolId[1] === 0).reduce((x, p) => x + p.freeBytes, 0);
+  const largest = Math.max(0, ...usable.map((p) => p.largestFreeBytes));
+  const live = liveAt(a.replay.elements, oom.index);
+  const cats = categorize(s, a, backwardPhases(s, a));
+  const byCat = new Map<string, number>();
+  for (const k of live) byCat.set(CATEGORY_LABELS[cats[k]!]!, (byCat.get(CATEGORY_LABELS[cats[k]!]!) ?? 0) + a.replay.elements.size[k]!);
+  const categories = [...byCat].map(([category, bytes]) => ({ category, bytes })).sort((x, y) => y.bytes - x.bytes);
+  const att = attributeAt(s, a, resolveAt(a, oom.index));
+  const topLines = [...att.lines].sort((x, y) => y.selfBytes - x.selfBytes).slice(0, 5).filter((l) => l.selfBytes > 0).map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes }));
+  const base = { requestBytes: request, pools, categories, topLines };
+  const total = categories.reduce((x, c) => x + c.bytes, 0);
+  const lead = categories[0];
+  const held = `${formatBytes(total)} was live${lead ? ` (${lead.category} ${formatBytes(lead.bytes)})` : ''}${topLines[0] ? `, the most at ${topLines[0].file}:${topLines[0].line} (${formatBytes(topLines[0].bytes)})` : ''}`;
+  if (unallocated >= request && largest < request)
+    return { ...base, kind: 'fragmentation', why: `${formatBytes(unallocated)} was reserved but unallocated at the OOM — more than the ${formatBytes(request)} request — yet the largest free block in the ${pool} pool was ${formatBytes(largest)}: the free memory was in pieces.`, remedies: [expandable, maxSplit(request)] };
+  if (oom.deviceFreeBytes >= request)
+    return {
+      ...base,
+      kind: 'cap',
+      why: `The device had ${formatBytes(oom.deviceFreeBytes)} free for a ${formatBytes(request)} request: a per-process memory cap (set_per_process_memory_fraction) refused it. Under the cap, ${held}.`,
+      remedies: [{ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(oom.deviceFreeBytes)} of the device becomes usable` }, ...demandRemedies(request, categories, topLines)],
+    };
+  return { ...base, kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, categories, topLines) };
+}
+
+/** The doctor's report as text (the CLI's --explain-oom and the report page share it). */
+export function renderDiagnosis(d: OomDiagnosis): string {
+  const out = [`OOM: ${d.kind} — ${d.why}`];
+  for (const p of d.pools) out.push(`  ${p.pool} pool${p.poolId[0] || p.poolId[1] ? ` (private ${p.poolId.join(',')})` : ''}: ${formatBytes(p.freeBytes)} free of ${formatBytes(p.reservedBytes)}, largest free block ${formatBytes(p.largestFreeBytes)}`);
+  if (d.categories.length) out.push(`  live at the OOM: ${d.categories.map((c) => `${c.category} ${formatBytes(c.bytes)}`).join(', ')}`);
+  for (const l of d.topLines) out.push(`  ${l.file}:${l.line} ${l.name}: ${formatBytes(l.bytes)}`);
+  out.push('Remedies:');
+  for (const r of d.remedies) out.push(`  - ${r.title}: ${r.change}. Expected: ${r.effect}.`);
+  return out.join('\n') + '\n';
+}
+

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../../extension/src/core/diagnose/oom';
+import { parseOomMessages } from '../../extension/src/core/oomMessage';
+import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
+import { ROOT, SHARED } from './helpers';
+
+// The OOM doctor on real OOMs captured on H200/H100 GPUs: what the snapshot says (segments rebuilt
+// at the OOM event, live tensors) must agree with what PyTorch's own message says, and the remedy
+// for fragmentation is the re-run that succeeded on the same GPU.
+const SNAP = join(ROOT, 'test', 'fixtures', 'snapshots');
+const cases = [
+  { file: join(SNAP, 'frag_oom.pickle'), truth: join(SNAP, 'frag_oom.truth.json') },
+  { file: join(SNAP, 'frag_oom_in_observer.pickle'), truth: join(SNAP, 'frag_oom.truth.json') },
+  { file: join(SNAP, 'private_pool_oom.pickle'), truth: join(SNAP, 'private_pool_oom.truth.json') },
+  { file: join(SNAP, 'demand_oom.pickle'), truth: join(SNAP, 'demand_oom.truth.json') },
+  { file: join(SHARED, 'fixtures', 'snapshots', 'oom_plain.pickle'), truth: join(SHARED, 'fixtures', 'snapshots', 'oom_plain.truth.json') },
+];
+
+describe('OOM doctor', () => {
+  for (const c of cases) {
+    it(`${c.file.split('/').pop()}: the snapshot's diagnosis agrees with PyTorch's message`, async () => {
+      const s = await loadSnapshotFile(c.file);
+      const a = analyzeDevice(s, 0);
+      assert.equal(a.ooms.length, 1);
+      const d = diagnoseSnapshot(s, a, a.ooms[0]!);
+      const [m] = parseOomMessages((JSON.parse(readFileSync(c.truth, 'utf8')) as { oom: { message: string } }).oom.message);
+      const fromMessage = diagnoseMessage(m!);
+      assert.equal(d.kind, fromMessage.kind, `${renderDiagnosis(d)}\nvs the message:\n${renderDiagnosis(fromMessage)}`);
+      if (d.kind === 'fragmentation') {
+        // The pools' free bytes at the OOM are the message's "reserved by PyTorch but unallocated".
+        const free = d.pools.filter((p) => p.poolId[0] === 0 && p.poolId[1] === 0).reduce((x, p) => x + p.freeBytes, 0);
+        assert.ok(Math.abs(free - m!.reservedUnallocatedBytes!) <= m!.reservedUnallocatedBytes! * 0.005, `${free} vs ${m!.reservedUnallocatedBytes}`);
+        assert.ok(Math.max(...d.pools.filter((p) => p.pool === 'large').map((p) => p.largestFreeBytes)) < d.requestBytes);
+      }
+      assert.ok(d.remedies.length > 0 && d.remedies.every((r) => r.change && r.effect));
+    });
+  }
+
+  it('a demand OOM names the line that held the memory (the forward of demand_oom.py)', async () => {
+    const s = await loadSnapshotFile(join(SNAP, 'demand_oom.pickle'));
+    const a = analyzeDevice(s, 0);
+    const d = diagnoseSnapshot(s, a, a.ooms[0]!);
+    const src = readFileSync(join(ROOT, 'test', 'gpu', 'capture', 'demand_oom.py'), 'utf8').split('\n');
+    assert.equal(d.kind, 'demand');
+    assert.equal(d.topLines[0]!.line, src.findIndex((l) => l.includes('return model(batch)')) + 1);
+    assert.ok(d.remedies.some((r) => r.id === 'smaller-batch'));
+  });
+
+  it('fragmentation: the remedy is the re-run that succeeded on the same GPU (and the plain re-run failed)', async () => {
+    const s = await loadSnapshotFile(join(SNAP, 'frag_oom.pickle'));
+    const a = analyzeDevice(s, 0);
+    const d = diagnoseSnapshot(s, a, a.ooms[0]!);
+    const conf = d.remedies[0]!.allocConf!;
+    const expandable = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_expandable.json'), 'utf8')) as { ok: boolean; alloc_conf: string };
+    const plain = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun.json'), 'utf8')) as { ok: boolean; message: string };
+    assert.equal(Object.entries(conf).map(([k, v]) => `${k}:${v}`).join(','), expandable.alloc_conf);
+    assert.deepEqual([expandable.ok, plain.ok], [true, false]);
+    assert.equal(diagnoseMessage(parseOomMessages(plain.message)[0]!).kind, 'fragmentation', 'the re-run without it failed the same way');
+  });
+
+  it('a pasted message under a memory fraction is a cap; one with the device full and little unallocated is demand', () => {
+    const cap = parseOomMessages(readFileSync(join(SHARED, 'fixtures', 'snapshots', 'oom_fraction_message.txt'), 'utf8'));
+    assert.equal(diagnoseMessage(cap[0]!).kind, 'cap');
+    const full = (JSON.parse(readFileSync(join(SNAP, 'demand_oom.truth.json'), 'utf8')) as { oom: { message: string } }).oom.message;
+    const d = diagnoseMessage(parseOomMessages(full)[0]!);
+    assert.equal(d.kind, 'demand');
+    assert.match(renderDiagnosis(d), /^OOM: demand — /);
+  });
+});
