@@ -106,6 +106,17 @@ describe('headroom CLI', () => {
     assert.equal(headroom('check', f.path, '--explain-oom', '--max-peak', '1KiB').code, 1);
   });
 
+  it('check --no-leak exits 1 on per-iteration growth with the line, 0 on a clean loop', () => {
+    const leaks = join(ROOT, 'test', 'fixtures', 'leaks');
+    const bad = headroom('check', join(leaks, 'leak_append.pickle'), '--no-leak');
+    assert.equal(bad.code, 1);
+    assert.match(bad.out, /^device 0: leak: live memory grows by .* per iteration/);
+    assert.match(bad.out, /leaks\.py:\d+ \(train\) keeps \+/);
+    const good = headroom('check', join(leaks, 'clean_train.pickle'), '--no-leak');
+    assert.equal(good.code, 0, good.out);
+    assert.match(good.out, /^within budget: device 0: no leak/);
+  });
+
   it('errors go to stderr with exit code 2 and no stack trace, unless --debug', () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
     const bad = join(dir, 'bad.pickle');

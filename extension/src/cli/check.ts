@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { analyzeDevice } from '../core/analysis/analyze';
+import { describeLeak, detectLeaks } from '../core/diagnose/leaks';
 import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../core/diagnose/oom';
 import { parseOomMessages } from '../core/oomMessage';
 import { formatBytes, parseBytes } from '../core/format';
@@ -7,14 +8,17 @@ import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
 
-export const CHECK_USAGE = `usage: headroom check SNAPSHOT [--max-peak SIZE] [--max-reserved SIZE] [--device N] [--explain-oom]
+export const CHECK_USAGE = `usage: headroom check SNAPSHOT [--max-peak SIZE] [--max-reserved SIZE] [--device N] [--explain-oom] [--no-leak]
        headroom check OOM_MESSAGE.txt --explain-oom
 
   Exits 1 with a one-line reason when a device's peak (requested bytes) or peak reserved memory
   is over budget, 0 otherwise. SIZE: 20GiB, 512MiB, 1.5G (binary) or 20GB (decimal).
   --explain-oom prints the OOM doctor's diagnosis of every OOM in the snapshot, or of every CUDA
   OOM message in a text file (a log, a pasted message): fragmentation, cap, non-PyTorch or demand,
-  with the figures and the remedies.`;
+  with the figures and the remedies.
+  --no-leak exits 1 when live memory grows steadily from iteration to iteration (a robust slope
+  past the warm-up, at the end of each backward pass or each pass of the loop's first line), and
+  names the lines that create what stays alive.`;
 
 /** Pickle files start with the PROTO opcode (0x80); snapshots are never text. */
 function isPickle(path: string): boolean {
@@ -35,12 +39,13 @@ function budget(p: ReturnType<typeof parseArgs>, name: string): number | undefin
 }
 
 export async function checkCommand(argv: readonly string[], io: Io): Promise<number> {
-  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {} });
+  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {}, 'no-leak': {} });
   if (p.positional.length !== 1) throw new UsageError(CHECK_USAGE);
   const maxPeak = budget(p, 'max-peak');
   const maxReserved = budget(p, 'max-reserved');
   const explain = flag(p, 'explain-oom') !== undefined;
-  if (maxPeak === undefined && maxReserved === undefined && !explain) throw new UsageError('check needs --max-peak, --max-reserved or --explain-oom\n' + CHECK_USAGE);
+  const noLeak = flag(p, 'no-leak') !== undefined;
+  if (maxPeak === undefined && maxReserved === undefined && !explain && !noLeak) throw new UsageError('check needs --max-peak, --max-reserved, --no-leak or --explain-oom\n' + CHECK_USAGE);
   const path = p.positional[0]!;
   // A text file (a log, a pasted message) is read for OOM messages, not as a snapshot.
   if (explain && !isPickle(path)) {
@@ -57,7 +62,7 @@ export async function checkCommand(argv: readonly string[], io: Io): Promise<num
     });
     if (!ooms.length) io.out(`no OOM recorded in ${path}\n`);
     for (const { a, o } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o))}`);
-    if (maxPeak === undefined && maxReserved === undefined) return 0;
+    if (maxPeak === undefined && maxReserved === undefined && !noLeak) return 0;
   }
   const only = intFlag(p, 'device');
   if (only !== undefined && !s.devices.includes(only)) throw new UsageError(`device ${only} is not in ${path} (it has: ${s.devices.join(', ') || 'none'})`);
@@ -65,7 +70,17 @@ export async function checkCommand(argv: readonly string[], io: Io): Promise<num
   if (devices.length === 0) throw new UsageError(`${path} holds no device with a trace or segments: nothing to check`);
   const within: string[] = [];
   for (const d of devices) {
-    const r = analyzeDevice(s, d).replay;
+    const a = analyzeDevice(s, d);
+    if (noLeak) {
+      const leak = detectLeaks(s, a);
+      if (leak.leaking) {
+        io.out(`device ${d}: ${describeLeak(leak).join('\n')}\n`);
+        return 1;
+      }
+      within.push(`device ${d}: ${describeLeak(leak)[0]}`);
+    }
+    if (maxPeak === undefined && maxReserved === undefined) continue;
+    const r = a.replay;
     const peak = r.peak.requestedBytes;
     const reserved = r.reservedPeak.bytes;
     if (maxPeak !== undefined && peak > maxPeak) {
