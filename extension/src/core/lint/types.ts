@@ -49,7 +49,7 @@ export interface Finding {
    * For confirming the finding with runtime evidence later: the source lines whose live bytes should
    * grow every iteration if the finding is right (the statement, and the loop it repeats in).
    */
-  evidence?: { line: number; loopLine: number; name: string };
+  evidence?: { line: number; loopLine: number; loopEndLine?: number; name: string };
 }
 
 /** What a rule sees: the part of the tree to check, the whole file, the text, and the shared facts. */

@@ -50,7 +50,7 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
     const v = atom.text;
     const backedUp = loop.backward.some((c) => c.text.includes(v));
     const fixes = [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
-    const evidence = { line: a.startPosition.row, loopLine: loop.node.startPosition.row, name: acc.name };
+    const evidence = { line: a.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: acc.name };
     if (backedUp) {
       out.push(
         findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${v}\`, which still has a grad_fn: the backward pass already freed its saved tensors, but each step's graph history stays reachable from \`${acc.name}\` until it is freed. Accumulate \`${v}.item()\` or \`${v}.detach()\`.`, fixes, evidence),

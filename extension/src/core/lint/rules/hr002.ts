@@ -54,6 +54,7 @@ export function hr002(ctx: RuleContext): Finding[] {
         findingAt('HR002', 'warning', n, `\`${s.name}\` keeps \`${atom.text}\`, which still has a grad_fn: ${cost} stays alive for as long as \`${s.name}\` does. Store \`${atom.text}${scalar ? '.item()' : '.detach()'}\` instead.`, fixes, {
           line: n.startPosition.row,
           loopLine: loop.node.startPosition.row,
+          loopEndLine: loop.node.endPosition.row,
           name: s.name,
         }),
       );

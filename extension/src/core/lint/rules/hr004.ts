@@ -66,6 +66,7 @@ export function hr004(ctx: RuleContext): Finding[] {
       findingAt('HR004', 'warning', head, `This evaluation loop runs \`${calleeOf(calls[0]!).text}(…)\` with autograd on: every forward pass records a graph and keeps its activations for a backward that never comes. Run it under torch.no_grad() (or torch.inference_mode()).`, fixes, {
         line: loop.startPosition.row,
         loopLine: loop.startPosition.row,
+        loopEndLine: loop.endPosition.row,
         name: calleeOf(calls[0]!).text,
       }),
     );
