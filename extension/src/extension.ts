@@ -19,6 +19,7 @@ import { SummaryTree } from './host/memory/tree';
 import { MemoryView } from './host/memory/view';
 import { openSnapshotCommand, showSnapshot, showSummaryPanel } from './host/openSnapshot';
 import { LiveSnapshots, notifyFinished, openRunCommand, runFileCommand, runTorchrunCommand } from './host/runCommands';
+import { rerunWithCommand } from './host/rerun';
 import { RunController } from './host/runs';
 import { SnapshotEditor } from './host/snapshotEditor';
 import { MemoryStatusBar } from './host/statusBar';
@@ -98,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.ShowSummary, () => showSummaryPanel(deps)),
     cmd(CommandId.ShowTimeline, () => timeline.show()),
     cmd(CommandId.ShowGpus, () => gpusPage.show()),
+    cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>) => rerunWithCommand(runs, snapshot, allocConf)),
   );
   // Lint: the parser's WebAssembly loads in the background; diagnostics start once it has.
   const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);

@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { doctorFor } from '../../extension/src/core/diagnose/doctor';
 import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../../extension/src/core/diagnose/oom';
+import { isFromWebview } from '../../extension/src/core/protocol';
 import { parseOomMessages } from '../../extension/src/core/oomMessage';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { ROOT, SHARED } from './helpers';
@@ -69,5 +71,15 @@ describe('OOM doctor', () => {
     const d = diagnoseMessage(parseOomMessages(full)[0]!);
     assert.equal(d.kind, 'demand');
     assert.match(renderDiagnosis(d), /^OOM: demand — /);
+  });
+
+  it('the summary page gets each OOM with its remedies; a remedy button comes back as a validated message', async () => {
+    const s = await loadSnapshotFile(join(SNAP, 'frag_oom.pickle'));
+    const doc = doctorFor(s, analyzeDevice(s, 0));
+    assert.deepEqual(doc.ooms.map((o) => o.kind), ['fragmentation']);
+    const conf = doc.ooms[0]!.remedies.find((r) => r.allocConf)!.allocConf!;
+    assert.ok(isFromWebview({ type: 'remedy', allocConf: conf }));
+    // Whatever a page sends must stay an allocator setting, never something a shell or env could misread.
+    for (const bad of [{ expandable_segments: 'True; rm -rf ~' }, { 'a b': 'x' }, { x: 1 }, null]) assert.equal(isFromWebview({ type: 'remedy', allocConf: bad }), false);
   });
 });

@@ -1,4 +1,4 @@
-import type { FromWebview, ToWebview } from '../../extension/src/core/protocol';
+import type { DoctorJson, FromWebview, ToWebview } from '../../extension/src/core/protocol';
 import { bytes, el } from './format';
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
@@ -64,7 +64,40 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
     table.append(tr);
   }
   root.append(table);
+  if (m.doctor) renderDoctor(m.doctor);
   root.append(el('p', 'Requested bytes are exact (what PyTorch counts in requested_bytes); the allocated figure in the report is an estimate.', 'note'));
+}
+
+/** The OOM doctor's verdicts with a button for each remedy a re-run can apply, and the leak verdict. */
+function renderDoctor(d: DoctorJson): void {
+  for (const o of d.ooms) {
+    const sec = el('section');
+    sec.className = 'doctor';
+    sec.append(el('h2', `OOM: ${o.kind}`), el('p', o.why));
+    const list = el('ul');
+    for (const r of o.remedies) {
+      const li = el('li');
+      li.append(el('strong', r.title), document.createTextNode(` — ${r.change}. Expected: ${r.effect}. `));
+      if (r.allocConf) {
+        const b = el('button', 'Re-run with this setting');
+        b.type = 'button';
+        b.dataset.remedy = r.id;
+        const conf = r.allocConf;
+        b.addEventListener('click', () => vscode.postMessage({ type: 'remedy', allocConf: conf }));
+        li.append(b);
+      }
+      list.append(li);
+    }
+    sec.append(list);
+    root.append(sec);
+  }
+  if (d.leak) {
+    const sec = el('section');
+    sec.className = 'leak';
+    sec.append(el('h2', d.leak.leaking ? 'Leak' : 'No leak'));
+    for (const line of d.leak.summary) sec.append(el('p', line));
+    root.append(sec);
+  }
 }
 
 window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {

@@ -5,15 +5,30 @@ import type { AnalyzeReport } from './report';
  * (the webview imports nothing else from the extension), and both validate what they receive.
  */
 export type ToWebview =
-  | { type: 'summary'; title: string; path: string; report: AnalyzeReport }
+  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson }
   | { type: 'error'; message: string };
 
-export type FromWebview = { type: 'ready' } | { type: 'openLine'; file: string; line: number } | { type: 'showTimeline' };
+/** The OOM doctor's and the leak detector's verdicts on the snapshot, for the summary page. */
+export interface DoctorJson {
+  ooms: { kind: string; why: string; remedies: { id: string; title: string; change: string; effect: string; allocConf?: Record<string, string> }[] }[];
+  leak: { leaking: boolean; summary: string[] } | null;
+}
+
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'openLine'; file: string; line: number }
+  | { type: 'showTimeline' }
+  /** A remedy's button: run the workload again with these allocator settings. */
+  | { type: 'remedy'; allocConf: Record<string, string> };
 
 export function isFromWebview(m: unknown): m is FromWebview {
   if (typeof m !== 'object' || m === null) return false;
   const t = (m as { type?: unknown }).type;
   if (t === 'ready' || t === 'showTimeline') return true;
+  if (t === 'remedy') {
+    const c = (m as { allocConf?: unknown }).allocConf;
+    return typeof c === 'object' && c !== null && Object.entries(c).every(([k, v]) => /^[A-Za-z_]+$/.test(k) && typeof v === 'string' && /^[\w.]+$/.test(v));
+  }
   if (t === 'openLine') {
     const o = m as { file?: unknown; line?: unknown };
     return typeof o.file === 'string' && typeof o.line === 'number';

@@ -24,6 +24,8 @@ export const enum CommandId {
   ShowSummary = 'headroom.showSummary',
   /** {@link TimelinePanel.show} */
   ShowTimeline = 'headroom.showTimeline',
+  /** {@link rerunWithCommand} (a remedy's button; not in the palette) */
+  RerunWith = 'headroom.rerunWith',
   /** {@link GpusPage.show} */
   ShowGpus = 'headroom.showGpus',
   /** {@link lintWorkspaceCommand} */

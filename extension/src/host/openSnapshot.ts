@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
+import type { At, DeviceAnalysis } from '../core/analysis/analyze';
 import type { CallWindow } from '../core/analysis/backward';
+import { doctorFor } from '../core/diagnose/doctor';
 import type { SnapshotErrorCode } from '../core/errors';
-import type { FromWebview } from '../core/protocol';
+import type { FromWebview, ToWebview } from '../core/protocol';
 import { buildReport } from '../core/report';
+import type { Snapshot } from '../core/snapshot/model';
 import { CommandId } from './commandIds';
 import { loadWithProgress } from './loadWithProgress';
 import type { MemoryView } from './memory/view';
@@ -66,11 +69,18 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
     void vscode.window.showInformationMessage('Headroom: open a memory snapshot or a run first.');
     return;
   }
+  const { message, onMessage } = summaryFor(c);
+  deps.track(new SummaryPanel(deps.extensionUri, message, onMessage));
+}
+
+/** The summary page's message (report and doctor) and what its buttons and links do: shared by the panel and the snapshot editor. */
+export function summaryFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string }): { message: ToWebview; onMessage: (m: FromWebview) => void } {
   const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
-  const open = (m: FromWebview): void => {
-    if (m.type === 'showTimeline') return void vscode.commands.executeCommand(CommandId.ShowTimeline);
-    if (m.type !== 'openLine') return;
-    void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
+  const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis) };
+  const onMessage = (m: FromWebview): void => {
+    if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
+    else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf);
+    else if (m.type === 'openLine') void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
   };
-  deps.track(new SummaryPanel(deps.extensionUri, { type: 'summary', title: c.label, path: c.path, report }, open));
+  return { message, onMessage };
 }

@@ -15,6 +15,8 @@ export interface RunRequest {
   script: vscode.Uri;
   /** Launch through `python -m torch.distributed.run --nproc-per-node N`. */
   nproc?: number;
+  /** Allocator settings over the configured ones (a remedy's re-run), for this run only. */
+  allocConf?: Record<string, string>;
 }
 
 export interface LiveRun {
@@ -103,7 +105,8 @@ export class RunController implements vscode.Disposable {
       },
       refused: (why) => this.log.warn(`refused a connection to the run channel: ${why}`),
     });
-    const plan = planRun({ script: req.script.fsPath, runsDir, agentDir: this.agentDir, socket: run.server.address, token: run.server.token, settings: config.run });
+    const settings = req.allocConf ? { ...config.run, allocConf: { ...config.run.allocConf, ...req.allocConf } } : config.run;
+    const plan = planRun({ script: req.script.fsPath, runsDir, agentDir: this.agentDir, socket: run.server.address, token: run.server.token, settings });
     run.dir = plan.runDir;
     const args = req.nproc
       ? ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(req.nproc), req.script.fsPath, ...config.args]
@@ -111,7 +114,7 @@ export class RunController implements vscode.Disposable {
     mkdirSync(plan.runDir, { recursive: true });
     writeFileSync(
       join(plan.runDir, 'launch.json'),
-      JSON.stringify({ command: [interp.path, ...args], interpreter: interp, cwd, started: new Date().toISOString(), launcher: 'vscode', settings: config.run, status: 'running' }, null, 1),
+      JSON.stringify({ command: [interp.path, ...args], interpreter: interp, cwd, started: new Date().toISOString(), launcher: 'vscode', settings, status: 'running' }, null, 1),
     );
     const task = new vscode.Task(
       { type: 'headroom', script: req.script.fsPath },
@@ -123,7 +126,8 @@ export class RunController implements vscode.Disposable {
     task.presentationOptions = { reveal: vscode.TaskRevealKind.Always, clear: true, focus: false, panel: vscode.TaskPanelKind.Dedicated };
     this.current = run;
     this.changed.fire();
-    this.log.info(`run ${plan.runId}: ${interp.path} ${args.join(' ')} (interpreter from ${interp.source})`);
+    const conf = plan.env.PYTORCH_CUDA_ALLOC_CONF ?? plan.env.PYTORCH_ALLOC_CONF;
+    this.log.info(`run ${plan.runId}: ${conf ? `PYTORCH_CUDA_ALLOC_CONF=${conf} ` : ''}${interp.path} ${args.join(' ')} (interpreter from ${interp.source})`);
     try {
       run.execution = await vscode.tasks.executeTask(task);
     } catch (e) {

@@ -1,9 +1,7 @@
 import { open } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { buildReport } from '../core/report';
-import { CommandId } from './commandIds';
 import type { OpenSnapshotDeps } from './openSnapshot';
-import { showSnapshot } from './openSnapshot';
+import { showSnapshot, summaryFor } from './openSnapshot';
 import { attachSummary } from './summaryPanel';
 
 /** Pickle protocols 2–5 start with PROTO; anything else (or an unreadable file) is not a snapshot. */
@@ -45,11 +43,8 @@ export class SnapshotEditor implements vscode.CustomReadonlyEditorProvider {
     const ok = await showSnapshot(this.deps, doc.uri, { quiet: ['not-pickle', 'wrong-shape', 'unsupported'] });
     const c = this.deps.view.current;
     if (!ok || !c || c.path !== doc.uri.fsPath) return fallback();
-    const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
-    const sub = attachSummary(panel.webview, this.deps.extensionUri, () => ({ type: 'summary', title: c.label, path: c.path, report }), (m) => {
-      if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
-      else if (m.type === 'openLine') void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
-    });
+    const { message, onMessage } = summaryFor(c);
+    const sub = attachSummary(panel.webview, this.deps.extensionUri, () => message, onMessage);
     panel.onDidDispose(() => sub.dispose());
   }
 }

@@ -1,0 +1,17 @@
+import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DoctorJson } from '../protocol';
+import type { Snapshot } from '../snapshot/model';
+import { describeLeak, detectLeaks } from './leaks';
+import { diagnoseSnapshot } from './oom';
+
+/** What the summary page shows of the doctor for one device: every OOM's diagnosis, and the leak verdict. */
+export function doctorFor(s: Snapshot, a: DeviceAnalysis): DoctorJson {
+  const leak = detectLeaks(s, a);
+  return {
+    ooms: a.ooms.map((o) => {
+      const d = diagnoseSnapshot(s, a, o);
+      return { kind: d.kind, why: d.why, remedies: d.remedies.map((r) => ({ id: r.id, title: r.title, change: r.change, effect: r.effect, ...(r.allocConf ? { allocConf: r.allocConf } : {}) })) };
+    }),
+    leak: leak.basis === 'none' ? null : { leaking: leak.leaking, summary: describeLeak(leak) },
+  };
+}

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe } from 'node:test';
+import { ROOT, Session } from './harness/session';
+import { e2e } from './harness/test';
+import { webviewContent } from './pages/webview';
+
+// A fixture run: the fragmentation OOM recorded on an H200 (test/gpu/capture/frag_oom.py), in a
+// run folder whose launch.json names the workload. The re-run it asks for is the workspace's
+// replay_run.py (no GPU here), so the command line and the setting are the real launcher's.
+const FRAG = join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.pickle');
+const RECORDED = join(ROOT, 'test', 'fixtures', 'runs', 'lm_train_samples', 'samples.jsonl');
+const RUN = '20261122-000000-frag_oom-beef';
+
+/** The doctor's verdict as `headroom check --explain-oom` prints it (same core, other surface). */
+function cliVerdict(): string {
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', FRAG, '--explain-oom'], { encoding: 'utf8' });
+  return /OOM: (\w[\w-]*) — (.*)/.exec(out)!.slice(1, 3).join(' — ');
+}
+
+describe('the OOM doctor in the editor', () => {
+  let s: Session | undefined;
+  before(async () => {
+    s = await Session.open({ workspace: join(__dirname, 'workspace'), files: [[RECORDED, 'recorded_samples.jsonl']], settings: { 'headroom.run.env': { REPLAY_HOLD_S: '1' } } });
+    const dir = join(s.workspace, '.headroom', 'runs', RUN);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'frag_oom.pickle'), readFileSync(FRAG));
+    writeFileSync(join(dir, 'launch.json'), JSON.stringify({ command: ['python3', join(s.workspace, 'replay_run.py')], launcher: 'cli', status: 'ended', exit_code: 1 }));
+    await s.activate('train.py');
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  e2e('the OOM report opens from a fixture run, and a remedy re-launches with the changed setting', () => s!, async (s) => {
+    await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+    await s.workbench.answerFileDialog(join(s.workspace, '.headroom', 'runs', RUN, 'frag_oom.pickle'));
+    const page = webviewContent(s.page);
+    const doctor = page.locator('section.doctor');
+    await doctor.waitFor({ timeout: 60_000 });
+    const heading = (await doctor.locator('h2').innerText()).trim();
+    const why = (await doctor.locator('p').first().innerText()).trim();
+    assert.equal(`${heading.replace(/^OOM: /, '')} — ${why}`, cliVerdict());
+    const before = new Set(readdirSync(join(s.workspace, '.headroom', 'runs')));
+    await doctor.locator('button[data-remedy="expandable-segments"]').click();
+    // The re-run's folder, made by the launcher with the command and the settings it used.
+    const runs = join(s.workspace, '.headroom', 'runs');
+    let launch: { command: string[]; settings?: { allocConf?: Record<string, string> }; launcher: string } | undefined;
+    for (let i = 0; i < 150 && !launch; i++) {
+      const fresh = readdirSync(runs).find((d) => !before.has(d) && existsSync(join(runs, d, 'launch.json')));
+      if (fresh) launch = JSON.parse(readFileSync(join(runs, fresh, 'launch.json'), 'utf8')) as typeof launch;
+      else await s.page.waitForTimeout(200);
+    }
+    assert.ok(launch, 'a new run started');
+    assert.equal(launch.launcher, 'vscode');
+    assert.ok(launch.command.at(-1)!.endsWith('replay_run.py'), launch.command.join(' '));
+    assert.equal(launch.settings?.allocConf?.expandable_segments, 'True');
+    // And the log says the command line with the environment it set.
+    await s.page.waitForTimeout(500);
+    const log = [...s.logs().entries()].find(([k]) => /Headroom\.log$/.test(k))?.[1] ?? '';
+    assert.match(log, /run \S+: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \S+ \S*replay_run\.py/);
+  });
+});
