@@ -16,6 +16,7 @@ import { MemoryHover } from './host/memory/hover';
 import { MemoryLens } from './host/memory/lens';
 import { WorkspaceMapping } from './host/memory/mapping';
 import { SummaryTree } from './host/memory/tree';
+import { RunDiagnostics } from './host/memory/runDiagnostics';
 import { MemoryView } from './host/memory/view';
 import { openSnapshotCommand, showSnapshot, showSummaryPanel } from './host/openSnapshot';
 import { LiveSnapshots, notifyFinished, openRunCommand, runFileCommand, runTorchrunCommand } from './host/runCommands';
@@ -64,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): void {
     gpus,
   );
   const gpusPage = new GpusPage(gpus);
+  const runDiagnostics = new RunDiagnostics(view, mapping);
   const cmd = (id: CommandId | string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   const python = { language: 'python', scheme: 'file' };
   context.subscriptions.push(
@@ -75,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, { deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => timeline.revive(panel, state) }),
     gpus,
     gpusPage,
+    runDiagnostics,
     vscode.workspace.registerTextDocumentContentProvider(GpusPage.scheme, gpusPage),
     new MemoryStatusBar(runs, gpus),
     new MemoryDecorations(view),
@@ -105,7 +108,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);
   void PythonParser.load(join(context.extensionPath, 'dist')).then(
     (parser) => {
-      const lint = new LintDiagnostics(parser, docs);
+      const lint = new LintDiagnostics(parser, docs, runDiagnostics);
       context.subscriptions.push(
         lint,
         vscode.languages.registerCodeActionsProvider([{ language: 'python' }], new LintCodeActions(lint), { providedCodeActionKinds: LintCodeActions.kinds }),

@@ -13,6 +13,10 @@ import { webviewContent } from './pages/webview';
 const FRAG = join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.pickle');
 const RECORDED = join(ROOT, 'test', 'fixtures', 'runs', 'lm_train_samples', 'samples.jsonl');
 const RUN = '20261122-000000-frag_oom-beef';
+// Loops recorded on an H100 from test/gpu/capture/leaks.py, and that script in the workspace.
+const LEAKS = join(ROOT, 'test', 'fixtures', 'leaks');
+const SCRIPT = join(ROOT, 'test', 'gpu', 'capture', 'leaks.py');
+const lines = (name: string) => (JSON.parse(readFileSync(join(LEAKS, `${name}.truth.json`), 'utf8')) as { lines: Record<string, number> }).lines;
 
 /** The doctor's verdict as `headroom check --explain-oom` prints it (same core, other surface). */
 function cliVerdict(): string {
@@ -23,7 +27,16 @@ function cliVerdict(): string {
 describe('the OOM doctor in the editor', () => {
   let s: Session | undefined;
   before(async () => {
-    s = await Session.open({ workspace: join(__dirname, 'workspace'), files: [[RECORDED, 'recorded_samples.jsonl']], settings: { 'headroom.run.env': { REPLAY_HOLD_S: '1' } } });
+    s = await Session.open({
+      workspace: join(__dirname, 'workspace'),
+      files: [
+        [RECORDED, 'recorded_samples.jsonl'],
+        [SCRIPT, 'leaks.py'],
+        [join(LEAKS, 'total_loss_eval.pickle'), 'total_loss_eval.pickle'],
+        [join(LEAKS, 'total_loss_train.pickle'), 'total_loss_train.pickle'],
+      ],
+      settings: { 'headroom.run.env': { REPLAY_HOLD_S: '1' } },
+    });
     const dir = join(s.workspace, '.headroom', 'runs', RUN);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'frag_oom.pickle'), readFileSync(FRAG));
@@ -61,5 +74,43 @@ describe('the OOM doctor in the editor', () => {
     await s.page.waitForTimeout(500);
     const log = [...s.logs().entries()].find(([k]) => /Headroom\.log$/.test(k))?.[1] ?? '';
     assert.match(log, /run \S+: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \S+ \S*replay_run\.py/);
+  });
+
+  /** Problems rows (text and the row's accessible label, which names the severity), once `want` shows. */
+  const problems = async (s: Session, want: (rows: { text: string; label: string }[]) => boolean) => {
+    let rows: { text: string; label: string }[] = [];
+    for (let i = 0; i < 100; i++) {
+      await s.problems.entries().catch(() => []);
+      const loc = s.page.locator('.markers-panel .monaco-list-row');
+      rows = await loc.evaluateAll((es) => es.map((e) => ({ text: (e as HTMLElement).innerText.replace(/\s+/g, ' ').trim(), label: e.getAttribute('aria-label') ?? '' })));
+      if (want(rows)) return rows;
+      await s.page.waitForTimeout(200);
+    }
+    return rows;
+  };
+
+  e2e('a leaking run confirms the lint finding on its loop and marks the line that keeps memory', () => s!, async (s) => {
+    const l = lines('total_loss_eval');
+    await s.workbench.openFile('leaks.py');
+    await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+    await s.workbench.answerFileDialog(join(s.workspace, 'total_loss_eval.pickle'));
+    const rows = await problems(s, (r) => r.some((x) => x.text.includes('Confirmed by run')) && r.some((x) => x.text.includes('per iteration (')));
+    const acc = rows.find((r) => r.text.includes('HR001') && r.text.includes(`[Ln ${l.acc_eval}, `));
+    assert.ok(acc, JSON.stringify(rows));
+    assert.match(acc.text, /Confirmed by run .*: \+\d+ KiB per iteration/);
+    const kept = rows.find((r) => r.text.startsWith('Keeps +') && r.text.includes(`[Ln ${l.eval_out}, `));
+    assert.ok(kept, JSON.stringify(rows));
+  });
+
+  e2e('a run where total_loss += loss after backward costs nothing turns that finding into a hint', () => s!, async (s) => {
+    const l = lines('total_loss_train');
+    await s.workbench.openFile('leaks.py');
+    await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+    await s.workbench.answerFileDialog(join(s.workspace, 'total_loss_train.pickle'));
+    const rows = await problems(s, (r) => r.some((x) => x.text.includes('costs nothing on the GPU')));
+    const acc = rows.find((r) => r.text.includes('HR001') && r.text.includes(`[Ln ${l.acc_train}, `));
+    assert.ok(acc, JSON.stringify(rows));
+    assert.match(acc.text, /measured 0 B per iteration here: it costs nothing on the GPU/);
+    assert.match(acc.label, /^Info/i, acc.label);
   });
 });

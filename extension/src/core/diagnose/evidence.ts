@@ -45,16 +45,29 @@ export function withEvidence(findings: readonly Finding[], runs: readonly RunEvi
   });
 }
 
-/** 1-based lines of a file that allocated in a snapshot (any user frame of any block's stack). */
-export function linesRan(s: Snapshot, a: DeviceAnalysis, sameFile: (path: string) => boolean): Set<number> {
-  const out = new Set<number>();
+/** Per file (as the snapshot names it): the 1-based lines that allocated (any user frame of any block's stack). */
+export function linesRanByFile(s: Snapshot, a: DeviceAnalysis): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>();
   const e = a.replay.elements;
   const seen = new Set<number>();
   for (let k = 0; k < e.count; k++) {
     const stack = e.stack[k]!;
     if (seen.has(stack)) continue;
     seen.add(stack);
-    for (const f of s.stacks.get(stack)) if (a.classifier.kind(f) === FrameKind.User && sameFile(s.frames.fileOf(f))) out.add(s.frames.lineOf(f));
+    for (const f of s.stacks.get(stack)) {
+      if (a.classifier.kind(f) !== FrameKind.User) continue;
+      const file = s.frames.fileOf(f);
+      const set = out.get(file) ?? new Set<number>();
+      set.add(s.frames.lineOf(f));
+      out.set(file, set);
+    }
   }
+  return out;
+}
+
+/** The 1-based lines of one file (matched by `sameFile`) that allocated in a snapshot. */
+export function linesRan(s: Snapshot, a: DeviceAnalysis, sameFile: (path: string) => boolean): Set<number> {
+  const out = new Set<number>();
+  for (const [file, lines] of linesRanByFile(s, a)) if (sameFile(file)) for (const l of lines) out.add(l);
   return out;
 }

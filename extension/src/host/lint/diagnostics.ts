@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { withEvidence } from '../../core/diagnose/evidence';
+import type { RunEvidence } from '../../core/diagnose/evidence';
 import { globToRegExp } from '../../core/lint/glob';
 import { RULES } from '../../core/lint/lint';
 import type { LintOptions } from '../../core/lint/lint';
@@ -36,12 +38,18 @@ export class LintDiagnostics implements vscode.Disposable {
   private readonly pending = new Map<string, vscode.TextDocumentContentChangeEvent[]>();
   private readonly subs: vscode.Disposable[];
 
+  /** Findings as the linter gave them, before a run's evidence was joined in. */
+  private readonly raw = new Map<string, { uri: vscode.Uri; found: Finding[] }>();
+
   constructor(
     private readonly parser: PythonParser,
     private readonly docUri: (id: RuleId) => vscode.Uri,
+    /** A shown run's evidence per file: findings it confirms, or shows cost nothing. */
+    private readonly evidence?: { runEvidenceFor(fsPath: string): RunEvidence[]; onDidChange: vscode.Event<void> },
   ) {
     this.subs = [
       this.collection,
+      ...(evidence ? [evidence.onDidChange(() => [...this.raw.values()].forEach((r) => this.publish(r.uri, r.found)))] : []),
       vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d, [])),
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document, e.contentChanges)),
       vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri)),
@@ -126,7 +134,9 @@ export class LintDiagnostics implements vscode.Disposable {
     cells.forEach((c, i) => this.publish(c.document.uri, per[i]!));
   }
 
-  publish(uri: vscode.Uri, found: Finding[]): void {
+  publish(uri: vscode.Uri, raw: Finding[]): void {
+    this.raw.set(uri.toString(), { uri, found: raw });
+    const found = this.evidence && uri.scheme === 'file' ? withEvidence(raw, this.evidence.runEvidenceFor(uri.fsPath)) : raw;
     this.findings.set(uri.toString(), found);
     this.collection.set(
       uri,
@@ -141,6 +151,7 @@ export class LintDiagnostics implements vscode.Disposable {
 
   private forget(uri: vscode.Uri): void {
     const key = uri.toString();
+    this.raw.delete(key);
     this.sessions.get(key)?.dispose();
     this.sessions.delete(key);
     clearTimeout(this.timers.get(key));

@@ -1,0 +1,94 @@
+import * as vscode from 'vscode';
+import { FrameKind } from '../../core/analysis/userCode';
+import { linesRanByFile } from '../../core/diagnose/evidence';
+import type { RunEvidence } from '../../core/diagnose/evidence';
+import { detectLeaks } from '../../core/diagnose/leaks';
+import type { LeakReport } from '../../core/diagnose/leaks';
+import { diagnoseSnapshot } from '../../core/diagnose/oom';
+import { formatBytes } from '../../core/format';
+import type { WorkspaceMapping } from './mapping';
+import type { MemoryView } from './view';
+
+interface Evidence {
+  run: string;
+  leak: LeakReport;
+  /** Snapshot path → workspace file. */
+  local: Map<string, string | undefined>;
+  ran: Map<string, Set<number>>;
+}
+
+/**
+ * What the shown snapshot proves on the code: each OOM on the line that asked for the memory, each
+ * leaking line with its growth per iteration; and the same evidence for the lint (confirmed or
+ * costs-nothing findings). Recomputed when the memory view shows another snapshot.
+ */
+export class RunDiagnostics implements vscode.Disposable {
+  private readonly collection = vscode.languages.createDiagnosticCollection('headroom-run');
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private evidence: Evidence | undefined;
+  /** What the diagnostics were made for: the view also changes for instants and edits. */
+  private shown: { snapshot: unknown; device: number } | undefined;
+  private readonly sub: vscode.Disposable;
+
+  constructor(
+    private readonly view: MemoryView,
+    private readonly mapping: WorkspaceMapping,
+  ) {
+    this.sub = view.onDidChange(() => void this.update());
+  }
+
+  /** The shown run's evidence, for one workspace file's lint findings. */
+  runEvidenceFor(fsPath: string): RunEvidence[] {
+    const ev = this.evidence;
+    if (!ev) return [];
+    const ran = new Set<number>();
+    for (const [file, lines] of ev.ran) if (ev.local.get(file) === fsPath) for (const l of lines) ran.add(l);
+    return [{ run: ev.run, leak: ev.leak, sameFile: (p) => ev.local.get(p) === fsPath, ran }];
+  }
+
+  private async update(): Promise<void> {
+    const c = this.view.current;
+    if (c?.snapshot === this.shown?.snapshot && c?.device === this.shown?.device) return;
+    this.shown = c ? { snapshot: c.snapshot, device: c.device } : undefined;
+    this.collection.clear();
+    this.evidence = undefined;
+    if (!c) return this.changed.fire();
+    const s = c.snapshot;
+    const a = c.analysis;
+    const leak = detectLeaks(s, a);
+    const ran = linesRanByFile(s, a);
+    const ooms = a.ooms.map((o) => ({ o, d: diagnoseSnapshot(s, a, o), frame: [...s.stacks.get(o.stack)].find((f) => a.classifier.kind(f) === FrameKind.User) }));
+    const paths = new Set([...ran.keys(), ...leak.lines.map((l) => l.file), ...ooms.flatMap((x) => (x.frame === undefined ? [] : [s.frames.fileOf(x.frame)]))]);
+    const local = await this.mapping.resolve([...paths], false);
+    if (this.view.current !== c) return; // another snapshot came meanwhile
+    this.evidence = { run: c.label, leak, local, ran };
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    const add = (file: string | undefined, line: number, d: vscode.Diagnostic) => {
+      if (!file) return;
+      d.range = new vscode.Range(line - 1, 0, line - 1, Number.MAX_SAFE_INTEGER);
+      d.source = 'headroom';
+      byFile.set(file, [...(byFile.get(file) ?? []), d]);
+    };
+    for (const { o, d, frame } of ooms) {
+      if (frame === undefined) continue;
+      const remedies = d.remedies.map((r) => r.title).join('; ');
+      add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `CUDA out of memory here (${d.kind}, event #${o.index}): ${d.why} Remedies: ${remedies}.`, vscode.DiagnosticSeverity.Error));
+    }
+    if (leak.leaking)
+      for (const l of leak.lines)
+        add(
+          local.get(l.file),
+          l.line,
+          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created here, never freed), measured over ${leak.boundaries.length} iterations of ${c.label}.`, vscode.DiagnosticSeverity.Warning),
+        );
+    for (const [file, ds] of byFile) this.collection.set(vscode.Uri.file(file), ds);
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changed.dispose();
+    this.collection.dispose();
+  }
+}
