@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { PythonParser } from './core/lint/parser';
 import { CommandId } from './host/commandIds';
 import { Config } from './host/config';
+import { OomExplanations } from './host/explainOom';
 import { GpuMonitor } from './host/gpu/monitor';
 import { GpusPage } from './host/gpu/gpusPage';
 import { LintCodeActions } from './host/lint/codeActions';
@@ -66,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const gpusPage = new GpusPage(gpus);
   const runDiagnostics = new RunDiagnostics(view, mapping);
+  const oomExplanations = new OomExplanations();
   const cmd = (id: CommandId | string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   const python = { language: 'python', scheme: 'file' };
   context.subscriptions.push(
@@ -78,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): void {
     gpus,
     gpusPage,
     runDiagnostics,
+    vscode.workspace.registerTextDocumentContentProvider(OomExplanations.scheme, oomExplanations),
     vscode.workspace.registerTextDocumentContentProvider(GpusPage.scheme, gpusPage),
     new MemoryStatusBar(runs, gpus),
     new MemoryDecorations(view),
@@ -102,6 +105,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.ShowSummary, () => showSummaryPanel(deps)),
     cmd(CommandId.ShowTimeline, () => timeline.show()),
     cmd(CommandId.ShowGpus, () => gpusPage.show()),
+    cmd(CommandId.ExplainOom, () => oomExplanations.explain()),
     cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>) => rerunWithCommand(runs, snapshot, allocConf)),
   );
   // Lint: the parser's WebAssembly loads in the background; diagnostics start once it has.

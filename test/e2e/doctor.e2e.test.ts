@@ -40,6 +40,9 @@ describe('the OOM doctor in the editor', () => {
     const dir = join(s.workspace, '.headroom', 'runs', RUN);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'frag_oom.pickle'), readFileSync(FRAG));
+    // A training log whose last lines are PyTorch's own message for that OOM.
+    const message = (JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.truth.json'), 'utf8')) as { oom: { message: string } }).oom.message;
+    writeFileSync(join(s.workspace, 'train.log'), `epoch 3 step 120 loss 2.31\nTraceback (most recent call last):\n  File "train.py", line 40, in <module>\ntorch.OutOfMemoryError: ${message}\n`);
     writeFileSync(join(dir, 'launch.json'), JSON.stringify({ command: ['python3', join(s.workspace, 'replay_run.py')], launcher: 'cli', status: 'ended', exit_code: 1 }));
     await s.activate('train.py');
   });
@@ -112,5 +115,21 @@ describe('the OOM doctor in the editor', () => {
     assert.ok(acc, JSON.stringify(rows));
     assert.match(acc.text, /measured 0 B per iteration here: it costs nothing on the GPU/);
     assert.match(acc.label, /^Info/i, acc.label);
+  });
+
+  e2e('an OOM message selected in a log is explained in a tab, as the CLI explains it', () => s!, async (s) => {
+    await s.workbench.openFile('train.log');
+    // Into the log's text (the Problems panel had the focus), then select all of it.
+    await s.workbench.runCommand('View: Focus Active Editor Group');
+    await s.page.keyboard.press('Control+A');
+    await s.page.waitForFunction(() => /\(\d+ selected\)/.test(document.querySelector('.statusbar')?.textContent ?? ''), undefined, { timeout: 10_000 });
+    await s.workbench.runCommand('Headroom: Explain CUDA Out-of-Memory Error…');
+    // A new tab whose first line is the verdict.
+    const line = s.page.locator('.editor-instance .view-line', { hasText: /^OOM:\s/ }).first();
+    await line.waitFor({ timeout: 30_000 });
+    const first = (await line.innerText()).replace(/\u00a0/g, ' ');
+    const cli = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(s.workspace, 'train.log'), '--explain-oom'], { encoding: 'utf8' }).split('\n')[0]!;
+    assert.equal(first.trim(), cli.trim());
+    assert.match(first, /^OOM: fragmentation — /);
   });
 });

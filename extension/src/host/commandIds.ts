@@ -26,6 +26,8 @@ export const enum CommandId {
   ShowTimeline = 'headroom.showTimeline',
   /** {@link rerunWithCommand} (a remedy's button; not in the palette) */
   RerunWith = 'headroom.rerunWith',
+  /** {@link OomExplanations.explain} */
+  ExplainOom = 'headroom.explainOom',
   /** {@link GpusPage.show} */
   ShowGpus = 'headroom.showGpus',
   /** {@link lintWorkspaceCommand} */
