@@ -36,7 +36,8 @@ def evaluate(model, loader, criterion):
       assert.equal(f!.severity, 'error');
       assert.equal(f!.start.line, 7);
       assert.match(f!.message, /`total_loss` accumulates `loss`/);
-      assert.deepEqual(f!.evidence, { line: 7, loopLine: 4, name: 'total_loss' });
+      // The statement, and the loop it repeats in (its last line is the statement's).
+      assert.deepEqual(f!.evidence, { line: 7, loopLine: 4, loopEndLine: 7, name: 'total_loss' });
       assert.equal(fixed(evalLoop, f!), evalLoop.replace('total_loss += loss  #', 'total_loss += loss.item()  #'));
       assert.equal(fixed(evalLoop, f!, 1), evalLoop.replace('total_loss += loss  #', 'total_loss += loss.detach()  #'));
       assert.equal(f!.fixes[0]!.preferred, true);
