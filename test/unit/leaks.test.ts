@@ -61,4 +61,16 @@ describe('runtime leak detection', () => {
     assert.equal(theilSen(ys), 10);
     assert.equal(theilSen([7, 7, 7, 7, 7, 7]), 0);
   });
+
+  it('an eval loop that leaks beside a clean training loop (the demo): found on its own iterations', async () => {
+    const s = await loadSnapshotFile(join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'));
+    const r = detectLeaks(s, analyzeDevice(s, 0));
+    const src = readFileSync(join(ROOT, 'demo', 'workspace', 'train_leaky.py'), 'utf8').split('\n');
+    const logits = src.findIndex((l) => l.includes('logits = model(x)')) + 1;
+    assert.equal(r.basis, 'repeating line');
+    assert.ok(r.leaking, describeLeak(r).join('\n'));
+    assert.equal(r.lines[0]!.line, logits);
+    const batches = Number(/evaluate\(model, make_batches\((\d+)\)\)/.exec(src.join('\n'))![1]);
+    assert.equal(r.boundaries.length, batches - 1, 'one boundary per eval batch after the first');
+  });
 });

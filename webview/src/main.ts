@@ -74,6 +74,7 @@ function renderDoctor(d: DoctorJson): void {
     const sec = el('section');
     sec.className = 'doctor';
     sec.append(el('h2', `OOM: ${o.kind}`), el('p', o.why));
+    for (const p of o.pools) sec.append(el('p', `${p.pool} pool${p.private ? ' (private)' : ''}: ${bytes(p.free)} free of ${bytes(p.reserved)}, largest free block ${bytes(p.largestFree)}`, 'pool'));
     const list = el('ul');
     for (const r of o.remedies) {
       const li = el('li');

@@ -10,7 +10,13 @@ export type ToWebview =
 
 /** The OOM doctor's and the leak detector's verdicts on the snapshot, for the summary page. */
 export interface DoctorJson {
-  ooms: { kind: string; why: string; remedies: { id: string; title: string; change: string; effect: string; allocConf?: Record<string, string> }[] }[];
+  ooms: {
+    kind: string;
+    why: string;
+    /** Per pool at the OOM: free bytes, and the largest free block (what a request could get). */
+    pools: { pool: string; private: boolean; reserved: number; free: number; largestFree: number }[];
+    remedies: { id: string; title: string; change: string; effect: string; allocConf?: Record<string, string> }[];
+  }[];
   leak: { leaking: boolean; summary: string[] } | null;
 }
 

@@ -44,6 +44,8 @@ export interface LeakOptions {
   minIterations?: number;
   /** A slope below this is noise or bytes (a scalar's graph history), not a leak. */
   minBytesPerIteration?: number;
+  /** Force how iterations are found (default: backward passes when there are enough). */
+  basis?: 'backward' | 'repeating line';
 }
 
 const median = (xs: number[]): number => {
@@ -71,12 +73,8 @@ function userFrame(s: Snapshot, a: DeviceAnalysis, stack: number): number {
  * gradients made), else, without backward (an eval loop), the allocations of the earliest line that
  * runs the same number of times as the loop's other lines.
  */
-function boundaries(s: Snapshot, a: DeviceAnalysis, min: number): { basis: LeakReport['basis']; at: number[] } {
-  const n = a.replay.n;
-  // A backward pass still open when the trace ends is no finished iteration (and the run's own
-  // teardown frees follow it).
-  const ends = [...backwardPhases(s, a).end].filter((i) => i < n);
-  if (ends.length >= min) return { basis: 'backward', at: ends.map((i) => i - 1) };
+/** Where each of the trace's loops starts an iteration: one candidate per number of passes. */
+function loopsByLine(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
   const e = a.replay.elements;
   const order = Array.from({ length: e.count }, (_, k) => k).filter((k) => e.origin[k] === Origin.Trace).sort((x, y) => e.alloc[x]! - e.alloc[y]!);
   const byLine = new Map<string, number[]>();
@@ -88,23 +86,46 @@ function boundaries(s: Snapshot, a: DeviceAnalysis, min: number): { basis: LeakR
     if (key && key !== previous) byLine.set(key, [...(byLine.get(key) ?? []), e.alloc[k]!]);
     previous = key;
   }
-  const counts = [...byLine.values()].map((l) => l.length).filter((n) => n >= min);
-  if (!counts.length) return { basis: 'none', at: [] };
-  const common = Number([...counts.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<number, number>())].sort((x, y) => y[1] - x[1] || y[0] - x[0])[0]![0]);
-  const first = [...byLine.values()].filter((l) => l.length === common).sort((x, y) => x[0]! - y[0]!)[0]!;
-  return { basis: 'repeating line', at: first.map((i) => i - 1).slice(1) };
+  // Lines of one loop run as often as each other: per count, the earliest line marks the iterations.
+  const first = new Map<number, number[]>();
+  for (const visits of byLine.values()) {
+    if (visits.length < min) continue;
+    const seen = first.get(visits.length);
+    if (!seen || visits[0]! < seen[0]!) first.set(visits.length, visits);
+  }
+  return [...first.values()].map((v) => v.map((i) => i - 1).slice(1));
+}
+
+/**
+ * Iteration boundaries: the end of each backward pass (the step's activations are freed, its
+ * gradients made); and, for loops without backward (an eval loop, also one beside training), the
+ * allocations of the earliest line of each group of lines that run equally often.
+ */
+function candidates(s: Snapshot, a: DeviceAnalysis, min: number, force?: LeakOptions['basis']): { basis: LeakReport['basis']; at: number[] }[] {
+  const n = a.replay.n;
+  // A backward pass still open when the trace ends is no finished iteration (and the run's own
+  // teardown frees follow it).
+  const ends = [...backwardPhases(s, a).end].filter((i) => i < n);
+  const out: { basis: LeakReport['basis']; at: number[] }[] = [];
+  if (ends.length >= min && force !== 'repeating line') out.push({ basis: 'backward', at: ends.map((i) => i - 1) });
+  if (force !== 'backward') for (const at of loopsByLine(s, a, min)) out.push({ basis: 'repeating line', at });
+  return out;
 }
 
 export function detectLeaks(s: Snapshot, a: DeviceAnalysis, opts: LeakOptions = {}): LeakReport {
   const warmup = opts.warmup ?? 2;
   const min = opts.minIterations ?? 6;
-  const floor = opts.minBytesPerIteration ?? 64 * 1024;
-  const { basis, at } = boundaries(s, a, min + warmup);
+  const reports = candidates(s, a, min + warmup, opts.basis).map((c) => measure(s, a, c.basis, c.at, warmup, min, opts.minBytesPerIteration ?? 64 * 1024));
+  // The loop that leaks most, else the first way of counting iterations (backward passes).
+  const leaking = reports.filter((r) => r.leaking).sort((x, y) => y.bytesPerIteration - x.bytesPerIteration);
+  return leaking[0] ?? reports[0] ?? { device: a.device, basis: 'none', boundaries: [], live: [], bytesPerIteration: 0, leaking: false, lines: [], moment: null };
+}
+
+function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakReport['basis'], at: number[], warmup: number, min: number, floor: number): LeakReport {
   const live = at.map((i) => (i < 0 ? a.replay.start.requestedBytes : a.replay.requested[i]!));
   const none: LeakReport = { device: a.device, basis, boundaries: at, live, bytesPerIteration: 0, leaking: false, lines: [], moment: null };
   if (at.length < min + warmup) return none;
-  const measured = live.slice(warmup);
-  const slope = theilSen(measured);
+  const slope = theilSen(live.slice(warmup));
   // What was created between the first measured boundary and the one before last and is still
   // alive at the last: the current iteration's transients (this step's gradients) are not growth.
   const from = at[warmup]!;
@@ -112,28 +133,23 @@ export function detectLeaks(s: Snapshot, a: DeviceAnalysis, opts: LeakOptions = 
   const last = at.at(-1)!;
   const iterations = at.length - 2 - warmup;
   const e = a.replay.elements;
-  const kept = new Map<number, { bytes: number; sizes: number[] }>();
+  const lines = new Map<string, LeakLine & { sizes: number[] }>();
   for (let k = 0; k < e.count; k++) {
     if (e.origin[k] !== Origin.Trace || e.alloc[k]! <= from || e.alloc[k]! > to || e.free[k]! <= last) continue;
     const f = userFrame(s, a, e.stack[k]!);
-    const key = f < 0 ? -1 : f;
-    const x = kept.get(key) ?? { bytes: 0, sizes: [] };
-    x.bytes += e.size[k]!;
-    x.sizes.push(e.size[k]!);
-    kept.set(key, x);
-  }
-  // Frames of one line (several stacks) merge into the line.
-  const lines = new Map<string, LeakLine>();
-  for (const [f, x] of kept) {
     if (f < 0) continue;
+    // Frames of one line (several stacks) merge into the line.
     const key = `${s.frames.fileOf(f)}:${s.frames.lineOf(f)}`;
-    const l = lines.get(key) ?? { file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), bytesPerIteration: 0, blocksPerIteration: 0, blockBytes: 0 };
-    l.bytesPerIteration += x.bytes / iterations;
-    l.blocksPerIteration += x.sizes.length / iterations;
-    l.blockBytes = median(x.sizes);
+    const l = lines.get(key) ?? { file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), bytesPerIteration: 0, blocksPerIteration: 0, blockBytes: 0, sizes: [] };
+    l.bytesPerIteration += e.size[k]! / iterations;
+    l.blocksPerIteration += 1 / iterations;
+    l.sizes.push(e.size[k]!);
     lines.set(key, l);
   }
-  const grown = [...lines.values()].filter((l) => l.bytesPerIteration > 0).sort((x, y) => y.bytesPerIteration - x.bytesPerIteration);
+  const grown = [...lines.values()]
+    .map(({ sizes, ...l }) => ({ ...l, blockBytes: median(sizes) }))
+    .filter((l) => l.bytesPerIteration > 0)
+    .sort((x, y) => y.bytesPerIteration - x.bytesPerIteration);
   return { ...none, bytesPerIteration: slope, leaking: slope >= floor && grown.length > 0, lines: grown, moment: { index: last, timeUs: Number.isNaN(a.replay.timeUs[last] ?? NaN) ? null : a.replay.timeUs[last]! } };
 }
 

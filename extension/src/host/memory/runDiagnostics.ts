@@ -80,7 +80,7 @@ export class RunDiagnostics implements vscode.Disposable {
         add(
           local.get(l.file),
           l.line,
-          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created here, never freed), measured over ${leak.boundaries.length} iterations of ${c.label}.`, vscode.DiagnosticSeverity.Warning),
+          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created here, never freed), measured over ${leak.boundaries.length} iterations of ${c.label} (the last at event #${leak.moment?.index ?? '?'}: Headroom: Show Memory At… or the timeline shows it).`, vscode.DiagnosticSeverity.Warning),
         );
     for (const [file, ds] of byFile) this.collection.set(vscode.Uri.file(file), ds);
     this.changed.fire();
