@@ -19,19 +19,18 @@ export class OomExplanations implements vscode.TextDocumentContentProvider {
    */
   async explain(): Promise<void> {
     const ed = vscode.window.activeTextEditor;
-    const selected = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : '';
+    let ms = parseOomMessages(ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : '');
     // A browser-hosted editor may refuse the clipboard: then the box below asks for the text.
-    let text = parseOomMessages(selected).length ? selected : await vscode.env.clipboard.readText().then((t) => t, () => '');
-    if (!parseOomMessages(text).length) {
-      text =
-        (await vscode.window.showInputBox({
-          title: 'Headroom: explain a CUDA out-of-memory error',
-          prompt: 'Paste the error (from a terminal, a log or a notebook)',
-          ignoreFocusOut: true,
-          validateInput: (v) => (parseOomMessages(v).length ? undefined : 'No CUDA out-of-memory message in this text.'),
-        })) ?? '';
+    if (!ms.length) ms = parseOomMessages(await vscode.env.clipboard.readText().then((t) => t, () => ''));
+    if (!ms.length) {
+      const pasted = await vscode.window.showInputBox({
+        title: 'Headroom: explain a CUDA out-of-memory error',
+        prompt: 'Paste the error (from a terminal, a log or a notebook)',
+        ignoreFocusOut: true,
+        validateInput: (v) => (parseOomMessages(v).length ? undefined : 'No CUDA out-of-memory message in this text.'),
+      });
+      ms = parseOomMessages(pasted ?? '');
     }
-    const ms = parseOomMessages(text);
     if (!ms.length) return;
     const path = `/OOM ${++this.n}.txt`;
     this.texts.set(path, ms.map((m) => renderDiagnosis(diagnoseMessage(m))).join('\n'));

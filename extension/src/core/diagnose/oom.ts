@@ -65,6 +65,8 @@ function maxSplit(requestBytes: number): Remedy {
   };
 }
 
+const raiseCap = (free: number): Remedy => ({ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(free)} of the device becomes usable` });
+
 /** From the message alone (pasted, or found in a terminal). */
 export function diagnoseMessage(m: OomMessage): OomDiagnosis {
   const tried = m.triedBytes ?? m.requestedBytes ?? 0;
@@ -81,7 +83,7 @@ export function diagnoseMessage(m: OomMessage): OomDiagnosis {
       ...base,
       kind: 'cap',
       why: `The device had ${formatBytes(m.freeBytes)} free, but this process may use only ${formatBytes(m.allowedBytes)} (a per-process memory fraction) and already has ${formatBytes(self ?? pytorch)}.`,
-      remedies: [{ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(m.freeBytes)} of the device becomes usable` }],
+      remedies: [raiseCap(m.freeBytes)],
     };
   const outside = (nonPyTorch ?? 0) + others;
   if (m.totalBytes !== undefined && outside >= m.totalBytes / 4)
@@ -136,7 +138,7 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent):
       ...base,
       kind: 'cap',
       why: `The device had ${formatBytes(oom.deviceFreeBytes)} free for a ${formatBytes(request)} request: a per-process memory cap (set_per_process_memory_fraction) refused it. Under the cap, ${held}.`,
-      remedies: [{ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(oom.deviceFreeBytes)} of the device becomes usable` }, ...demandRemedies(request, categories, topLines)],
+      remedies: [raiseCap(oom.deviceFreeBytes), ...demandRemedies(request, categories, topLines)],
     };
   return { ...base, kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, categories, topLines) };
 }

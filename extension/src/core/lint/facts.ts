@@ -56,8 +56,11 @@ export function loopFacts(loop: Node): LoopFacts {
   return memo(loop, `loop:${loop.id}`, () => computeLoopFacts(loop));
 }
 
+/** What a loop walks: a `for`'s iterable, a `while`'s condition. */
+const iterOf = (loop: Node): string => (loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : (loop.childForFieldName('condition')?.text ?? ''));
+
 function computeLoopFacts(loop: Node): LoopFacts {
-  const iter = loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : (loop.childForFieldName('condition')?.text ?? '');
+  const iter = iterOf(loop);
   // Without these words in its text a loop calls no backward, step or zero_grad: not a training loop,
   // and with no data to walk not an eval loop either (most loops, read without looking at a node).
   if (!DATA_ITER.test(iter) && !/backward|step|zero_grad/.test(loop.text)) return { node: loop, step: false, train: false, backward: [] };
@@ -166,19 +169,19 @@ function binds_(left: Node | null, name: string): boolean {
  */
 export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
   const scope = scopeOf(loop);
-  const text = scope.tree.rootNode.text;
-  // Where `name` is bound in this scope: found from the name's occurrences rather than a walk over the scope.
+  // Where `name` is bound and used in this scope: found from its occurrences rather than a walk over the scope.
+  const ids = occurrences(scope, new RegExp(`(?<![\\w.])${name}\\b`));
   const binds: Node[] = [];
-  for (const id of occurrences(scope, text, new RegExp(`(?<![\\w.])${name}\\b`))) {
+  for (const id of ids) {
     let p = id.parent;
     while (p && (p.type === 'pattern_list' || p.type === 'tuple_pattern' || p.type === 'list_pattern')) p = p.parent;
     if (p?.type === 'assignment' && !p.equals(at) && binds_(p.childForFieldName('left'), name) && scopeOf(p).equals(scope)) binds.push(p);
   }
   if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex)) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
-  if (gatheredAfter(name, loop, scope, text)) return false;
+  if (gatheredAfter(ids, loop, scope)) return false;
   const word = new RegExp(`\\b${name}\\b`);
-  const later = occurrences(scope, text, /\bbackward\b/)
+  const later = occurrences(scope, /\bbackward\b/)
     .map((n) => (n.parent?.type === 'attribute' ? n.parent.parent : n.parent))
     .filter((c): c is Node => c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope));
   return !later.some((c) => word.test(c.text));
@@ -187,14 +190,13 @@ export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
 const GATHER = new Set(['torch.cat', 'torch.concat', 'torch.concatenate', 'torch.stack', 'torch.vstack', 'torch.hstack', 'torch.sum']);
 
 /**
- * Whether `name`, filled in a loop that trains nothing and does not walk a data loader, is joined
+ * Whether the name at `ids` (its occurrences in the scope), filled in a loop that trains nothing and does not walk a data loader, is joined
  * into one tensor right after it (`torch.cat(tiles)`, `torch.stack(aux_losses).mean()`): the chunks
  * of one step's result (tiled decoding, micro-batches), not values kept across steps.
  */
-function gatheredAfter(name: string, loop: Node, scope: Node, text: string): boolean {
-  const iter = loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : '';
-  if (loopFacts(loop).train || /loader|dataset/i.test(iter)) return false;
-  return occurrences(scope, text, new RegExp(`(?<![\\w.])${name}\\b`)).some((id) => {
+function gatheredAfter(ids: readonly Node[], loop: Node, scope: Node): boolean {
+  if (loopFacts(loop).train || (loop.type === 'for_statement' && /loader|dataset/i.test(iterOf(loop)))) return false;
+  return ids.some((id) => {
     const call = id.parent?.type === 'argument_list' ? id.parent.parent : null;
     if (!call || call.type !== 'call' || id.startIndex < loop.endIndex || !scopeOf(call).equals(scope)) return false;
     const callee = calleeOf(call).text;

@@ -162,21 +162,21 @@ export function memo<T>(n: Node, key: string, compute: () => T): T {
   return v;
 }
 
+const NOT_CODE = new Set(['comment', 'string', 'string_start', 'string_content', 'string_end', 'escape_sequence']);
+
 /**
  * The innermost nodes where `pattern` matches inside `root`'s text, skipping matches in comments and
  * strings: a few lookups where a name is rare, instead of a walk over every node.
  */
-export function occurrences(root: Node, text: string, pattern: RegExp): Node[] {
+export function occurrences(root: Node, pattern: RegExp): Node[] {
   const out: Node[] = [];
   const from = root.startIndex;
-  for (const m of text.slice(from, root.endIndex).matchAll(new RegExp(pattern.source, 'g'))) {
+  for (const m of root.text.matchAll(new RegExp(pattern.source, 'g'))) {
     const n = root.descendantForIndex(from + m.index);
-    if (n && n.type !== 'comment' && n.type !== 'string_content' && n.type !== 'string' && n.type !== 'string_start') out.push(n);
+    if (n && !NOT_CODE.has(n.type)) out.push(n);
   }
   return out;
 }
-
-const NOT_CODE = new Set(['comment', 'string', 'string_start', 'string_content', 'string_end', 'escape_sequence']);
 
 /**
  * Nodes of `types` found from the text: at each match of `pattern` inside root (or of its group

@@ -21,7 +21,7 @@ function cudaPlacement(c: Node): boolean {
 function dataLoaders(file: Node, text: string): Node[] {
   const out: Node[] = [];
   if (!text.includes('DataLoader')) return out;
-  for (const n of occurrences(file, text, /\bDataLoader\s*\(/)) {
+  for (const n of occurrences(file, /\bDataLoader\s*\(/)) {
     const c = n.parent?.type === 'attribute' ? n.parent.parent : n.parent;
     if (c?.type === 'call') out.push(c);
   }
