@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
-import { PythonParser } from '../../extension/src/core/lint/parser';
+import { lintText } from '../../extension/src/core/lint/lint';
+import type { PythonParser } from '../../extension/src/core/lint/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
-import { ROOT } from './helpers';
+import { code, fixed, lintWith, loadParser } from './lintHelpers';
 
 let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintText(parser, src, rule ? { select: [rule] } : {}).findings;
-/** The source with a finding's fix applied. */
-const fixed = (src: string, f: Finding, k = 0): string => applyEdits(src, f.fixes[k]!.edits);
-const code = (s: string) => s.replace(/^\n/, '').replace(/\n\s*$/, '\n');
+const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
 
 describe('lint: dataflow rules (HR001, HR002, HR004) and the corpora’s traps', () => {
   before(async () => {
-    parser = await PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
+    parser = await loadParser();
   });
 
   describe('HR001 accumulate-grad-history', () => {

@@ -1,0 +1,17 @@
+import { join } from 'node:path';
+import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
+import { PythonParser } from '../../extension/src/core/lint/parser';
+import type { Finding, RuleId } from '../../extension/src/core/lint/types';
+import { ROOT } from './helpers';
+
+/** The Python parser the extension ships (loaded once per test file, in a before hook). */
+export const loadParser = (): Promise<PythonParser> => PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
+
+/** Findings of one rule (or of the default rules) in a source. */
+export const lintWith = (parser: PythonParser, src: string, rule?: RuleId): Finding[] => lintText(parser, src, rule ? { select: [rule] } : {}).findings;
+
+/** The source with a finding's fix applied. */
+export const fixed = (src: string, f: Finding, k = 0): string => applyEdits(src, f.fixes[k]!.edits);
+
+/** A template's source without its leading newline, ending in exactly one newline. */
+export const code = (s: string): string => s.replace(/^\n/, '').replace(/\n\s*$/, '\n');
