@@ -27,7 +27,8 @@ describe('runtime leak detection', () => {
   it('a list-append leak in a training loop: the line that creates the kept tensors, growth within 5 %', async () => {
     const { report, truth } = await load('leak_append');
     assert.ok(truth.iterations >= 10);
-    assert.equal(report.basis, 'backward');
+    assert.equal(report.basis, 'optimizer step', 'the optimizer-step annotations are in the capture');
+    assert.equal(report.boundaries.length, truth.iterations, 'one boundary per optimizer step');
     assert.ok(report.leaking, describeLeak(report).join('\n'));
     assert.ok(within5(report.bytesPerIteration, truth.true_growth_per_iteration), `${report.bytesPerIteration} vs ${truth.true_growth_per_iteration}`);
     assert.equal(report.lines[0]!.line, truth.lines.out);
@@ -36,9 +37,23 @@ describe('runtime leak detection', () => {
     assert.ok(report.moment && report.moment.index === report.boundaries.at(-1));
   });
 
+  it('every way of finding iterations (optimizer steps, backward passes, a repeating line) measures the same leak', async () => {
+    const s = await loadSnapshotFile(join(DIR, 'leak_append.pickle'));
+    const truth = JSON.parse(readFileSync(join(DIR, 'leak_append.truth.json'), 'utf8')) as Truth;
+    const a = analyzeDevice(s, 0);
+    for (const basis of ['optimizer step', 'backward', 'repeating line'] as const) {
+      const r = detectLeaks(s, a, { basis });
+      assert.equal(r.basis, basis);
+      assert.ok(r.leaking && within5(r.bytesPerIteration, truth.true_growth_per_iteration), `${basis}: ${describeLeak(r).join(' ')}`);
+      assert.equal(r.lines[0]!.line, truth.lines.out);
+    }
+  });
+
   it('a clean training loop of 50 iterations: no leak', async () => {
     const { report, truth } = await load('clean_train');
     assert.ok(truth.iterations >= 50 && truth.true_growth_per_iteration === 0);
+    assert.equal(report.basis, 'optimizer step');
+    assert.equal(report.boundaries.length, truth.iterations);
     assert.equal(report.leaking, false, describeLeak(report).join('\n'));
     assert.equal(report.bytesPerIteration, 0);
   });

@@ -4,6 +4,7 @@ import { formatBytes } from '../format';
 import { Origin } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases } from '../timeline/categories';
+import { eventAt } from '../timeline/lod';
 
 /**
  * Runtime leak detection: live bytes measured at the same point of every iteration; when they grow
@@ -22,8 +23,8 @@ export interface LeakLine {
 
 export interface LeakReport {
   device: number;
-  /** How iterations were found: backward passes, or the line that runs once per iteration. */
-  basis: 'backward' | 'repeating line' | 'none';
+  /** How iterations were found: optimizer steps (annotations), backward passes, or the line that runs once per iteration. */
+  basis: LeakBasis | 'none';
   /** Event index after which each iteration's figure is taken. */
   boundaries: number[];
   /** Requested bytes live at each boundary. */
@@ -37,6 +38,8 @@ export interface LeakReport {
   moment: { index: number; timeUs: number | null } | null;
 }
 
+export type LeakBasis = 'optimizer step' | 'backward' | 'repeating line';
+
 export interface LeakOptions {
   /** Iterations ignored at the start (caches, optimizer state, lazy init). */
   warmup?: number;
@@ -44,8 +47,8 @@ export interface LeakOptions {
   minIterations?: number;
   /** A slope below this is noise or bytes (a scalar's graph history), not a leak. */
   minBytesPerIteration?: number;
-  /** Force how iterations are found (default: backward passes when there are enough). */
-  basis?: 'backward' | 'repeating line';
+  /** Force how iterations are found (default: every way that finds enough, the one that leaks most wins). */
+  basis?: LeakBasis;
 }
 
 const median = (xs: number[]): number => {
@@ -68,11 +71,6 @@ function userFrame(s: Snapshot, a: DeviceAnalysis, stack: number): number {
   return -1;
 }
 
-/**
- * Iteration boundaries: the end of each backward pass (the step's activations are freed, its
- * gradients made), else, without backward (an eval loop), the allocations of the earliest line that
- * runs the same number of times as the loop's other lines.
- */
 /** Where each of the trace's loops starts an iteration: one candidate per number of passes. */
 function loopsByLine(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
   const e = a.replay.elements;
@@ -97,18 +95,37 @@ function loopsByLine(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
 }
 
 /**
- * Iteration boundaries: the end of each backward pass (the step's activations are freed, its
- * gradients made); and, for loops without backward (an eval loop, also one beside training), the
- * allocations of the earliest line of each group of lines that run equally often.
+ * The event before each `Optimizer.step` starts, one series per optimizer (a GAN steps two): the
+ * annotations PyTorch records while history is on (2.5+, needs times to be placed on the trace).
  */
-function candidates(s: Snapshot, a: DeviceAnalysis, min: number, force?: LeakOptions['basis']): { basis: LeakReport['basis']; at: number[] }[] {
+function optimizerSteps(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
+  const times = a.replay.timeUs;
   const n = a.replay.n;
+  if (!s.hasTimes || !n) return [];
+  const byName = new Map<string, number[]>();
+  for (const an of s.annotations) {
+    if (an.device !== a.device || an.stage !== 'START' || !an.name.startsWith('Optimizer.step#') || Number.isNaN(an.timeUs)) continue;
+    const i = eventAt(times, n, an.timeUs);
+    if (i > 0 && i < n) byName.set(an.name, [...(byName.get(an.name) ?? []), i - 1]);
+  }
+  return [...byName.values()].filter((at) => at.length >= min);
+}
+
+/**
+ * Iteration boundaries, every way there is: before each optimizer step; the end of each backward
+ * pass (the step's activations are freed, its gradients made); and, for loops without either (an
+ * eval loop, also one beside training), the allocations of the earliest line of each group of
+ * lines that run equally often.
+ */
+function candidates(s: Snapshot, a: DeviceAnalysis, min: number, force?: LeakBasis): { basis: LeakBasis; at: number[] }[] {
+  const n = a.replay.n;
+  const out: { basis: LeakBasis; at: number[] }[] = [];
+  if (!force || force === 'optimizer step') for (const at of optimizerSteps(s, a, min)) out.push({ basis: 'optimizer step', at });
   // A backward pass still open when the trace ends is no finished iteration (and the run's own
   // teardown frees follow it).
   const ends = [...backwardPhases(s, a).end].filter((i) => i < n);
-  const out: { basis: LeakReport['basis']; at: number[] }[] = [];
-  if (ends.length >= min && force !== 'repeating line') out.push({ basis: 'backward', at: ends.map((i) => i - 1) });
-  if (force !== 'backward') for (const at of loopsByLine(s, a, min)) out.push({ basis: 'repeating line', at });
+  if (ends.length >= min && (!force || force === 'backward')) out.push({ basis: 'backward', at: ends.map((i) => i - 1) });
+  if (!force || force === 'repeating line') for (const at of loopsByLine(s, a, min)) out.push({ basis: 'repeating line', at });
   return out;
 }
 
@@ -121,7 +138,7 @@ export function detectLeaks(s: Snapshot, a: DeviceAnalysis, opts: LeakOptions = 
   return leaking[0] ?? reports[0] ?? { device: a.device, basis: 'none', boundaries: [], live: [], bytesPerIteration: 0, leaking: false, lines: [], moment: null };
 }
 
-function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakReport['basis'], at: number[], warmup: number, min: number, floor: number): LeakReport {
+function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[], warmup: number, min: number, floor: number): LeakReport {
   const live = at.map((i) => (i < 0 ? a.replay.start.requestedBytes : a.replay.requested[i]!));
   const none: LeakReport = { device: a.device, basis, boundaries: at, live, bytesPerIteration: 0, leaking: false, lines: [], moment: null };
   if (at.length < min + warmup) return none;
