@@ -4,6 +4,7 @@ import { PythonParser } from './core/lint/parser';
 import { CommandId } from './host/commandIds';
 import { Config } from './host/config';
 import { OomExplanations } from './host/explainOom';
+import { OomTerminalLinks, watchShellOutput } from './host/oomTerminal';
 import { GpuMonitor } from './host/gpu/monitor';
 import { GpusPage } from './host/gpu/gpusPage';
 import { LintCodeActions } from './host/lint/codeActions';
@@ -81,6 +82,8 @@ export function activate(context: vscode.ExtensionContext): void {
     gpusPage,
     runDiagnostics,
     vscode.workspace.registerTextDocumentContentProvider(OomExplanations.scheme, oomExplanations),
+    vscode.window.registerTerminalLinkProvider(new OomTerminalLinks(oomExplanations)),
+    watchShellOutput(oomExplanations) ?? new vscode.Disposable(() => undefined),
     vscode.workspace.registerTextDocumentContentProvider(GpusPage.scheme, gpusPage),
     new MemoryStatusBar(runs, gpus),
     new MemoryDecorations(view),

@@ -35,7 +35,8 @@ describe('the OOM doctor in the editor', () => {
         [join(LEAKS, 'total_loss_eval.pickle'), 'total_loss_eval.pickle'],
         [join(LEAKS, 'total_loss_train.pickle'), 'total_loss_train.pickle'],
       ],
-      settings: { 'headroom.run.env': { REPLAY_HOLD_S: '1' } },
+      // The DOM renderer puts the terminal's text in the page, where the link can be found.
+      settings: { 'headroom.run.env': { REPLAY_HOLD_S: '1' }, 'terminal.integrated.gpuAcceleration': 'off' },
     });
     const dir = join(s.workspace, '.headroom', 'runs', RUN);
     mkdirSync(dir, { recursive: true });
@@ -131,5 +132,62 @@ describe('the OOM doctor in the editor', () => {
     const cli = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(s.workspace, 'train.log'), '--explain-oom'], { encoding: 'utf8' }).split('\n')[0]!;
     assert.equal(first.trim(), cli.trim());
     assert.match(first, /^OOM: fragmentation — /);
+  });
+
+  /** How many OOM explanation tabs are open (their accessible names: `OOM n.txt`). */
+  const oomTabs = (s: Session) => s.page.locator('.tabs-container [role="tab"]').evaluateAll((ts) => ts.filter((t) => /^OOM \d+\.txt\b/.test(t.getAttribute('aria-label') ?? '')).length);
+  /** The first line of the newest OOM explanation, once there are more than `count` tabs. */
+  const explanation = async (s: Session, count: number) => {
+    for (let i = 0; i < 150 && (await oomTabs(s)) <= count; i++) await s.page.waitForTimeout(200);
+    const tabs = await oomTabs(s);
+    assert.ok(tabs > count, `a new explanation tab (${tabs} of them)`);
+    const line = s.page.locator('.editor-instance .view-line', { hasText: /^OOM:\s/ }).first();
+    await line.waitFor({ timeout: 30_000 });
+    return { first: (await line.innerText()).replace(/\u00a0/g, ' ').trim(), tabs };
+  };
+
+  e2e('an OOM printed in a terminal: a notification offers the explanation, and the message is a link to it', () => s!, async (s) => {
+    const cli = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(s.workspace, 'train.log'), '--explain-oom'], { encoding: 'utf8' }).split('\n')[0]!.trim();
+    const tabs = await oomTabs(s);
+    await s.workbench.runCommand('Terminal: Create New Terminal');
+    await s.page.locator('.terminal-wrapper.active .xterm').waitFor({ timeout: 30_000 });
+    // The shell's integration must be up before the command, or VS Code sees no execution.
+    await s.page.waitForTimeout(1500);
+    await s.page.keyboard.type('cat train.log\n', { delay: 20 });
+    // Shell integration streams the command's output to the extension: a toast with the verdict.
+    const toast = s.page.locator('.notification-toast', { hasText: 'CUDA out of memory in the terminal' });
+    await toast.waitFor({ timeout: 30_000 });
+    const said = (await toast.innerText()).replace(/\s+/g, ' ');
+    assert.ok(said.includes(`CUDA out of memory in the terminal: ${cli.replace(/^OOM: /, '')}`), `${said}\nvs ${cli}`);
+    await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Explain' }).first().click();
+    const viaToast = await explanation(s, tabs);
+    assert.equal(viaToast.first, cli);
+    // The message in the terminal is a link: hovering "CUDA out of memory" shows ours, Ctrl+click follows it.
+    const at = await s.page.locator('.terminal-wrapper.active .xterm-rows > div', { hasText: 'CUDA out of memory' }).first().evaluate((row) => {
+      const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const i = n.textContent!.indexOf('CUDA');
+        if (i < 0) continue;
+        const r = document.createRange();
+        r.setStart(n, i);
+        r.setEnd(n, i + 4);
+        const b = r.getBoundingClientRect();
+        return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+      }
+      return null;
+    });
+    assert.ok(at, 'the message is on screen');
+    // An overlay (.terminal-widget-container) sits above the rows: the events go to xterm's screen.
+    const mouse = (types: string[], ctrlKey: boolean) =>
+      s.page.locator('.terminal-wrapper.active .xterm-screen').evaluate((el, a) => {
+        for (const type of a.types) el.dispatchEvent(new MouseEvent(type, { clientX: a.x, clientY: a.y, bubbles: true, cancelable: true, ctrlKey: a.ctrlKey, button: 0, view: window }));
+      }, { ...at, types, ctrlKey });
+    await mouse(['mousemove'], false);
+    await s.page.waitForTimeout(300);
+    await mouse(['mousemove'], false);
+    await s.page.locator('.monaco-hover, .workbench-hover', { hasText: 'Headroom: explain this OOM (fragmentation)' }).first().waitFor({ timeout: 30_000 });
+    await mouse(['mousemove', 'mousedown', 'mouseup', 'click'], true);
+    const viaLink = await explanation(s, viaToast.tabs);
+    assert.equal(viaLink.first, cli);
   });
 });

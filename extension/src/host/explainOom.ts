@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { diagnoseMessage, renderDiagnosis } from '../core/diagnose/oom';
 import { parseOomMessages } from '../core/oomMessage';
+import type { OomMessage } from '../core/oomMessage';
 
 /** Read-only tabs holding the doctor's text, one per explained message. */
 export class OomExplanations implements vscode.TextDocumentContentProvider {
@@ -31,6 +32,11 @@ export class OomExplanations implements vscode.TextDocumentContentProvider {
       });
       ms = parseOomMessages(pasted ?? '');
     }
+    await this.show(ms);
+  }
+
+  /** One tab with the doctor's reading of each message (nothing when there is none). */
+  async show(ms: readonly OomMessage[]): Promise<void> {
     if (!ms.length) return;
     const path = `/OOM ${++this.n}.txt`;
     this.texts.set(path, ms.map((m) => renderDiagnosis(diagnoseMessage(m))).join('\n'));

@@ -1,0 +1,65 @@
+import * as vscode from 'vscode';
+import { diagnoseMessage } from '../core/diagnose/oom';
+import { parseOomMessages } from '../core/oomMessage';
+import type { OomExplanations } from './explainOom';
+
+/** A terminal line with a CUDA OOM message: the link explains the whole line. */
+interface OomLink extends vscode.TerminalLink {
+  line: string;
+}
+
+/**
+ * CUDA OOM messages in any terminal (a Headroom run's task, a shell, torchrun's output) become links
+ * to the doctor's explanation. VS Code hands providers each line with its wraps joined, so the
+ * one-line message PyTorch prints is read whole.
+ */
+export class OomTerminalLinks implements vscode.TerminalLinkProvider<OomLink> {
+  constructor(private readonly explanations: OomExplanations) {}
+
+  provideTerminalLinks(context: vscode.TerminalLinkContext): OomLink[] {
+    // Cheap test first: this runs for every line a terminal shows.
+    const at = context.line.search(/out of memory/i);
+    if (at < 0) return [];
+    const ms = parseOomMessages(context.line);
+    if (!ms.length) return [];
+    const d = diagnoseMessage(ms[0]!);
+    const start = Math.max(0, context.line.lastIndexOf('CUDA', at));
+    return [{ startIndex: start, length: at + 'out of memory'.length - start, tooltip: `Headroom: explain this OOM (${d.kind})`, line: context.line }];
+  }
+
+  handleTerminalLink(link: OomLink): Promise<void> {
+    return this.explanations.show(parseOomMessages(link.line));
+  }
+}
+
+/** VS Code 1.93+ streams each shell command's output; the engine we support (1.90) does not. */
+interface ShellExecutionApi {
+  onDidStartTerminalShellExecution?: vscode.Event<{ execution: { read(): AsyncIterable<string> } }>;
+}
+
+// Colours, cursor moves and OSC sequences (shell integration's own marks among them).
+// eslint-disable-next-line no-control-regex
+const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|\r/g;
+/** What is kept of one command's output: an OOM message is the last thing a dying process prints. */
+const TAIL = 256 * 1024;
+
+/**
+ * With shell integration, a command whose output ends with a CUDA OOM message raises a
+ * notification that offers the explanation. Undefined where the API is missing (older VS Code).
+ */
+export function watchShellOutput(explanations: OomExplanations, window: ShellExecutionApi = vscode.window as ShellExecutionApi): vscode.Disposable | undefined {
+  if (typeof window.onDidStartTerminalShellExecution !== 'function') return undefined;
+  return window.onDidStartTerminalShellExecution(async ({ execution }) => {
+    let tail = '';
+    try {
+      for await (const data of execution.read()) tail = (tail + data).slice(-TAIL);
+    } catch {
+      // A terminal killed mid-read: what came is still read below.
+    }
+    const ms = parseOomMessages(tail.replace(ESCAPES, ''));
+    if (!ms.length) return;
+    const d = diagnoseMessage(ms.at(-1)!);
+    const pick = await vscode.window.showWarningMessage(`CUDA out of memory in the terminal: ${d.kind} — ${d.why}`, 'Explain');
+    if (pick === 'Explain') await explanations.show(ms);
+  });
+}
