@@ -52,6 +52,25 @@ describe('OOM doctor', () => {
     assert.ok(d.remedies.some((r) => r.id === 'smaller-batch'));
   });
 
+  it('a demand OOM splits the need into what scales with the batch and what does not, as PyTorch counted it', async () => {
+    const s = await loadSnapshotFile(join(SNAP, 'demand_oom.pickle'));
+    const a = analyzeDevice(s, 0);
+    const d = diagnoseSnapshot(s, a, a.ooms[0]!);
+    const t = JSON.parse(readFileSync(join(SNAP, 'demand_oom.truth.json'), 'utf8')) as { width: number; max_memory_allocated: number; max_memory_reserved: number; oom: { alloc: number; device_free: number } };
+    const near = (x: number, y: number, what: string) => assert.ok(Math.abs(x - y) <= 0.01 * y, `${what}: ${x} vs ${y}`);
+    const b = d.batch!;
+    // Made before the failing iteration: the 12 Linear layers' weights and biases (fp32).
+    near(b.fixedBytes, 12 * (t.width * t.width + t.width) * 4, 'fixed = the parameters');
+    near(b.fixedBytes + b.scaledBytes, t.max_memory_allocated + t.oom.alloc, 'fixed + scaled = allocated at the OOM + the request');
+    // PyTorch could have had what it reserved plus what the device still had free.
+    near(b.availableBytes, t.max_memory_reserved + t.oom.device_free, 'available');
+    const fits = (t.max_memory_reserved + t.oom.device_free - b.fixedBytes) / (t.max_memory_allocated + t.oom.alloc - b.fixedBytes);
+    const remedy = d.remedies.find((r) => r.id === 'smaller-batch')!;
+    assert.equal(remedy.title, `Reduce the batch size below ${Math.floor(fits * 100)}%`);
+    // The forward had made its activations before the request: checkpointing is offered for them.
+    assert.ok(d.remedies.some((r) => r.id === 'checkpoint'));
+  });
+
   it('fragmentation: the remedy is the re-run that succeeded on the same GPU (and the plain re-run failed)', async () => {
     const s = await loadSnapshotFile(join(SNAP, 'frag_oom.pickle'));
     const a = analyzeDevice(s, 0);

@@ -41,7 +41,24 @@ export interface OomDiagnosis {
   categories: { category: string; bytes: number }[];
   /** The lines holding the most at the OOM (snapshots only). */
   topLines: { file: string; line: number; name: string; bytes: number }[];
+  /** Linear model of the need vs the batch at the OOM (demand, snapshots only). */
+  batch?: BatchEstimate;
   remedies: Remedy[];
+}
+
+/**
+ * Need ≈ fixed + scaled × (batch / current batch): what the failing iteration created (its inputs,
+ * its forward so far, the request) scales with the batch; what was there before it (parameters,
+ * optimizer state, caches) does not. The need is seen only up to the OOM, so it is a lower bound
+ * and `fraction` an upper bound on the batch that fits.
+ */
+export interface BatchEstimate {
+  fixedBytes: number;
+  scaledBytes: number;
+  /** What PyTorch could have had: live + reserved-unallocated + free on the device. */
+  availableBytes: number;
+  /** The largest share of the current batch whose need up to this point fits. */
+  fraction: number;
 }
 
 const MiB = 2 ** 20;
@@ -96,8 +113,10 @@ export function diagnoseMessage(m: OomMessage): OomDiagnosis {
   return { ...base, kind: 'demand', why: `The live tensors need more: PyTorch has ${formatBytes(m.allocatedBytes ?? 0)} allocated and only ${formatBytes(unalloc ?? 0)} reserved but unused, and the request is ${formatBytes(tried)}.`, remedies: demandRemedies(tried, [], []) };
 }
 
-function demandRemedies(tried: number, categories: { category: string; bytes: number }[], topLines: OomDiagnosis['topLines']): Remedy[] {
-  const act = categories.find((c) => c.category === 'activations')?.bytes ?? 0;
+function demandRemedies(tried: number, categories: { category: string; bytes: number }[], topLines: OomDiagnosis['topLines'], batch?: BatchEstimate): Remedy[] {
+  // An OOM in a forward has no backward after it to show which tensors were saved for it: what the
+  // failing iteration made before the request stands for its activations.
+  const act = Math.max(categories.find((c) => c.category === 'activations')?.bytes ?? 0, batch ? batch.scaledBytes - tried : 0);
   const grads = categories.find((c) => c.category === 'gradients')?.bytes ?? 0;
   const out: Remedy[] = [];
   if (act > 0) {
@@ -105,7 +124,17 @@ function demandRemedies(tried: number, categories: { category: string; bytes: nu
     out.push({ id: 'checkpoint', title: 'Checkpoint the layers holding the activations', change: `wrap the blocks whose forward saves activations${top ? ` (the top holder: ${top.file}:${top.line})` : ''} in torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`, effect: `most of the ${formatBytes(act)} of activations live at the OOM is recomputed in backward instead of kept` });
     out.push({ id: 'autocast', title: 'Run the forward under autocast', change: 'torch.autocast("cuda", dtype=torch.bfloat16) around the forward pass', effect: `activations in 16 bits: about half of ${formatBytes(act)}` });
   }
-  out.push({ id: 'smaller-batch', title: 'Reduce the batch size', change: 'a smaller batch (or gradient accumulation over micro-batches)', effect: `activations scale with the batch; the ${formatBytes(tried)} request shrinks with it` });
+  const pct = batch ? Math.floor(batch.fraction * 100) : 0;
+  out.push(
+    batch && pct > 0 && pct < 100
+      ? {
+          id: 'smaller-batch',
+          title: `Reduce the batch size below ${pct}%`,
+          change: `a batch under ${pct}% of the current one (or micro-batches with gradient accumulation): need ≈ ${formatBytes(batch.fixedBytes)} fixed + ${formatBytes(batch.scaledBytes)} × new/current batch up to the OOM`,
+          effect: `at ${pct}% that part fits in the ${formatBytes(batch.availableBytes)} PyTorch could have; the rest of the iteration needs more, so go lower`,
+        }
+      : { id: 'smaller-batch', title: 'Reduce the batch size', change: 'a smaller batch (or gradient accumulation over micro-batches)', effect: `activations scale with the batch; the ${formatBytes(tried)} request shrinks with it` },
+  );
   if (grads > 0) out.push({ id: 'zero-grad-none', title: 'zero_grad(set_to_none=True)', change: 'optimizer.zero_grad(set_to_none=True) (the default since torch 2.0)', effect: `the ${formatBytes(grads)} of gradients is freed between steps instead of zeroed in place` });
   out.push({ id: 'memory-cap', title: 'Reproduce on a smaller GPU', change: 'a per-process memory cap (headroom.run.capGib)', effect: 'the same OOM on this GPU, to try fixes quickly' });
   return out;
@@ -121,13 +150,15 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent):
   const unallocated = pools.filter((p) => p.poolId[0] === 0 && p.poolId[1] === 0).reduce((x, p) => x + p.freeBytes, 0);
   const largest = Math.max(0, ...usable.map((p) => p.largestFreeBytes));
   const live = liveAt(a.replay.elements, oom.index);
-  const cats = categorize(s, a, backwardPhases(s, a));
+  const phases = backwardPhases(s, a);
+  const cats = categorize(s, a, phases);
   const byCat = new Map<string, number>();
   for (const k of live) byCat.set(CATEGORY_LABELS[cats[k]!]!, (byCat.get(CATEGORY_LABELS[cats[k]!]!) ?? 0) + a.replay.elements.size[k]!);
   const categories = [...byCat].map(([category, bytes]) => ({ category, bytes })).sort((x, y) => y.bytes - x.bytes);
+  const batch = batchEstimate(a, live, cats, phases.end, oom, unallocated);
   const att = attributeAt(s, a, resolveAt(a, oom.index));
   const topLines = [...att.lines].sort((x, y) => y.selfBytes - x.selfBytes).slice(0, 5).filter((l) => l.selfBytes > 0).map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes }));
-  const base = { requestBytes: request, pools, categories, topLines };
+  const base = { requestBytes: request, pools, categories, topLines, batch };
   const total = categories.reduce((x, c) => x + c.bytes, 0);
   const lead = categories[0];
   const held = `${formatBytes(total)} was live${lead ? ` (${lead.category} ${formatBytes(lead.bytes)})` : ''}${topLines[0] ? `, the most at ${topLines[0].file}:${topLines[0].line} (${formatBytes(topLines[0].bytes)})` : ''}`;
@@ -140,7 +171,26 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent):
       why: `The device had ${formatBytes(oom.deviceFreeBytes)} free for a ${formatBytes(request)} request: a per-process memory cap (set_per_process_memory_fraction) refused it. Under the cap, ${held}.`,
       remedies: [raiseCap(oom.deviceFreeBytes), ...demandRemedies(request, categories, topLines)],
     };
-  return { ...base, kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, categories, topLines) };
+  return { ...base, kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, categories, topLines, batch) };
+}
+
+const FIXED = new Set(['parameters', 'gradients', 'optimizer state']);
+
+/** Split the need at the OOM into what the failing iteration made (scales with the batch) and the rest. */
+function batchEstimate(a: DeviceAnalysis, live: Int32Array, cats: Uint8Array, ends: Int32Array, oom: OomEvent, unallocated: number): BatchEstimate {
+  const e = a.replay.elements;
+  // The iteration began after the last backward pass that ended before the OOM (else with the trace).
+  let begin = -1;
+  for (const i of ends) if (i <= oom.index && i > begin) begin = i;
+  let fixed = 0;
+  let scaled = oom.requestedBytes;
+  for (const k of live) {
+    const mine = e.alloc[k]! >= begin && e.alloc[k]! >= 0 && !FIXED.has(CATEGORY_LABELS[cats[k]!]!);
+    if (mine) scaled += e.size[k]!;
+    else fixed += e.size[k]!;
+  }
+  const availableBytes = fixed + scaled - oom.requestedBytes + unallocated + oom.deviceFreeBytes;
+  return { fixedBytes: fixed, scaledBytes: scaled, availableBytes, fraction: scaled > 0 ? Math.max(0, (availableBytes - fixed) / scaled) : 1 };
 }
 
 /** The doctor's report as text (the CLI's --explain-oom and the report page share it). */
@@ -148,6 +198,7 @@ export function renderDiagnosis(d: OomDiagnosis): string {
   const out = [`OOM: ${d.kind} — ${d.why}`];
   for (const p of d.pools) out.push(`  ${p.pool} pool${p.poolId[0] || p.poolId[1] ? ` (private ${p.poolId.join(',')})` : ''}: ${formatBytes(p.freeBytes)} free of ${formatBytes(p.reservedBytes)}, largest free block ${formatBytes(p.largestFreeBytes)}`);
   if (d.categories.length) out.push(`  live at the OOM: ${d.categories.map((c) => `${c.category} ${formatBytes(c.bytes)}`).join(', ')}`);
+  if (d.batch && d.kind === 'demand') out.push(`  made by the failing iteration (scales with the batch, with the request): ${formatBytes(d.batch.scaledBytes)}; before it: ${formatBytes(d.batch.fixedBytes)}`);
   for (const l of d.topLines) out.push(`  ${l.file}:${l.line} ${l.name}: ${formatBytes(l.bytes)}`);
   out.push('Remedies:');
   for (const r of d.remedies) out.push(`  - ${r.title}: ${r.change}. Expected: ${r.effect}.`);
