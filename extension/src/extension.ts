@@ -5,6 +5,7 @@ import { CommandId } from './host/commandIds';
 import { Config } from './host/config';
 import { OomExplanations } from './host/explainOom';
 import { OomTerminalLinks, watchShellOutput } from './host/oomTerminal';
+import { RunMomentActions } from './host/memory/runActions';
 import { GpuMonitor } from './host/gpu/monitor';
 import { GpusPage } from './host/gpu/gpusPage';
 import { LintCodeActions } from './host/lint/codeActions';
@@ -90,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.languages.registerCodeLensProvider(python, new MainCodeLens()),
     vscode.languages.registerCodeLensProvider(python, new MemoryLens(view, mapping)),
     vscode.languages.registerHoverProvider(python, new MemoryHover(view, mapping)),
+    vscode.languages.registerCodeActionsProvider(python, new RunMomentActions(runDiagnostics), { providedCodeActionKinds: RunMomentActions.kinds }),
     vscode.window.registerTreeDataProvider('headroom.summary', tree),
     vscode.window.registerCustomEditorProvider(SnapshotEditor.viewType, new SnapshotEditor(deps), { supportsMultipleEditorsPerDocument: false }),
     vscode.workspace.onDidCreateFiles(() => mapping.invalidate()),
@@ -106,7 +108,11 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.SelectDevice, () => selectDeviceCommand(deps)),
     cmd(CommandId.CompareSnapshots, (a?: vscode.Uri, b?: vscode.Uri) => compareCommand(deps, a, b)),
     cmd(CommandId.ShowSummary, () => showSummaryPanel(deps)),
-    cmd(CommandId.ShowTimeline, () => timeline.show()),
+    // With an event index (a leak's or an OOM's quick fix): the timeline at that moment.
+    cmd(CommandId.ShowTimeline, async (at?: unknown) => {
+      if (typeof at === 'number' && Number.isInteger(at)) await view.setInstant(at);
+      timeline.show();
+    }),
     cmd(CommandId.ShowGpus, () => gpusPage.show()),
     cmd(CommandId.ExplainOom, () => oomExplanations.explain()),
     cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>) => rerunWithCommand(runs, snapshot, allocConf)),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
@@ -104,6 +104,26 @@ describe('the OOM doctor in the editor', () => {
     assert.match(acc.text, /Confirmed by run .*: \+\d+ KiB per iteration/);
     const kept = rows.find((r) => r.text.startsWith('Keeps +') && r.text.includes(`[Ln ${l.eval_out}, `));
     assert.ok(kept, JSON.stringify(rows));
+    // Its quick fix shows the leak's last iteration on the timeline: the moment the CLI names.
+    const cli = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(s.workspace, 'total_loss_eval.pickle'), '--no-leak'], { encoding: 'utf8' });
+    const at = Number(/the last at event #(\d+)/.exec(cli.stdout)![1]);
+    // Double-clicking the problem puts the cursor on its line, in its editor.
+    await s.page.locator('.markers-panel .monaco-list-row', { hasText: `[Ln ${l.eval_out}, ` }).filter({ hasText: 'Keeps +' }).first().dblclick();
+    await s.page.waitForTimeout(500);
+    const fixes = await s.problems.quickFixes();
+    const show = `Show the leak’s last iteration on the memory timeline (event #${at})`;
+    assert.ok(fixes.some((f) => f.includes(show)), JSON.stringify(fixes));
+    await s.problems.applyQuickFix(show);
+    await s.page.locator('.tab', { hasText: 'Memory Timeline' }).first().waitFor({ timeout: 30_000 });
+    // The editors follow the instant the timeline shows: decorations say `at event #N`.
+    await s.workbench.runCommand('View: Focus First Editor Group');
+    await s.workbench.openFile('leaks.py');
+    let decos = await s.editor.afterDecorations();
+    for (let i = 0; i < 50 && !decos.some((d) => d.text.includes(`at event #${at}`)); i++) {
+      await s.page.waitForTimeout(200);
+      decos = await s.editor.afterDecorations();
+    }
+    assert.ok(decos.some((d) => d.text.includes(`at event #${at}`)), JSON.stringify(decos));
   });
 
   e2e('a run where total_loss += loss after backward costs nothing turns that finding into a hint', () => s!, async (s) => {

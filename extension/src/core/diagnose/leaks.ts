@@ -174,7 +174,7 @@ function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[],
 export function describeLeak(r: LeakReport): string[] {
   if (!r.leaking) return [`no leak: live memory changes by ${formatBytes(r.bytesPerIteration)} per iteration over ${Math.max(0, r.boundaries.length)} iterations (${r.basis})`];
   return [
-    `leak: live memory grows by ${formatBytes(r.bytesPerIteration)} per iteration over ${r.boundaries.length} iterations (${r.basis})`,
+    `leak: live memory grows by ${formatBytes(r.bytesPerIteration)} per iteration over ${r.boundaries.length} iterations (${r.basis}), the last at event #${r.moment?.index ?? '?'}`,
     ...r.lines.slice(0, 5).map((l) => `  ${l.file}:${l.line} (${l.name}) keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created there, never freed)`),
   ];
 }

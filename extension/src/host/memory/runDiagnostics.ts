@@ -9,6 +9,12 @@ import { formatBytes } from '../../core/format';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
 
+/** A moment of the shown run that a diagnostic is about (the timeline can show it). */
+export interface RunMoment {
+  index: number;
+  what: 'leak' | 'oom';
+}
+
 interface Evidence {
   run: string;
   leak: LeakReport;
@@ -27,6 +33,8 @@ export class RunDiagnostics implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private evidence: Evidence | undefined;
+  /** File → line (1-based) → the moment its diagnostic names. */
+  private moments = new Map<string, Map<number, RunMoment>>();
   /** What the diagnostics were made for: the view also changes for instants and edits. */
   private shown: { snapshot: unknown; device: number } | undefined;
   private readonly sub: vscode.Disposable;
@@ -36,6 +44,12 @@ export class RunDiagnostics implements vscode.Disposable {
     private readonly mapping: WorkspaceMapping,
   ) {
     this.sub = view.onDidChange(() => void this.update());
+  }
+
+  /** The moments named by this run's diagnostics on a file's lines [from, to] (1-based). */
+  momentsAt(fsPath: string, from: number, to: number): RunMoment[] {
+    const byLine = this.moments.get(fsPath);
+    return byLine ? [...byLine].filter(([l]) => l >= from && l <= to).map(([, m]) => m) : [];
   }
 
   /** The shown run's evidence, for one workspace file's lint findings. */
@@ -53,6 +67,7 @@ export class RunDiagnostics implements vscode.Disposable {
     this.shown = c ? { snapshot: c.snapshot, device: c.device } : undefined;
     this.collection.clear();
     this.evidence = undefined;
+    this.moments = new Map();
     if (!c) return this.changed.fire();
     const s = c.snapshot;
     const a = c.analysis;
@@ -64,8 +79,9 @@ export class RunDiagnostics implements vscode.Disposable {
     if (this.view.current !== c) return; // another snapshot came meanwhile
     this.evidence = { run: c.label, leak, local, ran };
     const byFile = new Map<string, vscode.Diagnostic[]>();
-    const add = (file: string | undefined, line: number, d: vscode.Diagnostic) => {
+    const add = (file: string | undefined, line: number, d: vscode.Diagnostic, moment?: RunMoment) => {
       if (!file) return;
+      if (moment) this.moments.set(file, (this.moments.get(file) ?? new Map<number, RunMoment>()).set(line, moment));
       d.range = new vscode.Range(line - 1, 0, line - 1, Number.MAX_SAFE_INTEGER);
       d.source = 'headroom';
       byFile.set(file, [...(byFile.get(file) ?? []), d]);
@@ -73,14 +89,15 @@ export class RunDiagnostics implements vscode.Disposable {
     for (const { o, d, frame } of ooms) {
       if (frame === undefined) continue;
       const remedies = d.remedies.map((r) => r.title).join('; ');
-      add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `CUDA out of memory here (${d.kind}, event #${o.index}): ${d.why} Remedies: ${remedies}.`, vscode.DiagnosticSeverity.Error));
+      add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `CUDA out of memory here (${d.kind}, event #${o.index}): ${d.why} Remedies: ${remedies}.`, vscode.DiagnosticSeverity.Error), { index: o.index, what: 'oom' });
     }
     if (leak.leaking)
       for (const l of leak.lines)
         add(
           local.get(l.file),
           l.line,
-          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created here, never freed), measured over ${leak.boundaries.length} iterations of ${c.label} (the last at event #${leak.moment?.index ?? '?'}: Headroom: Show Memory At… or the timeline shows it).`, vscode.DiagnosticSeverity.Warning),
+          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created here, never freed), measured over ${leak.boundaries.length} iterations of ${c.label} (the last at event #${leak.moment?.index ?? '?'}; the quick fix shows it on the timeline).`, vscode.DiagnosticSeverity.Warning),
+          leak.moment ? { index: leak.moment.index, what: 'leak' } : undefined,
         );
     for (const [file, ds] of byFile) this.collection.set(vscode.Uri.file(file), ds);
     this.changed.fire();
