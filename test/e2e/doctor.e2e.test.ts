@@ -60,6 +60,12 @@ describe('the OOM doctor in the editor', () => {
     const heading = (await doctor.locator('h2').innerText()).trim();
     const why = (await doctor.locator('p').first().innerText()).trim();
     assert.equal(`${heading.replace(/^OOM: /, '')} — ${why}`, cliVerdict());
+    // The segment map: the one segment (all that was reserved) in runs, and no free run that fits.
+    const pieces = await doctor.locator('.segmap .run').evaluateAll((rs) => rs.map((r) => Number((r as HTMLElement).dataset.bytes)));
+    const reserved = Number(await page.locator('dd[data-fact="reserved-peak"]').getAttribute('data-bytes'));
+    assert.equal(pieces.reduce((x, y) => x + y, 0), reserved);
+    assert.equal(await doctor.locator('.segmap .run.fits').count(), 0);
+    assert.match(await doctor.locator('.segmap h3').innerText(), /none is/);
     const before = new Set(readdirSync(join(s.workspace, '.headroom', 'runs')));
     await doctor.locator('button[data-remedy="expandable-segments"]').click();
     // The re-run's folder, made by the launcher with the command and the settings it used.
@@ -173,7 +179,8 @@ describe('the OOM doctor in the editor', () => {
     await s.page.locator('.terminal-wrapper.active .xterm').waitFor({ timeout: 30_000 });
     // The shell's integration must be up before the command, or VS Code sees no execution.
     await s.page.waitForTimeout(1500);
-    await s.page.keyboard.type('cat train.log\n', { delay: 20 });
+    // A run prints its OOM after a while; VS Code streams only what comes after the command starts.
+    await s.page.keyboard.type('sleep 2; cat train.log\n', { delay: 20 });
     // Shell integration streams the command's output to the extension: a toast with the verdict.
     const toast = s.page.locator('.notification-toast', { hasText: 'CUDA out of memory in the terminal' });
     await toast.waitFor({ timeout: 30_000 });

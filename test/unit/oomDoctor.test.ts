@@ -52,6 +52,28 @@ describe('OOM doctor', () => {
     assert.ok(d.remedies.some((r) => r.id === 'smaller-batch'));
   });
 
+  it("the OOM's segment map is the one PyTorch's memory_viz draws of the same capture", async () => {
+    const s = await loadSnapshotFile(join(SNAP, 'frag_oom.pickle'));
+    const a = analyzeDevice(s, 0);
+    const d = diagnoseSnapshot(s, a, a.ooms[0]!);
+    const t = JSON.parse(readFileSync(join(SNAP, 'frag_oom.truth.json'), 'utf8')) as { memory_viz_folded: string; memory_reserved: number };
+    // memory_viz's folded stacks list one segment's blocks bottom-up, then its unaccounted gap.
+    const runs: [string, number][] = [];
+    for (const line of t.memory_viz_folded.trim().split('\n')) {
+      const state = /;active_allocated;/.test(line) ? 'allocated' : /;active_pending_free;/.test(line) ? 'pending' : 'free';
+      const b = Number(line.slice(line.lastIndexOf(' ') + 1));
+      const last = runs.at(-1);
+      if (last && last[0] === state) last[1] += b;
+      else runs.push([state, b]);
+    }
+    assert.equal(d.segmentMap!.total, 1);
+    assert.equal(d.segmentMap!.rows[0]!.size, t.memory_reserved);
+    assert.deepEqual(d.segmentMap!.rows[0]!.runs, runs);
+    // No free run holds the request: the page says so.
+    assert.ok(runs.every(([st, b]) => st !== 'free' || b < d.requestBytes));
+    assert.deepEqual(doctorFor(s, a).ooms[0]!.segments, d.segmentMap);
+  });
+
   it('a demand OOM splits the need into what scales with the batch and what does not, as PyTorch counted it', async () => {
     const s = await loadSnapshotFile(join(SNAP, 'demand_oom.pickle'));
     const a = analyzeDevice(s, 0);

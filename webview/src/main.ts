@@ -1,5 +1,6 @@
 import type { DoctorJson, FromWebview, ToWebview } from '../../extension/src/core/protocol';
 import { bytes, el } from './format';
+import { renderSegmentMap } from './segmentMap';
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
 
@@ -75,6 +76,7 @@ function renderDoctor(d: DoctorJson): void {
     sec.className = 'doctor';
     sec.append(el('h2', `OOM: ${o.kind}`), el('p', o.why));
     for (const p of o.pools) sec.append(el('p', `${p.pool} pool${p.private ? ' (private)' : ''}: ${bytes(p.free)} free of ${bytes(p.reserved)}, largest free block ${bytes(p.largestFree)}`, 'pool'));
+    if (o.segments.rows.length) sec.append(renderSegmentMap(o));
     const list = el('ul');
     for (const r of o.remedies) {
       const li = el('li');

@@ -8,6 +8,17 @@ export type ToWebview =
   | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson }
   | { type: 'error'; message: string };
 
+/** One segment of the allocator at an instant, as runs of allocated / pending / free bytes from its bottom. */
+export interface SegmentMapRow {
+  pool: string;
+  private: boolean;
+  expandable: boolean;
+  size: number;
+  runs: ['allocated' | 'pending' | 'free', number][];
+  /** Runs left out past the limit (their bytes are in `size`). */
+  more: number;
+}
+
 /** The OOM doctor's and the leak detector's verdicts on the snapshot, for the summary page. */
 export interface DoctorJson {
   ooms: {
@@ -15,6 +26,9 @@ export interface DoctorJson {
     why: string;
     /** Per pool at the OOM: free bytes, and the largest free block (what a request could get). */
     pools: { pool: string; private: boolean; reserved: number; free: number; largestFree: number }[];
+    /** The request that failed, and the segments then: runs of [state, bytes] from each segment's bottom. */
+    request: number;
+    segments: { rows: SegmentMapRow[]; total: number };
     remedies: { id: string; title: string; change: string; effect: string; allocConf?: Record<string, string> }[];
   }[];
   leak: { leaking: boolean; summary: string[] } | null;

@@ -18,6 +18,15 @@ tr.bucket td { color: var(--vscode-descriptionForeground); font-style: italic; }
 a { color: var(--vscode-textLink-foreground); text-decoration: none; }
 a:hover, a:focus { text-decoration: underline; }
 .note { color: var(--vscode-descriptionForeground); font-size: 0.9em; margin-top: 12px; }
+.segmap h3 { font-size: 1em; font-weight: 600; margin: 12px 0 4px; }
+.segrow { display: flex; align-items: center; gap: 8px; margin: 2px 0; }
+.seg { display: flex; height: 14px; flex: none; border: 1px solid var(--vscode-panel-border, var(--vscode-foreground)); }
+.run.allocated { background: var(--vscode-charts-blue); }
+.run.pending { background: var(--vscode-charts-yellow); }
+.run.free { background: transparent; }
+.run.free.fits { background: var(--vscode-charts-green); }
+.run + .run { border-left: 1px solid var(--vscode-editor-background); }
+.seglabel { color: var(--vscode-descriptionForeground); font-size: 0.9em; font-variant-numeric: tabular-nums; }
 `;
 
 function nonce(): string {

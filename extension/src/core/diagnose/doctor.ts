@@ -11,7 +11,7 @@ export function doctorFor(s: Snapshot, a: DeviceAnalysis): DoctorJson {
     ooms: a.ooms.map((o) => {
       const d = diagnoseSnapshot(s, a, o);
       const pools = d.pools.map((p) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes }));
-      return { kind: d.kind, why: d.why, pools, remedies: d.remedies };
+      return { kind: d.kind, why: d.why, pools, request: d.requestBytes, segments: d.segmentMap ?? { rows: [], total: 0 }, remedies: d.remedies };
     }),
     leak: leak.basis === 'none' ? null : { leaking: leak.leaking, summary: describeLeak(leak) },
   };

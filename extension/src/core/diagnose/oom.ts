@@ -8,6 +8,8 @@ import type { OomMessage } from '../oomMessage';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases, categorize, CATEGORY_LABELS } from '../timeline/categories';
 import { allocatorStateAt, poolSummaries } from '../timeline/segments';
+import { segmentMap } from './segmentMap';
+import type { SegmentMapRow } from '../protocol';
 
 /**
  * The OOM doctor: why an allocation failed, from a snapshot taken at the OOM or from the message
@@ -37,6 +39,8 @@ export interface OomDiagnosis {
   requestBytes: number;
   /** Per-pool free bytes and largest free block (snapshots only). */
   pools: PoolFree[];
+  /** The segments at the OOM, biggest first (snapshots only). */
+  segmentMap?: { rows: SegmentMapRow[]; total: number };
   /** Live bytes at the OOM by inferred category (snapshots only). */
   categories: { category: string; bytes: number }[];
   /** The lines holding the most at the OOM (snapshots only). */
@@ -143,7 +147,8 @@ function demandRemedies(tried: number, categories: { category: string; bytes: nu
 /** From a snapshot with an OOM: the allocator's segments as they were at the OOM event, and the live tensors then. */
 export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): OomDiagnosis {
   const request = oom.requestedBytes;
-  const pools: PoolFree[] = poolSummaries(allocatorStateAt(s, a, oom.index)).map((p) => ({ pool: p.pool, poolId: p.poolId, segments: p.segments, reservedBytes: p.reserved, freeBytes: p.free, largestFreeBytes: p.largestFree }));
+  const state = allocatorStateAt(s, a, oom.index);
+  const pools: PoolFree[] = poolSummaries(state).map((p) => ({ pool: p.pool, poolId: p.poolId, segments: p.segments, reservedBytes: p.reserved, freeBytes: p.free, largestFreeBytes: p.largestFree }));
   // A request over 1 MiB comes from the large pool: only its default pool's free blocks could serve it.
   const pool = request > MiB ? 'large' : 'small';
   const usable = pools.filter((p) => p.pool === pool && p.poolId[0] === 0 && p.poolId[1] === 0);
@@ -158,7 +163,7 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent):
   const batch = batchEstimate(a, live, cats, phases.end, oom, unallocated);
   const att = attributeAt(s, a, resolveAt(a, oom.index));
   const topLines = [...att.lines].sort((x, y) => y.selfBytes - x.selfBytes).slice(0, 5).filter((l) => l.selfBytes > 0).map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes }));
-  const base = { requestBytes: request, pools, categories, topLines, batch };
+  const base = { requestBytes: request, pools, segmentMap: segmentMap(state), categories, topLines, batch };
   const total = categories.reduce((x, c) => x + c.bytes, 0);
   const lead = categories[0];
   const held = `${formatBytes(total)} was live${lead ? ` (${lead.category} ${formatBytes(lead.bytes)})` : ''}${topLines[0] ? `, the most at ${topLines[0].file}:${topLines[0].line} (${formatBytes(topLines[0].bytes)})` : ''}`;
