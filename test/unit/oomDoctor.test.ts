@@ -7,6 +7,7 @@ import { doctorFor } from '../../extension/src/core/diagnose/doctor';
 import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../../extension/src/core/diagnose/oom';
 import { isFromWebview } from '../../extension/src/core/protocol';
 import { parseOomMessages } from '../../extension/src/core/oomMessage';
+import { deviceTotalBeside } from '../../extension/src/core/run/deviceTotal';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { ROOT, SHARED } from './helpers';
 
@@ -72,6 +73,24 @@ describe('OOM doctor', () => {
     // No free run holds the request: the page says so.
     assert.ok(runs.every(([st, b]) => st !== 'free' || b < d.requestBytes));
     assert.deepEqual(doctorFor(s, a).ooms[0]!.segments, d.segmentMap);
+  });
+
+  it('memory taken outside PyTorch (cuMemAlloc in a Headroom run on an H100): the run folder gives the device total, the verdict is non-PyTorch as the message says', async () => {
+    const dir = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
+    const path = join(dir, 'snapshot-oom-1.pickle');
+    const t = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as { total: number; free: number; reserved: number; device_used: number; outside_bytes: number; message: string };
+    const s = await loadSnapshotFile(path);
+    const a = analyzeDevice(s, 0);
+    const total = deviceTotalBeside(path, 0);
+    assert.equal(total, t.total, 'the agent recorded what torch.cuda.get_device_properties says');
+    const d = diagnoseSnapshot(s, a, a.ooms[0]!, total);
+    assert.equal(d.kind, 'non-pytorch');
+    assert.equal(diagnoseMessage(parseOomMessages(t.message)[0]!).kind, 'non-pytorch');
+    // CUDA's figures read right after the OOM: total − free − reserved (NVML adds the driver's own reserve on top).
+    assert.ok(Math.abs(d.outsideBytes! - (t.total - t.free - t.reserved)) <= 2 ** 20, `${d.outsideBytes} vs ${t.total - t.free - t.reserved}`);
+    assert.ok(d.outsideBytes! >= t.outside_bytes && d.outsideBytes! <= t.device_used - t.reserved);
+    // The snapshot alone (no run folder) knows the free bytes but not the total: no such verdict.
+    assert.notEqual(diagnoseSnapshot(s, a, a.ooms[0]!).kind, 'non-pytorch');
   });
 
   it('a demand OOM splits the need into what scales with the batch and what does not, as PyTorch counted it', async () => {

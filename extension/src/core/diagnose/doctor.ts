@@ -5,11 +5,11 @@ import { describeLeak, detectLeaks } from './leaks';
 import { diagnoseSnapshot } from './oom';
 
 /** What the summary page shows of the doctor for one device: every OOM's diagnosis, and the leak verdict. */
-export function doctorFor(s: Snapshot, a: DeviceAnalysis): DoctorJson {
+export function doctorFor(s: Snapshot, a: DeviceAnalysis, deviceTotal?: number): DoctorJson {
   const leak = detectLeaks(s, a);
   return {
     ooms: a.ooms.map((o) => {
-      const d = diagnoseSnapshot(s, a, o);
+      const d = diagnoseSnapshot(s, a, o, deviceTotal);
       const pools = d.pools.map((p) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes }));
       return { kind: d.kind, why: d.why, pools, request: d.requestBytes, segments: d.segmentMap ?? { rows: [], total: 0 }, remedies: d.remedies };
     }),

@@ -45,6 +45,8 @@ export interface OomDiagnosis {
   categories: { category: string; bytes: number }[];
   /** The lines holding the most at the OOM (snapshots only). */
   topLines: { file: string; line: number; name: string; bytes: number }[];
+  /** Device used − PyTorch's reserved at the OOM, when known (message, or a snapshot with the device's total). */
+  outsideBytes?: number;
   /** Linear model of the need vs the batch at the OOM (demand, snapshots only). */
   batch?: BatchEstimate;
   remedies: Remedy[];
@@ -88,6 +90,8 @@ function maxSplit(requestBytes: number): Remedy {
 
 const raiseCap = (free: number): Remedy => ({ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(free)} of the device becomes usable` });
 
+const freeDevice = (outside: number): Remedy => ({ id: 'free-device', title: 'Free the device', change: 'stop the other processes on this GPU, or release other frameworks’ memory (TensorFlow, JAX, CuPy pools) in this one', effect: `up to ${formatBytes(outside)} for PyTorch` });
+
 /** From the message alone (pasted, or found in a terminal). */
 export function diagnoseMessage(m: OomMessage): OomDiagnosis {
   const tried = m.triedBytes ?? m.requestedBytes ?? 0;
@@ -111,8 +115,9 @@ export function diagnoseMessage(m: OomMessage): OomDiagnosis {
     return {
       ...base,
       kind: 'non-pytorch',
+      outsideBytes: outside,
       why: `${formatBytes(outside)} of the ${formatBytes(m.totalBytes)} device is outside PyTorch's allocator (${nonPyTorch !== undefined ? `${formatBytes(nonPyTorch)} in this process beside PyTorch` : 'this process: unknown'}${others ? `, ${formatBytes(others)} in other processes` : ''}).`,
-      remedies: [{ id: 'free-device', title: 'Free the device', change: 'stop the other processes on this GPU, or release other frameworks’ memory (TensorFlow, JAX, CuPy pools) in this one', effect: `up to ${formatBytes(outside)} for PyTorch` }],
+      remedies: [freeDevice(outside)],
     };
   return { ...base, kind: 'demand', why: `The live tensors need more: PyTorch has ${formatBytes(m.allocatedBytes ?? 0)} allocated and only ${formatBytes(unalloc ?? 0)} reserved but unused, and the request is ${formatBytes(tried)}.`, remedies: demandRemedies(tried, [], []) };
 }
@@ -144,8 +149,11 @@ function demandRemedies(tried: number, categories: { category: string; bytes: nu
   return out;
 }
 
-/** From a snapshot with an OOM: the allocator's segments as they were at the OOM event, and the live tensors then. */
-export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): OomDiagnosis {
+/**
+ * From a snapshot with an OOM: the allocator's segments as they were at the OOM event, and the live
+ * tensors then. `deviceTotal` (from the run folder's samples) lets it see memory outside PyTorch.
+ */
+export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, deviceTotal?: number): OomDiagnosis {
   const request = oom.requestedBytes;
   const state = allocatorStateAt(s, a, oom.index);
   const pools: PoolFree[] = poolSummaries(state).map((p) => ({ pool: p.pool, poolId: p.poolId, segments: p.segments, reservedBytes: p.reserved, freeBytes: p.free, largestFreeBytes: p.largestFree }));
@@ -176,7 +184,18 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent):
       why: `The device had ${formatBytes(oom.deviceFreeBytes)} free for a ${formatBytes(request)} request: a per-process memory cap (set_per_process_memory_fraction) refused it. Under the cap, ${held}.`,
       remedies: [raiseCap(oom.deviceFreeBytes), ...demandRemedies(request, categories, topLines)],
     };
-  return { ...base, kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, categories, topLines, batch) };
+  // Device used − reserved at the OOM: the CUDA context, other libraries in this process, other processes.
+  const reserved = state.segments.reduce((x, g) => x + g.size, 0);
+  const outside = deviceTotal !== undefined ? deviceTotal - oom.deviceFreeBytes - reserved : 0;
+  if (deviceTotal !== undefined && outside >= deviceTotal / 4)
+    return {
+      ...base,
+      kind: 'non-pytorch',
+      outsideBytes: outside,
+      why: `${formatBytes(outside)} of the ${formatBytes(deviceTotal)} device was outside PyTorch's allocator at the OOM (device used − reserved: the CUDA context, other libraries and other processes); PyTorch had ${formatBytes(reserved)} reserved, ${held}.`,
+      remedies: [freeDevice(outside), ...demandRemedies(request, categories, topLines, batch)],
+    };
+  return { ...base, ...(deviceTotal !== undefined ? { outsideBytes: outside } : {}), kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, categories, topLines, batch) };
 }
 
 const FIXED = new Set(['parameters', 'gradients', 'optimizer state']);
