@@ -20,6 +20,7 @@ const cases = [
   { file: join(SNAP, 'frag_oom_in_observer.pickle'), truth: join(SNAP, 'frag_oom.truth.json') },
   { file: join(SNAP, 'private_pool_oom.pickle'), truth: join(SNAP, 'private_pool_oom.truth.json') },
   { file: join(SNAP, 'demand_oom.pickle'), truth: join(SNAP, 'demand_oom.truth.json') },
+  { file: join(SNAP, 'batch_oom.pickle'), truth: join(SNAP, 'batch_oom.truth.json') },
   { file: join(SHARED, 'fixtures', 'snapshots', 'oom_plain.pickle'), truth: join(SHARED, 'fixtures', 'snapshots', 'oom_plain.truth.json') },
 ];
 
@@ -30,7 +31,8 @@ describe('OOM doctor', () => {
       const a = analyzeDevice(s, 0);
       assert.equal(a.ooms.length, 1);
       const d = diagnoseSnapshot(s, a, a.ooms[0]!);
-      const [m] = parseOomMessages((JSON.parse(readFileSync(c.truth, 'utf8')) as { oom: { message: string } }).oom.message);
+      const t = JSON.parse(readFileSync(c.truth, 'utf8')) as { oom?: { message: string }; message?: string };
+      const [m] = parseOomMessages(t.oom?.message ?? t.message!);
       const fromMessage = diagnoseMessage(m!);
       assert.equal(d.kind, fromMessage.kind, `${renderDiagnosis(d)}\nvs the message:\n${renderDiagnosis(fromMessage)}`);
       if (d.kind === 'fragmentation') {
@@ -73,6 +75,29 @@ describe('OOM doctor', () => {
     // No free run holds the request: the page says so.
     assert.ok(runs.every(([st, b]) => st !== 'free' || b < d.requestBytes));
     assert.deepEqual(doctorFor(s, a).ooms[0]!.segments, d.segmentMap);
+  });
+
+  it('the batch estimate against a sweep on an H100: fixed part = the sweep\'s intercept, the scaled part a lower bound of its slope, the bound holds', async () => {
+    const s = await loadSnapshotFile(join(SNAP, 'batch_oom.pickle'));
+    const a = analyzeDevice(s, 0);
+    const d = diagnoseSnapshot(s, a, a.ooms[0]!);
+    const t = JSON.parse(readFileSync(join(SNAP, 'batch_oom.truth.json'), 'utf8')) as { peaks: Record<string, number>; oom_batch: number };
+    // Least squares through PyTorch's peaks of the batches that ran: peak = F + k × batch.
+    const pts = Object.entries(t.peaks).map(([b, p]) => [Number(b), p] as const);
+    const mx = pts.reduce((x, [b]) => x + b, 0) / pts.length;
+    const my = pts.reduce((x, [, p]) => x + p, 0) / pts.length;
+    const k = pts.reduce((x, [b, p]) => x + (b - mx) * (p - my), 0) / pts.reduce((x, [b]) => x + (b - mx) ** 2, 0);
+    const F = my - k * mx;
+    const b = d.batch!;
+    assert.equal(d.kind, 'demand');
+    assert.ok(Math.abs(b.fixedBytes - F) <= 0.01 * F, `fixed ${b.fixedBytes} vs intercept ${F}`);
+    const perSample = b.scaledBytes / t.oom_batch;
+    assert.ok(perSample <= k && perSample >= 0.9 * k, `per sample ${perSample} vs slope ${k}`);
+    // An upper bound on the batch that fits: above every batch that ran, above the sweep's own answer.
+    const ran = Math.max(...pts.map(([x]) => x));
+    assert.ok(b.fraction * t.oom_batch >= ran);
+    assert.ok(b.fraction * t.oom_batch >= (b.availableBytes - F) / k);
+    assert.ok(b.fraction < 1);
   });
 
   it('memory taken outside PyTorch (cuMemAlloc in a Headroom run on an H100): the run folder gives the device total, the verdict is non-PyTorch as the message says', async () => {
@@ -121,6 +146,10 @@ describe('OOM doctor', () => {
     const plain = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun.json'), 'utf8')) as { ok: boolean; message: string };
     assert.equal(Object.entries(conf).map(([k, v]) => `${k}:${v}`).join(','), expandable.alloc_conf);
     assert.deepEqual([expandable.ok, plain.ok], [true, false]);
+    // The second remedy, max_split_size_mb with N from the segment map, also succeeded there.
+    const split = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_max_split.json'), 'utf8')) as { ok: boolean; alloc_conf: string };
+    assert.equal(Object.entries(d.remedies[1]!.allocConf!).map(([k, v]) => `${k}:${v}`).join(','), split.alloc_conf);
+    assert.equal(split.ok, true);
     assert.equal(diagnoseMessage(parseOomMessages(plain.message)[0]!).kind, 'fragmentation', 'the re-run without it failed the same way');
   });
 

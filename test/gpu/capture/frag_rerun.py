@@ -1,5 +1,6 @@
 """frag_oom.py's allocation pattern again, under the same cap: does the 200 MiB request succeed?
-Run with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to check the OOM doctor's remedy; prints JSON."""
+Run with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True or max_split_size_mb:N to check the OOM
+doctor's remedies; prints JSON."""
 import json
 import os
 import sys
@@ -19,6 +20,8 @@ except torch.OutOfMemoryError as e:
 result["alloc_conf"] = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
 result["torch_version"] = torch.__version__
 result["device_name"] = torch.cuda.get_device_name(0)
-with open(os.path.join(sys.argv[1], "frag_rerun" + ("_expandable" if "expandable_segments:True" in result["alloc_conf"] else "") + ".json"), "w") as f:
+conf = result["alloc_conf"]
+suffix = "_expandable" if "expandable_segments:True" in conf else "_max_split" if "max_split_size_mb" in conf else ""
+with open(os.path.join(sys.argv[1], "frag_rerun" + suffix + ".json"), "w") as f:
     json.dump(result, f, indent=1)
 print(json.dumps(result))

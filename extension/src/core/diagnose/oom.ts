@@ -8,6 +8,7 @@ import type { OomMessage } from '../oomMessage';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases, categorize, CATEGORY_LABELS } from '../timeline/categories';
 import { allocatorStateAt, poolSummaries } from '../timeline/segments';
+import type { AllocatorState } from '../timeline/segments';
 import { segmentMap } from './segmentMap';
 import type { SegmentMapRow } from '../protocol';
 
@@ -76,16 +77,32 @@ const expandable: Remedy = {
   allocConf: { expandable_segments: 'True' },
 };
 
-function maxSplit(requestBytes: number): Remedy {
-  // Blocks larger than N MiB are never split: big requests stop leaving unusable remainders.
-  const n = Math.max(20, Math.floor(requestBytes / MiB / 2));
+/**
+ * max_split_size_mb:N keeps blocks above N MiB whole: requests up to N still split cached blocks,
+ * bigger ones no longer find their room cut up by them. From the segment map: N is the power of two
+ * just above the blocks that sit between the holes (they keep their way of being served), below the
+ * request; from a message alone, half the request. PyTorch wants N > 20.
+ */
+function maxSplit(requestBytes: number, between: number[] = []): Remedy {
+  const below = between.filter((b) => b < requestBytes);
+  let n = 32;
+  while (below.length && n * MiB < Math.max(...below)) n *= 2;
+  if (!below.length || n * MiB >= requestBytes) n = Math.max(21, Math.floor(requestBytes / MiB / 2));
+  const kept = below.length ? `the ${formatBytes(Math.max(...below))} blocks between the holes still split as before; ` : '';
   return {
     id: 'max-split-size',
     title: `Re-run with max_split_size_mb:${n}`,
     change: `PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:${n}: cached blocks above ${n} MiB are not split for smaller requests`,
-    effect: `a ${formatBytes(requestBytes)} request finds whole blocks instead of split remainders`,
+    effect: `${kept}a ${formatBytes(requestBytes)} request finds whole blocks instead of split remainders`,
     allocConf: { max_split_size_mb: String(n) },
   };
+}
+
+/** Sizes of the allocated blocks in the segments of a pool that have holes (what cut them up). */
+function blocksBetweenHoles(state: AllocatorState, pool: string): number[] {
+  return state.segments
+    .filter((g) => g.pool === pool && g.poolId[0] === 0 && g.poolId[1] === 0 && g.blocks.some((b) => b.state === 'free'))
+    .flatMap((g) => g.blocks.filter((b) => b.state !== 'free').map((b) => b.size));
 }
 
 const raiseCap = (free: number): Remedy => ({ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(free)} of the device becomes usable` });
@@ -176,7 +193,7 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
   const lead = categories[0];
   const held = `${formatBytes(total)} was live${lead ? ` (${lead.category} ${formatBytes(lead.bytes)})` : ''}${topLines[0] ? `, the most at ${topLines[0].file}:${topLines[0].line} (${formatBytes(topLines[0].bytes)})` : ''}`;
   if (unallocated >= request && largest < request)
-    return { ...base, kind: 'fragmentation', why: `${formatBytes(unallocated)} was reserved but unallocated at the OOM — more than the ${formatBytes(request)} request — yet the largest free block in the ${pool} pool was ${formatBytes(largest)}: the free memory was in pieces.`, remedies: [expandable, maxSplit(request)] };
+    return { ...base, kind: 'fragmentation', why: `${formatBytes(unallocated)} was reserved but unallocated at the OOM — more than the ${formatBytes(request)} request — yet the largest free block in the ${pool} pool was ${formatBytes(largest)}: the free memory was in pieces.`, remedies: [expandable, maxSplit(request, blocksBetweenHoles(state, pool))] };
   if (oom.deviceFreeBytes >= request)
     return {
       ...base,
