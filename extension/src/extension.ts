@@ -115,7 +115,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     cmd(CommandId.ShowGpus, () => gpusPage.show()),
     cmd(CommandId.ExplainOom, () => oomExplanations.explain()),
-    cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>) => rerunWithCommand(runs, snapshot, allocConf)),
+    cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>, capGib?: number) => rerunWithCommand(runs, snapshot, { allocConf, capGib })),
   );
   // Lint: the parser's WebAssembly loads in the background; diagnostics start once it has.
   const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);

@@ -6,6 +6,7 @@ import { after, before, describe } from 'node:test';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
+import type { Locator } from 'playwright-core';
 
 // A fixture run: the fragmentation OOM recorded on an H200 (test/gpu/capture/frag_oom.py), in a
 // run folder whose launch.json names the workload. The re-run it asks for is the workspace's
@@ -13,6 +14,8 @@ import { webviewContent } from './pages/webview';
 const FRAG = join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.pickle');
 const RECORDED = join(ROOT, 'test', 'fixtures', 'runs', 'lm_train_samples', 'samples.jsonl');
 const RUN = '20261122-000000-frag_oom-beef';
+const OUTSIDE = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
+const OUTSIDE_RUN = '20261122-085600-non_pytorch_oom-f74c';
 // Loops recorded on an H100 from test/gpu/capture/leaks.py, and that script in the workspace.
 const LEAKS = join(ROOT, 'test', 'fixtures', 'leaks');
 const SCRIPT = join(ROOT, 'test', 'gpu', 'capture', 'leaks.py');
@@ -22,6 +25,28 @@ const lines = (name: string) => (JSON.parse(readFileSync(join(LEAKS, `${name}.tr
 function cliVerdict(): string {
   const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', FRAG, '--explain-oom'], { encoding: 'utf8' });
   return /OOM: (\w[\w-]*) — (.*)/.exec(out)!.slice(1, 3).join(' — ');
+}
+
+interface Launch {
+  command: string[];
+  settings?: { allocConf?: Record<string, string>; capGib?: number };
+  launcher: string;
+}
+
+/** Clicks a remedy's button and returns the launch.json of the run it started (the launcher writes it first). */
+async function rerunBy(s: Session, button: Locator): Promise<Launch> {
+  const runs = join(s.workspace, '.headroom', 'runs');
+  // One run at a time: an earlier step's re-run must have ended (its launch.json says so).
+  const going = () => readdirSync(runs).some((d) => existsSync(join(runs, d, 'launch.json')) && (JSON.parse(readFileSync(join(runs, d, 'launch.json'), 'utf8')) as { status?: string }).status === 'running');
+  for (let i = 0; i < 150 && going(); i++) await s.page.waitForTimeout(200);
+  const before = new Set(readdirSync(runs));
+  await button.click();
+  for (let i = 0; i < 150; i++) {
+    const fresh = readdirSync(runs).find((d) => !before.has(d) && existsSync(join(runs, d, 'launch.json')));
+    if (fresh) return JSON.parse(readFileSync(join(runs, fresh, 'launch.json'), 'utf8')) as Launch;
+    await s.page.waitForTimeout(200);
+  }
+  throw new Error('no run started');
 }
 
 describe('the OOM doctor in the editor', () => {
@@ -45,6 +70,11 @@ describe('the OOM doctor in the editor', () => {
     const message = (JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.truth.json'), 'utf8')) as { oom: { message: string } }).oom.message;
     writeFileSync(join(s.workspace, 'train.log'), `epoch 3 step 120 loss 2.31\nTraceback (most recent call last):\n  File "train.py", line 40, in <module>\ntorch.OutOfMemoryError: ${message}\n`);
     writeFileSync(join(dir, 'launch.json'), JSON.stringify({ command: ['python3', join(s.workspace, 'replay_run.py')], launcher: 'cli', status: 'ended', exit_code: 1 }));
+    // The run recorded on an H100 with most of the device taken outside PyTorch (its samples give the device's size).
+    const other = join(s.workspace, '.headroom', 'runs', OUTSIDE_RUN);
+    mkdirSync(other, { recursive: true });
+    for (const f of ['events.jsonl', 'samples.jsonl', 'meta.json', 'snapshot-oom-1.pickle']) writeFileSync(join(other, f), readFileSync(join(OUTSIDE, f)));
+    writeFileSync(join(other, 'launch.json'), JSON.stringify({ command: ['python3', join(s.workspace, 'replay_run.py')], launcher: 'cli', status: 'ended', exit_code: 0 }));
     await s.activate('train.py');
   });
   after(async () => {
@@ -66,17 +96,7 @@ describe('the OOM doctor in the editor', () => {
     assert.equal(pieces.reduce((x, y) => x + y, 0), reserved);
     assert.equal(await doctor.locator('.segmap .run.fits').count(), 0);
     assert.match(await doctor.locator('.segmap h3').innerText(), /none is/);
-    const before = new Set(readdirSync(join(s.workspace, '.headroom', 'runs')));
-    await doctor.locator('button[data-remedy="expandable-segments"]').click();
-    // The re-run's folder, made by the launcher with the command and the settings it used.
-    const runs = join(s.workspace, '.headroom', 'runs');
-    let launch: { command: string[]; settings?: { allocConf?: Record<string, string> }; launcher: string } | undefined;
-    for (let i = 0; i < 150 && !launch; i++) {
-      const fresh = readdirSync(runs).find((d) => !before.has(d) && existsSync(join(runs, d, 'launch.json')));
-      if (fresh) launch = JSON.parse(readFileSync(join(runs, fresh, 'launch.json'), 'utf8')) as typeof launch;
-      else await s.page.waitForTimeout(200);
-    }
-    assert.ok(launch, 'a new run started');
+    const launch = await rerunBy(s, doctor.locator('button[data-remedy="expandable-segments"]'));
     assert.equal(launch.launcher, 'vscode');
     assert.ok(launch.command.at(-1)!.endsWith('replay_run.py'), launch.command.join(' '));
     assert.equal(launch.settings?.allocConf?.expandable_segments, 'True');
@@ -84,6 +104,27 @@ describe('the OOM doctor in the editor', () => {
     await s.page.waitForTimeout(500);
     const log = [...s.logs().entries()].find(([k]) => /Headroom\.log$/.test(k))?.[1] ?? '';
     assert.match(log, /run \S+: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \S+ \S*replay_run\.py/);
+  });
+
+  e2e('a run whose memory was taken outside PyTorch: its report says so, and a remedy re-runs under the size of that GPU', () => s!, async (s) => {
+    const snap = join(s.workspace, '.headroom', 'runs', OUTSIDE_RUN, 'snapshot-oom-1.pickle');
+    // One report open: the page's webview is the first.
+    await s.workbench.runCommand('View: Close All Editors');
+    await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+    await s.workbench.answerFileDialog(snap);
+    const doctor = webviewContent(s.page).locator('section.doctor', { hasText: 'OOM: non-pytorch' });
+    await doctor.waitFor({ timeout: 60_000 });
+    const cli = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', snap, '--explain-oom'], { encoding: 'utf8' });
+    const why = (await doctor.locator('p').first().innerText()).trim();
+    assert.equal(`non-pytorch — ${why}`, /OOM: (non-pytorch — .*)/.exec(cli)![1]);
+    const cap = Number(/Reproduce under a ([\d.]+) GiB cap/.exec(cli)![1]);
+    const total = (JSON.parse(readFileSync(join(OUTSIDE, 'truth.json'), 'utf8')) as { total: number }).total;
+    assert.ok(Math.abs(cap - total / 2 ** 30) < 0.01, `${cap} GiB for a ${total} B device`);
+    const launch = await rerunBy(s, doctor.locator('button[data-remedy="reproduce-cap"]'));
+    assert.equal(launch.settings?.capGib, cap);
+    await s.page.waitForTimeout(500);
+    const log = [...s.logs().entries()].find(([k]) => /Headroom\.log$/.test(k))?.[1] ?? '';
+    assert.match(log, new RegExp(`run \\S+: HEADROOM_CAP_GIB=${cap} \\S+ \\S*replay_run\\.py`));
   });
 
   /** Problems rows (text and the row's accessible label, which names the severity), once `want` shows. */

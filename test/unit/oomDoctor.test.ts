@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
 import { doctorFor } from '../../extension/src/core/diagnose/doctor';
 import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../../extension/src/core/diagnose/oom';
+import { formatBytes } from '../../extension/src/core/format';
 import { isFromWebview } from '../../extension/src/core/protocol';
 import { parseOomMessages } from '../../extension/src/core/oomMessage';
 import { deviceTotalBeside } from '../../extension/src/core/run/deviceTotal';
@@ -53,6 +54,12 @@ describe('OOM doctor', () => {
     assert.equal(d.kind, 'demand');
     assert.equal(d.topLines[0]!.line, src.findIndex((l) => l.includes('return model(batch)')) + 1);
     assert.ok(d.remedies.some((r) => r.id === 'smaller-batch'));
+    // Checkpointing names the line whose module calls hold the activations, and frees all but the
+    // largest of them: one layer's output, batch × width fp32 values.
+    const t = JSON.parse(readFileSync(join(SNAP, 'demand_oom.truth.json'), 'utf8')) as { batch: number; width: number };
+    const ck = d.remedies.find((r) => r.id === 'checkpoint')!;
+    assert.deepEqual(ck.line, { file: d.topLines[0]!.file, line: d.topLines[0]!.line });
+    assert.match(ck.effect, new RegExp(`all but the largest, ${formatBytes(t.batch * t.width * 4).replace('.', '\\.')},`));
   });
 
   it("the OOM's segment map is the one PyTorch's memory_viz draws of the same capture", async () => {
@@ -170,5 +177,8 @@ describe('OOM doctor', () => {
     assert.ok(isFromWebview({ type: 'remedy', allocConf: conf }));
     // Whatever a page sends must stay an allocator setting, never something a shell or env could misread.
     for (const bad of [{ expandable_segments: 'True; rm -rf ~' }, { 'a b': 'x' }, { x: 1 }, null]) assert.equal(isFromWebview({ type: 'remedy', allocConf: bad }), false);
+    assert.ok(isFromWebview({ type: 'remedy', capGib: 79.18 }));
+    for (const bad of [0, -1, Number.NaN, Infinity, '24', 1e9]) assert.equal(isFromWebview({ type: 'remedy', capGib: bad }), false, String(bad));
+    assert.equal(isFromWebview({ type: 'remedy' }), false, 'a remedy changes something');
   });
 });

@@ -89,6 +89,22 @@ function renderDoctor(d: DoctorJson): void {
         b.addEventListener('click', () => vscode.postMessage({ type: 'remedy', allocConf: conf }));
         li.append(b);
       }
+      if (r.capGib) {
+        const cap = r.capGib;
+        const b = el('button', `Re-run under a ${cap} GiB cap`);
+        b.type = 'button';
+        b.dataset.remedy = r.id;
+        b.addEventListener('click', () => vscode.postMessage({ type: 'remedy', capGib: cap }));
+        li.append(b);
+      }
+      if (r.line) {
+        const at = r.line;
+        const b = el('button', 'Open the line');
+        b.type = 'button';
+        b.dataset.openLine = r.id;
+        b.addEventListener('click', () => vscode.postMessage({ type: 'openLine', file: at.file, line: at.line }));
+        li.append(b);
+      }
       list.append(li);
     }
     sec.append(list);

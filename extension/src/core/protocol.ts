@@ -29,7 +29,7 @@ export interface DoctorJson {
     /** The request that failed, and the segments then: runs of [state, bytes] from each segment's bottom. */
     request: number;
     segments: { rows: SegmentMapRow[]; total: number };
-    remedies: { id: string; title: string; change: string; effect: string; allocConf?: Record<string, string> }[];
+    remedies: { id: string; title: string; change: string; effect: string; allocConf?: Record<string, string>; capGib?: number; line?: { file: string; line: number } }[];
   }[];
   leak: { leaking: boolean; summary: string[] } | null;
 }
@@ -38,16 +38,18 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'openLine'; file: string; line: number }
   | { type: 'showTimeline' }
-  /** A remedy's button: run the workload again with these allocator settings. */
-  | { type: 'remedy'; allocConf: Record<string, string> };
+  /** A remedy's button: run the workload again with these allocator settings, or under this cap. */
+  | { type: 'remedy'; allocConf?: Record<string, string>; capGib?: number };
 
 export function isFromWebview(m: unknown): m is FromWebview {
   if (typeof m !== 'object' || m === null) return false;
   const t = (m as { type?: unknown }).type;
   if (t === 'ready' || t === 'showTimeline') return true;
   if (t === 'remedy') {
-    const c = (m as { allocConf?: unknown }).allocConf;
-    return typeof c === 'object' && c !== null && Object.entries(c).every(([k, v]) => /^[A-Za-z_]+$/.test(k) && typeof v === 'string' && /^[\w.]+$/.test(v));
+    const { allocConf: c, capGib: g } = m as { allocConf?: unknown; capGib?: unknown };
+    const conf = c === undefined || (typeof c === 'object' && c !== null && Object.entries(c).every(([k, v]) => /^[A-Za-z_]+$/.test(k) && typeof v === 'string' && /^[\w.]+$/.test(v)));
+    const cap = g === undefined || (typeof g === 'number' && Number.isFinite(g) && g > 0 && g <= 65536);
+    return conf && cap && (c !== undefined || g !== undefined);
   }
   if (t === 'openLine') {
     const o = m as { file?: unknown; line?: unknown };

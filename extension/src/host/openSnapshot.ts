@@ -80,7 +80,7 @@ export function summaryFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; at
   const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceTotalBeside(c.path, c.analysis.device)) };
   const onMessage = (m: FromWebview): void => {
     if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
-    else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf);
+    else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);
     else if (m.type === 'openLine') void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
   };
   return { message, onMessage };

@@ -20,15 +20,17 @@ function scriptOf(snapshot: string): string | undefined {
 }
 
 /**
- * A remedy's "Re-run with this setting": the same workload again with the allocator settings
- * changed for this run only (the run's launch.json and the log show the command and the setting).
+ * A remedy's "Re-run with this setting": the same workload again with the allocator settings or a
+ * memory cap changed for this run only (the run's launch.json and the log show the command and the setting).
  */
-export async function rerunWithCommand(runs: RunController, snapshot: string | undefined, allocConf: Record<string, string> | undefined): Promise<void> {
-  if (!allocConf || !Object.keys(allocConf).length) return;
+export async function rerunWithCommand(runs: RunController, snapshot: string | undefined, change: { allocConf?: Record<string, string> | undefined; capGib?: number | undefined }): Promise<void> {
+  const allocConf = change.allocConf && Object.keys(change.allocConf).length ? change.allocConf : undefined;
+  const capGib = typeof change.capGib === 'number' && change.capGib > 0 ? change.capGib : undefined;
+  if (!allocConf && !capGib) return;
   let script = snapshot ? scriptOf(snapshot) : undefined;
   if (!script) {
     const picked = await vscode.window.showOpenDialog({ title: 'Re-run which script?', filters: { Python: ['py'] }, canSelectMany: false });
     script = picked?.[0]?.fsPath;
   }
-  if (script) await runs.start({ script: vscode.Uri.file(script), allocConf });
+  if (script) await runs.start({ script: vscode.Uri.file(script), ...(allocConf ? { allocConf } : {}), ...(capGib ? { capGib } : {}) });
 }

@@ -17,6 +17,8 @@ export interface RunRequest {
   nproc?: number;
   /** Allocator settings over the configured ones (a remedy's re-run), for this run only. */
   allocConf?: Record<string, string>;
+  /** A per-process memory cap for this run only (a remedy's re-run). */
+  capGib?: number;
 }
 
 export interface LiveRun {
@@ -105,7 +107,7 @@ export class RunController implements vscode.Disposable {
       },
       refused: (why) => this.log.warn(`refused a connection to the run channel: ${why}`),
     });
-    const settings = req.allocConf ? { ...config.run, allocConf: { ...config.run.allocConf, ...req.allocConf } } : config.run;
+    const settings = { ...config.run, ...(req.allocConf ? { allocConf: { ...config.run.allocConf, ...req.allocConf } } : {}), ...(req.capGib ? { capGib: req.capGib } : {}) };
     const plan = planRun({ script: req.script.fsPath, runsDir, agentDir: this.agentDir, socket: run.server.address, token: run.server.token, settings });
     run.dir = plan.runDir;
     const args = req.nproc
@@ -127,7 +129,8 @@ export class RunController implements vscode.Disposable {
     this.current = run;
     this.changed.fire();
     const conf = plan.env.PYTORCH_CUDA_ALLOC_CONF ?? plan.env.PYTORCH_ALLOC_CONF;
-    this.log.info(`run ${plan.runId}: ${conf ? `PYTORCH_CUDA_ALLOC_CONF=${conf} ` : ''}${interp.path} ${args.join(' ')} (interpreter from ${interp.source})`);
+    const cap = plan.env.HEADROOM_CAP_GIB;
+    this.log.info(`run ${plan.runId}: ${conf ? `PYTORCH_CUDA_ALLOC_CONF=${conf} ` : ''}${cap ? `HEADROOM_CAP_GIB=${cap} ` : ''}${interp.path} ${args.join(' ')} (interpreter from ${interp.source})`);
     try {
       run.execution = await vscode.tasks.executeTask(task);
     } catch (e) {

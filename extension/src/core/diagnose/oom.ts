@@ -4,6 +4,7 @@ import type { PoolFree } from '../analysis/fragmentation';
 import type { OomEvent } from '../analysis/ooms';
 import { liveAt } from '../analysis/replay';
 import { formatBytes } from '../format';
+import { FrameKind } from '../analysis/userCode';
 import type { OomMessage } from '../oomMessage';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases, categorize, CATEGORY_LABELS } from '../timeline/categories';
@@ -23,7 +24,7 @@ import type { SegmentMapRow } from '../protocol';
 export type OomKind = 'fragmentation' | 'cap' | 'non-pytorch' | 'demand';
 
 export interface Remedy {
-  id: 'expandable-segments' | 'max-split-size' | 'checkpoint' | 'autocast' | 'smaller-batch' | 'zero-grad-none' | 'memory-cap' | 'free-device';
+  id: 'expandable-segments' | 'max-split-size' | 'checkpoint' | 'autocast' | 'smaller-batch' | 'zero-grad-none' | 'memory-cap' | 'reproduce-cap' | 'free-device';
   title: string;
   /** What it changes, concretely. */
   change: string;
@@ -31,6 +32,19 @@ export interface Remedy {
   effect: string;
   /** PYTORCH_CUDA_ALLOC_CONF entries a re-run would set. */
   allocConf?: Record<string, string>;
+  /** A per-process cap (GiB) a re-run would set: the device that ran out, on a bigger one. */
+  capGib?: number;
+  /** The line to change, when the remedy names one. */
+  line?: { file: string; line: number };
+}
+
+/** A user line whose calls into torch.nn modules made activations live at the OOM. */
+interface ActivationHolder {
+  file: string;
+  line: number;
+  bytes: number;
+  blocks: number;
+  largest: number;
 }
 
 export interface OomDiagnosis {
@@ -136,18 +150,38 @@ export function diagnoseMessage(m: OomMessage): OomDiagnosis {
       why: `${formatBytes(outside)} of the ${formatBytes(m.totalBytes)} device is outside PyTorch's allocator (${nonPyTorch !== undefined ? `${formatBytes(nonPyTorch)} in this process beside PyTorch` : 'this process: unknown'}${others ? `, ${formatBytes(others)} in other processes` : ''}).`,
       remedies: [freeDevice(outside)],
     };
-  return { ...base, kind: 'demand', why: `The live tensors need more: PyTorch has ${formatBytes(m.allocatedBytes ?? 0)} allocated and only ${formatBytes(unalloc ?? 0)} reserved but unused, and the request is ${formatBytes(tried)}.`, remedies: demandRemedies(tried, [], []) };
+  return { ...base, kind: 'demand', why: `The live tensors need more: PyTorch has ${formatBytes(m.allocatedBytes ?? 0)} allocated and only ${formatBytes(unalloc ?? 0)} reserved but unused, and the request is ${formatBytes(tried)}.`, remedies: demandRemedies(tried, { categories: [], topLines: [], ...(m.totalBytes !== undefined ? { deviceTotal: m.totalBytes } : {}) }) };
 }
 
-function demandRemedies(tried: number, categories: { category: string; bytes: number }[], topLines: OomDiagnosis['topLines'], batch?: BatchEstimate): Remedy[] {
+/** What the demand remedies are computed from (the snapshot's figures; a message gives none). */
+interface DemandFacts {
+  categories: { category: string; bytes: number }[];
+  topLines: OomDiagnosis['topLines'];
+  batch?: BatchEstimate;
+  /** The line whose module calls made the most of the activations live at the OOM. */
+  holder?: ActivationHolder;
+  /** The memory of the device that ran out, when known. */
+  deviceTotal?: number;
+}
+
+function demandRemedies(tried: number, { categories, topLines, batch, holder, deviceTotal }: DemandFacts): Remedy[] {
   // An OOM in a forward has no backward after it to show which tensors were saved for it: what the
-  // failing iteration made before the request stands for its activations.
-  const act = Math.max(categories.find((c) => c.category === 'activations')?.bytes ?? 0, batch ? batch.scaledBytes - tried : 0);
+  // failing iteration made in module calls before the request stands for its activations.
+  const act = Math.max(categories.find((c) => c.category === 'activations')?.bytes ?? 0, batch && holder ? batch.scaledBytes - tried : 0);
   const grads = categories.find((c) => c.category === 'gradients')?.bytes ?? 0;
   const out: Remedy[] = [];
   if (act > 0) {
-    const top = topLines[0];
-    out.push({ id: 'checkpoint', title: 'Checkpoint the layers holding the activations', change: `wrap the blocks whose forward saves activations${top ? ` (the top holder: ${top.file}:${top.line})` : ''} in torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`, effect: `most of the ${formatBytes(act)} of activations live at the OOM is recomputed in backward instead of kept` });
+    const top = holder ?? topLines[0];
+    out.push({
+      id: 'checkpoint',
+      title: 'Checkpoint the layers holding the activations',
+      change: `wrap the blocks whose forward saves activations${top ? ` (the top holder: ${top.file}:${top.line})` : ''} in torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`,
+      // Checkpointed blocks keep their inputs and recompute one block at a time in backward.
+      effect: holder
+        ? `the module calls at ${holder.file}:${holder.line} hold ${formatBytes(holder.bytes)} of activations at the OOM in ${holder.blocks} tensors; checkpointing them is expected to free ≈${formatBytes(holder.bytes - holder.largest)} (all but the largest, ${formatBytes(holder.largest)}, recomputed in backward)`
+        : `most of the ${formatBytes(act)} of activations live at the OOM is recomputed in backward instead of kept`,
+      ...(top ? { line: { file: top.file, line: top.line } } : {}),
+    });
     out.push({ id: 'autocast', title: 'Run the forward under autocast', change: 'torch.autocast("cuda", dtype=torch.bfloat16) around the forward pass', effect: `activations in 16 bits: about half of ${formatBytes(act)}` });
   }
   const pct = batch ? Math.floor(batch.fraction * 100) : 0;
@@ -162,7 +196,12 @@ function demandRemedies(tried: number, categories: { category: string; bytes: nu
       : { id: 'smaller-batch', title: 'Reduce the batch size', change: 'a smaller batch (or gradient accumulation over micro-batches)', effect: `activations scale with the batch; the ${formatBytes(tried)} request shrinks with it` },
   );
   if (grads > 0) out.push({ id: 'zero-grad-none', title: 'zero_grad(set_to_none=True)', change: 'optimizer.zero_grad(set_to_none=True) (the default since torch 2.0)', effect: `the ${formatBytes(grads)} of gradients is freed between steps instead of zeroed in place` });
-  out.push({ id: 'memory-cap', title: 'Reproduce on a smaller GPU', change: 'a per-process memory cap (headroom.run.capGib)', effect: 'the same OOM on this GPU, to try fixes quickly' });
+  const cap = deviceTotal !== undefined ? Math.floor((deviceTotal / 2 ** 30) * 100) / 100 : undefined;
+  out.push(
+    cap
+      ? { id: 'reproduce-cap', title: `Reproduce under a ${cap} GiB cap`, change: `a per-process memory cap of ${cap} GiB, the device that ran out (headroom.run.capGib for one run)`, effect: 'the same OOM on any bigger GPU, to try the fixes above where it is quick', capGib: cap }
+      : { id: 'reproduce-cap', title: 'Reproduce on a smaller GPU', change: 'a per-process memory cap (headroom.run.capGib) of the size of the GPU that ran out', effect: 'the same OOM on a bigger GPU, to try fixes quickly' },
+  );
   return out;
 }
 
@@ -186,6 +225,7 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
   for (const k of live) byCat.set(CATEGORY_LABELS[cats[k]!]!, (byCat.get(CATEGORY_LABELS[cats[k]!]!) ?? 0) + a.replay.elements.size[k]!);
   const categories = [...byCat].map(([category, bytes]) => ({ category, bytes })).sort((x, y) => y.bytes - x.bytes);
   const batch = batchEstimate(a, live, cats, phases.end, oom, unallocated);
+  const holder = activationHolder(s, a, live, cats, phases.end, oom);
   const att = attributeAt(s, a, resolveAt(a, oom.index));
   const topLines = [...att.lines].sort((x, y) => y.selfBytes - x.selfBytes).slice(0, 5).filter((l) => l.selfBytes > 0).map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes }));
   const base = { requestBytes: request, pools, segmentMap: segmentMap(state), categories, topLines, batch };
@@ -199,7 +239,7 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
       ...base,
       kind: 'cap',
       why: `The device had ${formatBytes(oom.deviceFreeBytes)} free for a ${formatBytes(request)} request: a per-process memory cap (set_per_process_memory_fraction) refused it. Under the cap, ${held}.`,
-      remedies: [raiseCap(oom.deviceFreeBytes), ...demandRemedies(request, categories, topLines)],
+      remedies: [raiseCap(oom.deviceFreeBytes), ...demandRemedies(request, { categories, topLines })],
     };
   // Device used − reserved at the OOM: the CUDA context, other libraries in this process, other processes.
   const reserved = state.segments.reduce((x, g) => x + g.size, 0);
@@ -210,19 +250,49 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
       kind: 'non-pytorch',
       outsideBytes: outside,
       why: `${formatBytes(outside)} of the ${formatBytes(deviceTotal)} device was outside PyTorch's allocator at the OOM (device used − reserved: the CUDA context, other libraries and other processes); PyTorch had ${formatBytes(reserved)} reserved, ${held}.`,
-      remedies: [freeDevice(outside), ...demandRemedies(request, categories, topLines, batch)],
+      remedies: [freeDevice(outside), ...demandRemedies(request, { categories, topLines, batch, holder, deviceTotal })],
     };
-  return { ...base, ...(deviceTotal !== undefined ? { outsideBytes: outside } : {}), kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, categories, topLines, batch) };
+  return { ...base, ...(deviceTotal !== undefined ? { outsideBytes: outside } : {}), kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, { categories, topLines, batch, holder, deviceTotal }) };
 }
 
 const FIXED = new Set(['parameters', 'gradients', 'optimizer state']);
+const MODULE_CALL = /torch\/nn\/modules\/module\.py$/;
+
+/** Where the failing iteration began: after the last backward pass that ended before the OOM (else the trace's start). */
+function iterationStart(ends: Int32Array, oom: OomEvent): number {
+  let begin = -1;
+  for (const i of ends) if (i <= oom.index && i > begin) begin = i;
+  return begin;
+}
+
+/**
+ * Activations live at the OOM (saved for a backward, or made by the failing iteration's forward),
+ * made inside a torch.nn module call, grouped by the user line that made the call: the most.
+ */
+function activationHolder(s: Snapshot, a: DeviceAnalysis, live: Int32Array, cats: Uint8Array, ends: Int32Array, oom: OomEvent): ActivationHolder | undefined {
+  const e = a.replay.elements;
+  const begin = iterationStart(ends, oom);
+  const by = new Map<number, ActivationHolder>();
+  for (const k of live) {
+    const cat = CATEGORY_LABELS[cats[k]!]!;
+    if (cat !== 'activations' && (FIXED.has(cat) || e.alloc[k]! < Math.max(0, begin))) continue;
+    const frames = [...s.stacks.get(e.stack[k]!)];
+    if (!frames.some((f) => MODULE_CALL.test(s.frames.fileOf(f)))) continue;
+    const f = frames.find((x) => a.classifier.kind(x) === FrameKind.User);
+    if (f === undefined) continue;
+    const h = by.get(f) ?? { file: s.frames.fileOf(f), line: s.frames.lineOf(f), bytes: 0, blocks: 0, largest: 0 };
+    h.bytes += e.size[k]!;
+    h.blocks++;
+    h.largest = Math.max(h.largest, e.size[k]!);
+    by.set(f, h);
+  }
+  return [...by.values()].sort((x, y) => y.bytes - x.bytes)[0];
+}
 
 /** Split the need at the OOM into what the failing iteration made (scales with the batch) and the rest. */
 function batchEstimate(a: DeviceAnalysis, live: Int32Array, cats: Uint8Array, ends: Int32Array, oom: OomEvent, unallocated: number): BatchEstimate {
   const e = a.replay.elements;
-  // The iteration began after the last backward pass that ended before the OOM (else with the trace).
-  let begin = -1;
-  for (const i of ends) if (i <= oom.index && i > begin) begin = i;
+  const begin = iterationStart(ends, oom);
   let fixed = 0;
   let scaled = oom.requestedBytes;
   for (const k of live) {
