@@ -41,11 +41,13 @@ export function activate(context: vscode.ExtensionContext): void {
     track: (d: vscode.Disposable) => context.subscriptions.push(d),
   };
   const live = new LiveSnapshots(deps);
+  const gpus = new GpuMonitor(context.extensionPath, log);
   const runs = new RunController(
     join(context.extensionPath, 'extension', 'agent'),
     log,
     (r) => void notifyFinished(deps, r),
     (r, path, kind) => live.offer(r, path, kind),
+    () => gpus.source(),
   );
   const runsDir = () => {
     const ws = vscode.workspace.workspaceFolders?.[0];
@@ -54,7 +56,6 @@ export function activate(context: vscode.ExtensionContext): void {
     return isAbsolute(f) ? f : join(ws.uri.fsPath, f);
   };
   const tree = new SummaryTree(view, mapping, runsDir);
-  const gpus = new GpuMonitor(context.extensionPath, log);
   const timeline = new TimelinePanel(
     context.extensionUri,
     view,

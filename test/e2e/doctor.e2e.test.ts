@@ -15,7 +15,7 @@ const FRAG = join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.pickle');
 const RECORDED = join(ROOT, 'test', 'fixtures', 'runs', 'lm_train_samples', 'samples.jsonl');
 const RUN = '20261122-000000-frag_oom-beef';
 const OUTSIDE = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
-const OUTSIDE_RUN = '20261122-085600-non_pytorch_oom-f74c';
+const OUTSIDE_RUN = '20261122-091517-non_pytorch_oom-e2c7';
 // Loops recorded on an H100 from test/gpu/capture/leaks.py, and that script in the workspace.
 const LEAKS = join(ROOT, 'test', 'fixtures', 'leaks');
 const SCRIPT = join(ROOT, 'test', 'gpu', 'capture', 'leaks.py');
@@ -73,7 +73,7 @@ describe('the OOM doctor in the editor', () => {
     // The run recorded on an H100 with most of the device taken outside PyTorch (its samples give the device's size).
     const other = join(s.workspace, '.headroom', 'runs', OUTSIDE_RUN);
     mkdirSync(other, { recursive: true });
-    for (const f of ['events.jsonl', 'samples.jsonl', 'meta.json', 'snapshot-oom-1.pickle']) writeFileSync(join(other, f), readFileSync(join(OUTSIDE, f)));
+    for (const f of ['events.jsonl', 'samples.jsonl', 'gpu-at-oom.jsonl', 'meta.json', 'snapshot-oom-1.pickle']) writeFileSync(join(other, f), readFileSync(join(OUTSIDE, f)));
     writeFileSync(join(other, 'launch.json'), JSON.stringify({ command: ['python3', join(s.workspace, 'replay_run.py')], launcher: 'cli', status: 'ended', exit_code: 0 }));
     await s.activate('train.py');
   });

@@ -8,7 +8,7 @@ import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../../extens
 import { formatBytes } from '../../extension/src/core/format';
 import { isFromWebview } from '../../extension/src/core/protocol';
 import { parseOomMessages } from '../../extension/src/core/oomMessage';
-import { deviceTotalBeside } from '../../extension/src/core/run/deviceTotal';
+import { deviceFactsBeside, deviceTotalBeside } from '../../extension/src/core/run/deviceFacts';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { ROOT, SHARED } from './helpers';
 
@@ -110,14 +110,23 @@ describe('OOM doctor', () => {
   it('memory taken outside PyTorch (cuMemAlloc in a Headroom run on an H100): the run folder gives the device total, the verdict is non-PyTorch as the message says', async () => {
     const dir = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
     const path = join(dir, 'snapshot-oom-1.pickle');
-    const t = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as { total: number; free: number; reserved: number; device_used: number; outside_bytes: number; message: string };
+    const t = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as { pid: number; total: number; free: number; reserved: number; device_used: number; outside_bytes: number; message: string; processes: { pid: number; used: number }[] };
     const s = await loadSnapshotFile(path);
     const a = analyzeDevice(s, 0);
     const total = deviceTotalBeside(path, 0);
     assert.equal(total, t.total, 'the agent recorded what torch.cuda.get_device_properties says');
-    const d = diagnoseSnapshot(s, a, a.ooms[0]!, total);
+    const d = diagnoseSnapshot(s, a, a.ooms[0]!, deviceFactsBeside(path, 0));
     assert.equal(d.kind, 'non-pytorch');
-    assert.equal(diagnoseMessage(parseOomMessages(t.message)[0]!).kind, 'non-pytorch');
+    const fromMessage = diagnoseMessage(parseOomMessages(t.message)[0]!);
+    assert.equal(fromMessage.kind, 'non-pytorch');
+    // The other process beside the run, as pynvml listed it inside the workload at the OOM; the
+    // run read it through the NVML addon when the agent reported the OOM.
+    const others = t.processes.filter((p) => p.pid !== t.pid);
+    assert.equal(others.length, 1);
+    assert.deepEqual(d.others, others);
+    assert.deepEqual(fromMessage.others?.map((p) => p.pid), others.map((p) => p.pid), 'the message names it too');
+    assert.match(d.why, new RegExp(`pid ${others[0]!.pid} \\(`));
+    assert.ok(d.remedies[0]!.change.includes(`pid ${others[0]!.pid}`));
     // CUDA's figures read right after the OOM: total − free − reserved (NVML adds the driver's own reserve on top).
     assert.ok(Math.abs(d.outsideBytes! - (t.total - t.free - t.reserved)) <= 2 ** 20, `${d.outsideBytes} vs ${t.total - t.free - t.reserved}`);
     assert.ok(d.outsideBytes! >= t.outside_bytes && d.outsideBytes! <= t.device_used - t.reserved);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { analyzeDevice } from '../core/analysis/analyze';
 import { describeLeak, detectLeaks } from '../core/diagnose/leaks';
 import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../core/diagnose/oom';
-import { deviceTotalBeside } from '../core/run/deviceTotal';
+import { deviceFactsBeside } from '../core/run/deviceFacts';
 import { parseOomMessages } from '../core/oomMessage';
 import { formatBytes, parseBytes } from '../core/format';
 import { flag, intFlag, parseArgs, UsageError } from './args';
@@ -62,7 +62,7 @@ export async function checkCommand(argv: readonly string[], io: Io): Promise<num
       return a.ooms.map((o) => ({ a, o }));
     });
     if (!ooms.length) io.out(`no OOM recorded in ${path}\n`);
-    for (const { a, o } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, deviceTotalBeside(path, a.device)))}`);
+    for (const { a, o } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, deviceFactsBeside(path, a.device)))}`);
     if (maxPeak === undefined && maxReserved === undefined && !noLeak) return 0;
   }
   const only = intFlag(p, 'device');

@@ -8,6 +8,10 @@ import { parseAllocConf, planRun } from '../core/run/launch';
 import type { RunSettings } from '../core/run/launch';
 import type { Sample } from '../core/run/protocol';
 import { bestSnapshot, readRun, recordExit } from '../core/run/runFolder';
+import { recordGpuAtOom } from '../core/gpu/atOom';
+import { chooseProbe } from '../core/gpu/probe';
+import { loadAddon, runSmi } from '../core/gpu/sources';
+import type { GpuProbe } from '../core/gpu/types';
 import { RunServer } from '../core/run/server';
 import { liveStatus, statusText } from '../core/run/status';
 import { loadSnapshotFile } from '../core/snapshot/load';
@@ -66,16 +70,28 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   const runsDir = resolve(flag(p, 'out') ?? join('.headroom', 'runs'));
   const script = command.find((a) => a.endsWith('.py')) ?? basename(command[0]!);
   const latest = new Map<string, { rank: number | null; sample: Sample }>();
+  // At an OOM, who else held the GPU (NVML, else nvidia-smi): read once, written to the run folder.
+  const pids = new Set<number>();
+  const readings: Promise<void>[] = [];
+  let probe: Promise<GpuProbe> | undefined;
+  let runDir = '';
   const server = await RunServer.listen({
+    connect: (s) => void pids.add(s.hello.pid),
     message: (s, m) => {
       if (m.type === 'sample') latest.set(`${s.id}/${m.device}`, { rank: s.hello.rank, sample: m });
       else if (m.type === 'log' && m.level !== 'info') io.err(`headroom: ${m.message}\n`);
+      else if (m.type === 'event' && m.event === 'oom' && typeof m.device === 'number') {
+        probe ??= chooseProbe(() => loadAddon(join(__dirname, '..')), runSmi);
+        const at = { t: m.t, device: m.device, run: [...pids] };
+        readings.push(probe.then((pr) => recordGpuAtOom(pr, runDir, at)));
+      }
     },
     disconnect: (s) => {
       for (const k of latest.keys()) if (k.startsWith(`${s.id}/`)) latest.delete(k);
     },
   });
   const plan = planRun({ script, runsDir, agentDir: agentDir(), socket: server.address, token: server.token, settings });
+  runDir = plan.runDir;
   mkdirSync(plan.runDir, { recursive: true });
   writeFileSync(
     join(plan.runDir, 'launch.json'),
@@ -118,6 +134,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   clearInterval(tick);
   if (tty) process.stderr.write('\r\x1b[K');
   await server.close();
+  await Promise.all(readings);
 
   try {
     const run = readRun(plan.runDir);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { At, DeviceAnalysis } from '../core/analysis/analyze';
 import type { CallWindow } from '../core/analysis/backward';
-import { deviceTotalBeside } from '../core/run/deviceTotal';
+import { deviceFactsBeside } from '../core/run/deviceFacts';
 import { doctorFor } from '../core/diagnose/doctor';
 import type { SnapshotErrorCode } from '../core/errors';
 import type { FromWebview, ToWebview } from '../core/protocol';
@@ -77,7 +77,7 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
 /** The summary page's message (report and doctor) and what its buttons and links do: shared by the panel and the snapshot editor. */
 export function summaryFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string }): { message: ToWebview; onMessage: (m: FromWebview) => void } {
   const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
-  const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceTotalBeside(c.path, c.analysis.device)) };
+  const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)) };
   const onMessage = (m: FromWebview): void => {
     if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
     else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);

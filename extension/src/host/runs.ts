@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
+import { recordGpuAtOom } from '../core/gpu/atOom';
+import type { GpuProbe } from '../core/gpu/types';
 import { planRun } from '../core/run/launch';
 import type { AgentEvent, Sample } from '../core/run/protocol';
 import { readRun, recordExit } from '../core/run/runFolder';
@@ -26,6 +28,8 @@ export interface LiveRun {
   dir: string;
   server: RunServer;
   execution?: vscode.TaskExecution;
+  /** Every agent's pid so far (the run's own processes on the GPU). */
+  pids: Set<number>;
   /** Latest sample per agent stream and device. */
   latest: Map<string, { rank: number | null; pid: number; sample: Sample }>;
   /** Every sample per stream key, oldest first (capped), for the live timeline. */
@@ -61,6 +65,8 @@ export class RunController implements vscode.Disposable {
     private readonly onFinished: (run: FinishedRun) => void,
     /** A snapshot the running workload wrote (a new peak, a capture, an OOM). */
     private readonly onSnapshot: (run: LiveRun, path: string, kind: string) => void = () => undefined,
+    /** The GPU source, read at an OOM to record who else held the device. */
+    private readonly gpus?: () => Promise<GpuProbe>,
   ) {
     this.subs.push(this.changed, vscode.tasks.onDidEndTaskProcess((e) => void this.ended(e)));
   }
@@ -81,11 +87,18 @@ export class RunController implements vscode.Disposable {
     if (!(await checkInterpreter(interp, await probe(interp, cwd)))) return false;
 
     const runsDir = isAbsolute(config.runsFolder) ? config.runsFolder : join(cwd, config.runsFolder);
-    const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, latest: new Map(), history: new Map(), events: [], peak: 0, started: Date.now() };
+    const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, pids: new Set(), latest: new Map(), history: new Map(), events: [], peak: 0, started: Date.now() };
     run.server = await RunServer.listen({
-      connect: (s) => this.log.info(`agent connected: pid ${s.hello.pid}${s.hello.rank !== null ? `, rank ${s.hello.rank}` : ''}`),
+      connect: (s) => {
+        run.pids.add(s.hello.pid);
+        this.log.info(`agent connected: pid ${s.hello.pid}${s.hello.rank !== null ? `, rank ${s.hello.rank}` : ''}`);
+      },
       message: (s, m) => {
         if (m.type === 'event' && LIVE_EVENTS.has(m.event) && run.events.length < HISTORY_CAP) run.events.push(m);
+        if (m.type === 'event' && m.event === 'oom' && typeof m.device === 'number' && this.gpus && run.dir) {
+          const at = { t: m.t, device: m.device, run: [...run.pids] };
+          void this.gpus().then((probe) => recordGpuAtOom(probe, run.dir, at));
+        }
         if (m.type === 'sample') {
           const key = `${s.id}/${m.device}`;
           run.latest.set(key, { rank: s.hello.rank, pid: s.hello.pid, sample: m });

@@ -1,13 +1,26 @@
 """A non-PyTorch OOM, run under Headroom (`headroom run -- python3 non_pytorch_oom.py TRUTH`): 60 % of
 the device is taken outside PyTorch (cuMemAlloc through the driver, as another framework or library
 would), then PyTorch allocates 1 GiB tensors until one fails. TRUTH gets the figures at the OOM:
-NVML's device-used (torch.cuda.device_memory_used), the device total, PyTorch's reserved and the
-bytes allocated outside it, and PyTorch's message."""
+NVML's device-used (torch.cuda.device_memory_used), the device total, PyTorch's reserved, the
+bytes allocated outside it, every process on the GPU (pynvml) and PyTorch's message. Started beside
+another process that holds memory, the run's gpu-at-oom.jsonl should name that one."""
 import ctypes
 import json
+import os
 import sys
 
 import torch
+
+def processes():
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        h = pynvml.nvmlDeviceGetHandleByIndex(0)
+        return [{"pid": p.pid, "used": p.usedGpuMemory} for p in pynvml.nvmlDeviceGetComputeRunningProcesses(h)]
+    except Exception as e:  # no pynvml: the truth says so
+        return repr(e)
+
 
 if __name__ == "__main__":
     truth_path = sys.argv[1]
@@ -31,8 +44,9 @@ if __name__ == "__main__":
             "free": int(torch.cuda.mem_get_info(0)[0]),
             "reserved": int(torch.cuda.memory_reserved(0)),
             "allocated": int(torch.cuda.memory_allocated(0)),
+            "processes": processes(),
         }
     with open(truth_path, "w") as f:
-        json.dump({"device_name": torch.cuda.get_device_name(0), "torch_version": torch.__version__, "total": total, "outside_bytes": outside, "tensors": len(held), "message": message, **figures}, f, indent=1)
+        json.dump({"pid": os.getpid(), "device_name": torch.cuda.get_device_name(0), "torch_version": torch.__version__, "total": total, "outside_bytes": outside, "tensors": len(held), "message": message, **figures}, f, indent=1)
     del held
     cuda.cuMemFree_v2(ptr)

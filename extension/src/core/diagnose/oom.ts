@@ -6,6 +6,7 @@ import { liveAt } from '../analysis/replay';
 import { formatBytes } from '../format';
 import { FrameKind } from '../analysis/userCode';
 import type { OomMessage } from '../oomMessage';
+import type { DeviceFacts } from '../run/deviceFacts';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases, categorize, CATEGORY_LABELS } from '../timeline/categories';
 import { allocatorStateAt, poolSummaries } from '../timeline/segments';
@@ -62,6 +63,8 @@ export interface OomDiagnosis {
   topLines: { file: string; line: number; name: string; bytes: number }[];
   /** Device used − PyTorch's reserved at the OOM, when known (message, or a snapshot with the device's total). */
   outsideBytes?: number;
+  /** Other processes on the GPU at the OOM (a run's NVML reading, or the message's list). */
+  others?: { pid: number; used: number | null }[];
   /** Linear model of the need vs the batch at the OOM (demand, snapshots only). */
   batch?: BatchEstimate;
   remedies: Remedy[];
@@ -121,7 +124,12 @@ function blocksBetweenHoles(state: AllocatorState, pool: string): number[] {
 
 const raiseCap = (free: number): Remedy => ({ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(free)} of the device becomes usable` });
 
-const freeDevice = (outside: number): Remedy => ({ id: 'free-device', title: 'Free the device', change: 'stop the other processes on this GPU, or release other frameworks’ memory (TensorFlow, JAX, CuPy pools) in this one', effect: `up to ${formatBytes(outside)} for PyTorch` });
+const freeDevice = (outside: number, others: { pid: number; used: number | null }[] = []): Remedy => ({
+  id: 'free-device',
+  title: 'Free the device',
+  change: `stop the other processes on this GPU${others.length ? ` (${others.map((p) => `pid ${p.pid}`).join(', ')})` : ''}, or release other frameworks’ memory (TensorFlow, JAX, CuPy pools) in this one`,
+  effect: `up to ${formatBytes(outside)} for PyTorch`,
+});
 
 /** From the message alone (pasted, or found in a terminal). */
 export function diagnoseMessage(m: OomMessage): OomDiagnosis {
@@ -147,8 +155,9 @@ export function diagnoseMessage(m: OomMessage): OomDiagnosis {
       ...base,
       kind: 'non-pytorch',
       outsideBytes: outside,
+      others: m.processes.flatMap((p) => (p.pid === null ? [] : [{ pid: p.pid, used: p.usedBytes }])),
       why: `${formatBytes(outside)} of the ${formatBytes(m.totalBytes)} device is outside PyTorch's allocator (${nonPyTorch !== undefined ? `${formatBytes(nonPyTorch)} in this process beside PyTorch` : 'this process: unknown'}${others ? `, ${formatBytes(others)} in other processes` : ''}).`,
-      remedies: [freeDevice(outside)],
+      remedies: [freeDevice(outside, m.processes.flatMap((p) => (p.pid === null ? [] : [{ pid: p.pid, used: p.usedBytes }])))],
     };
   return { ...base, kind: 'demand', why: `The live tensors need more: PyTorch has ${formatBytes(m.allocatedBytes ?? 0)} allocated and only ${formatBytes(unalloc ?? 0)} reserved but unused, and the request is ${formatBytes(tried)}.`, remedies: demandRemedies(tried, { categories: [], topLines: [], ...(m.totalBytes !== undefined ? { deviceTotal: m.totalBytes } : {}) }) };
 }
@@ -207,9 +216,11 @@ function demandRemedies(tried: number, { categories, topLines, batch, holder, de
 
 /**
  * From a snapshot with an OOM: the allocator's segments as they were at the OOM event, and the live
- * tensors then. `deviceTotal` (from the run folder's samples) lets it see memory outside PyTorch.
+ * tensors then. The device's facts from a run folder (its total, the other processes at the OOM)
+ * let it see memory outside PyTorch.
  */
-export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, deviceTotal?: number): OomDiagnosis {
+export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, device: DeviceFacts = {}): OomDiagnosis {
+  const deviceTotal = device.totalBytes;
   const request = oom.requestedBytes;
   const state = allocatorStateAt(s, a, oom.index);
   const pools: PoolFree[] = poolSummaries(state).map((p) => ({ pool: p.pool, poolId: p.poolId, segments: p.segments, reservedBytes: p.reserved, freeBytes: p.free, largestFreeBytes: p.largestFree }));
@@ -244,13 +255,17 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
   // Device used − reserved at the OOM: the CUDA context, other libraries in this process, other processes.
   const reserved = state.segments.reduce((x, g) => x + g.size, 0);
   const outside = deviceTotal !== undefined ? deviceTotal - oom.deviceFreeBytes - reserved : 0;
+  const t = a.replay.timeUs[oom.index];
+  const others = device.othersAt?.(t === undefined || Number.isNaN(t) ? null : t) ?? [];
+  const listed = others.length ? `; other processes on the GPU then: ${others.map((p) => `pid ${p.pid} (${p.used === null ? 'size not reported' : formatBytes(p.used)})`).join(', ')}` : '';
   if (deviceTotal !== undefined && outside >= deviceTotal / 4)
     return {
       ...base,
       kind: 'non-pytorch',
       outsideBytes: outside,
-      why: `${formatBytes(outside)} of the ${formatBytes(deviceTotal)} device was outside PyTorch's allocator at the OOM (device used − reserved: the CUDA context, other libraries and other processes); PyTorch had ${formatBytes(reserved)} reserved, ${held}.`,
-      remedies: [freeDevice(outside), ...demandRemedies(request, { categories, topLines, batch, holder, deviceTotal })],
+      others,
+      why: `${formatBytes(outside)} of the ${formatBytes(deviceTotal)} device was outside PyTorch's allocator at the OOM (device used − reserved: the CUDA context, other libraries and other processes${listed}); PyTorch had ${formatBytes(reserved)} reserved, ${held}.`,
+      remedies: [freeDevice(outside, others), ...demandRemedies(request, { categories, topLines, batch, holder, deviceTotal })],
     };
   return { ...base, ...(deviceTotal !== undefined ? { outsideBytes: outside } : {}), kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, { categories, topLines, batch, holder, deviceTotal }) };
 }

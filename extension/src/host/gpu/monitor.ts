@@ -1,36 +1,10 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { ProcessHistory } from '../../core/gpu/history';
 import { chooseProbe, sourceLabel } from '../../core/gpu/probe';
-import type { NvmlAddon, SmiRunner } from '../../core/gpu/probe';
+import { loadAddon, runSmi } from '../../core/gpu/sources';
 import type { GpuProbe, GpuResult } from '../../core/gpu/types';
 
 const POLL_MS = 1000;
-
-/** The addon for this platform: in a platform VSIX, else a development build; an Error says why not. */
-export function loadAddon(extensionPath: string): NvmlAddon | Error {
-  const candidates = [join(extensionPath, 'dist', 'native', `${process.platform}-${process.arch}`, 'headroom_nvml.node'), join(extensionPath, 'native', 'build', 'Release', 'headroom_nvml.node')];
-  const path = candidates.find((p) => existsSync(p));
-  if (!path) return new Error(`no addon for ${process.platform}-${process.arch} in this package (the universal VSIX has none)`);
-  try {
-    // A plain require at run time: esbuild leaves it alone, and a broken binary is caught here.
-    const addon = (module.require as (p: string) => NvmlAddon)(path);
-    addon.available(); // smoke test: a binary that loads but cannot run fails here, not later
-    return addon;
-  } catch (e) {
-    return e instanceof Error ? e : new Error(String(e));
-  }
-}
-
-const runSmi: SmiRunner = (args) =>
-  new Promise((resolve) => {
-    execFile('nvidia-smi', args, { timeout: 5000, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) resolve({ ok: false, reason: `${(stderr || stdout || err.message).trim()}` });
-      else resolve({ ok: true, stdout });
-    });
-  });
 
 /**
  * Device memory as the driver sees it, polled once a second while something shows it (a run's

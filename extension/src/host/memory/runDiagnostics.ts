@@ -5,7 +5,7 @@ import type { RunEvidence } from '../../core/diagnose/evidence';
 import { detectLeaks } from '../../core/diagnose/leaks';
 import type { LeakReport } from '../../core/diagnose/leaks';
 import { diagnoseSnapshot } from '../../core/diagnose/oom';
-import { deviceTotalBeside } from '../../core/run/deviceTotal';
+import { deviceFactsBeside } from '../../core/run/deviceFacts';
 import { formatBytes } from '../../core/format';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
@@ -74,7 +74,7 @@ export class RunDiagnostics implements vscode.Disposable {
     const a = c.analysis;
     const leak = detectLeaks(s, a);
     const ran = linesRanByFile(s, a);
-    const ooms = a.ooms.map((o) => ({ o, d: diagnoseSnapshot(s, a, o, deviceTotalBeside(c.path, a.device)), frame: [...s.stacks.get(o.stack)].find((f) => a.classifier.kind(f) === FrameKind.User) }));
+    const ooms = a.ooms.map((o) => ({ o, d: diagnoseSnapshot(s, a, o, deviceFactsBeside(c.path, a.device)), frame: [...s.stacks.get(o.stack)].find((f) => a.classifier.kind(f) === FrameKind.User) }));
     const paths = new Set([...ran.keys(), ...leak.lines.map((l) => l.file), ...ooms.flatMap((x) => (x.frame === undefined ? [] : [s.frames.fileOf(x.frame)]))]);
     const local = await this.mapping.resolve([...paths], false);
     if (this.view.current !== c) return; // another snapshot came meanwhile

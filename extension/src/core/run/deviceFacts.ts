@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { othersAtOom } from '../gpu/atOom';
 
 /**
  * The device's total memory as CUDA reported it during the run a snapshot belongs to (the agent's
@@ -32,4 +33,16 @@ function* records(path: string): Generator<Record<string, unknown>> {
       // A torn last line (a killed process) or a blank one.
     }
   }
+}
+
+/** What a snapshot in a run folder can learn about its device beyond the allocator. */
+export interface DeviceFacts {
+  totalBytes?: number;
+  /** Other processes on the device near a time (µs), as the run recorded them at its OOMs. */
+  othersAt?: (timeUs: number | null) => { pid: number; used: number | null }[];
+}
+
+export function deviceFactsBeside(snapshotPath: string, device: number): DeviceFacts {
+  const totalBytes = deviceTotalBeside(snapshotPath, device);
+  return { ...(totalBytes !== undefined ? { totalBytes } : {}), othersAt: (t) => othersAtOom(snapshotPath, device, t) };
 }

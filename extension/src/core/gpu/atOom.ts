@@ -1,0 +1,55 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { GpuProbe, GpuSnapshot } from './types';
+
+/** The driver's view of the GPUs when a run's process ran out of memory: who else held the device. */
+export interface GpuAtOom {
+  /** The agent's OOM event time (µs since the epoch). */
+  t: number;
+  /** The torch device that ran out (NVML's index of the same number). */
+  device: number;
+  /** The run's own processes (every agent so far): not "other processes". */
+  run: number[];
+  reading: GpuSnapshot;
+}
+
+export const GPU_AT_OOM = 'gpu-at-oom.jsonl';
+
+/**
+ * Reads the GPUs and appends what they held to the run folder. Never throws: a driver that fails is
+ * a missing line, not a broken run.
+ */
+export async function recordGpuAtOom(probe: GpuProbe, dir: string, at: Omit<GpuAtOom, 'reading'>): Promise<void> {
+  try {
+    const r = await probe.read();
+    if (r.ok) appendFileSync(join(dir, GPU_AT_OOM), `${JSON.stringify({ ...at, reading: r.snapshot } satisfies GpuAtOom)}\n`);
+  } catch {
+    // the run folder went away, or the disk is full: the doctor does without
+  }
+}
+
+/** Processes on the device that are not the run's, with what they held, from the reading nearest the OOM. */
+export function othersAtOom(snapshotPath: string, device: number, oomTimeUs: number | null): { pid: number; used: number | null }[] {
+  let best: GpuAtOom | undefined;
+  for (const dir of [dirname(snapshotPath), dirname(dirname(snapshotPath))]) {
+    let text = '';
+    try {
+      text = readFileSync(join(dir, GPU_AT_OOM), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n')) {
+      let e: GpuAtOom;
+      try {
+        e = JSON.parse(line) as GpuAtOom;
+      } catch {
+        continue;
+      }
+      if (e?.device !== device || !Array.isArray(e.reading?.devices)) continue;
+      if (!best || (oomTimeUs !== null && Math.abs(e.t - oomTimeUs) < Math.abs(best.t - oomTimeUs))) best = e;
+    }
+    if (best) break;
+  }
+  const gpu = best?.reading.devices.find((d) => d.index === device);
+  return gpu ? gpu.processes.filter((p) => !best!.run.includes(p.pid)) : [];
+}
