@@ -165,11 +165,7 @@ describe('the OOM doctor in the editor', () => {
     // The editors follow the instant the timeline shows: decorations say `at event #N`.
     await s.workbench.runCommand('View: Focus First Editor Group');
     await s.workbench.openFile('leaks.py');
-    let decos = await s.editor.afterDecorations();
-    for (let i = 0; i < 50 && !decos.some((d) => d.text.includes(`at event #${at}`)); i++) {
-      await s.page.waitForTimeout(200);
-      decos = await s.editor.afterDecorations();
-    }
+    const decos = await s.editor.afterDecorationsWith(`at event #${at}`);
     assert.ok(decos.some((d) => d.text.includes(`at event #${at}`)), JSON.stringify(decos));
   });
 

@@ -154,11 +154,7 @@ describe('memory timeline', () => {
     const best = expected.lines.filter((l) => l.file.endsWith('/train.py')).reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
     await s.workbench.runCommand('View: Focus First Editor Group');
     await s.workbench.openFile('train.py');
-    let decos = await s.editor.afterDecorations();
-    for (let i = 0; i < 50 && !decos.some((d) => d.text.includes(`at event #${at}`)); i++) {
-      await s.page.waitForTimeout(200);
-      decos = await s.editor.afterDecorations();
-    }
+    const decos = await s.editor.afterDecorationsWith(`at event #${at}`);
     const line = decos.find((d) => d.line === best.line);
     assert.ok(line, `a decoration on line ${best.line}: ${JSON.stringify(decos)}`);
     assert.match(line.text, new RegExp(`at event #${at}`));

@@ -48,6 +48,16 @@ export class Editor {
     });
   }
 
+  /** The after-line decorations once one of them contains `text` (or as they are after ~10 s). */
+  async afterDecorationsWith(text: string): Promise<LineDecoration[]> {
+    let decos = await this.afterDecorations();
+    for (let i = 0; i < 50 && !decos.some((d) => d.text.includes(text)); i++) {
+      await this.page.waitForTimeout(200);
+      decos = await this.afterDecorations();
+    }
+    return decos;
+  }
+
   /** Hovers line `line`'s text and returns the hover widget's text. */
   async hover(line: number): Promise<string> {
     await this.goToLine(line);
