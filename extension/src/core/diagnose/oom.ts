@@ -10,7 +10,10 @@ import type { DeviceFacts } from '../run/deviceFacts';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases, categorize, CATEGORY_LABELS } from '../timeline/categories';
 import { allocatorStateAt, poolSummaries } from '../timeline/segments';
-import type { AllocatorState } from '../timeline/segments';
+import { activationHolder, batchEstimate } from './need';
+import type { BatchEstimate } from './need';
+import { blocksBetweenHoles, demandRemedies, expandable, freeDevice, maxSplit, MiB, raiseCap } from './remedies';
+import type { Remedy } from './remedies';
 import { segmentMap } from './segmentMap';
 import type { SegmentMapRow } from '../protocol';
 
@@ -23,30 +26,6 @@ import type { SegmentMapRow } from '../protocol';
  *  - demand: the live tensors need it (the top lines say which).
  */
 export type OomKind = 'fragmentation' | 'cap' | 'non-pytorch' | 'demand';
-
-export interface Remedy {
-  id: 'expandable-segments' | 'max-split-size' | 'checkpoint' | 'autocast' | 'smaller-batch' | 'zero-grad-none' | 'memory-cap' | 'reproduce-cap' | 'free-device';
-  title: string;
-  /** What it changes, concretely. */
-  change: string;
-  /** What to expect, from the figures. */
-  effect: string;
-  /** PYTORCH_CUDA_ALLOC_CONF entries a re-run would set. */
-  allocConf?: Record<string, string>;
-  /** A per-process cap (GiB) a re-run would set: the device that ran out, on a bigger one. */
-  capGib?: number;
-  /** The line to change, when the remedy names one. */
-  line?: { file: string; line: number };
-}
-
-/** A user line whose calls into torch.nn modules made activations live at the OOM. */
-interface ActivationHolder {
-  file: string;
-  line: number;
-  bytes: number;
-  blocks: number;
-  largest: number;
-}
 
 export interface OomDiagnosis {
   kind: OomKind;
@@ -69,67 +48,6 @@ export interface OomDiagnosis {
   batch?: BatchEstimate;
   remedies: Remedy[];
 }
-
-/**
- * Need ≈ fixed + scaled × (batch / current batch): what the failing iteration created (its inputs,
- * its forward so far, the request) scales with the batch; what was there before it (parameters,
- * optimizer state, caches) does not. The need is seen only up to the OOM, so it is a lower bound
- * and `fraction` an upper bound on the batch that fits.
- */
-export interface BatchEstimate {
-  fixedBytes: number;
-  scaledBytes: number;
-  /** What PyTorch could have had: live + reserved-unallocated + free on the device. */
-  availableBytes: number;
-  /** The largest share of the current batch whose need up to this point fits. */
-  fraction: number;
-}
-
-const MiB = 2 ** 20;
-const expandable: Remedy = {
-  id: 'expandable-segments',
-  title: 'Re-run with expandable_segments:True',
-  change: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: segments grow in place instead of new ones being carved, so freed pieces join up',
-  effect: 'the free pieces can serve the request',
-  allocConf: { expandable_segments: 'True' },
-};
-
-/**
- * max_split_size_mb:N keeps blocks above N MiB whole: requests up to N still split cached blocks,
- * bigger ones no longer find their room cut up by them. From the segment map: N is the power of two
- * just above the blocks that sit between the holes (they keep their way of being served), below the
- * request; from a message alone, half the request. PyTorch wants N > 20.
- */
-function maxSplit(requestBytes: number, between: number[] = []): Remedy {
-  const below = between.filter((b) => b < requestBytes);
-  let n = 32;
-  while (below.length && n * MiB < Math.max(...below)) n *= 2;
-  if (!below.length || n * MiB >= requestBytes) n = Math.max(21, Math.floor(requestBytes / MiB / 2));
-  const kept = below.length ? `the ${formatBytes(Math.max(...below))} blocks between the holes still split as before; ` : '';
-  return {
-    id: 'max-split-size',
-    title: `Re-run with max_split_size_mb:${n}`,
-    change: `PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:${n}: cached blocks above ${n} MiB are not split for smaller requests`,
-    effect: `${kept}a ${formatBytes(requestBytes)} request finds whole blocks instead of split remainders`,
-    allocConf: { max_split_size_mb: String(n) },
-  };
-}
-
-/** Sizes of the allocated blocks in the segments of a pool that have holes (what cut them up). */
-function blocksBetweenHoles(state: AllocatorState, pool: string): number[] {
-  return state.segments
-    .filter((g) => g.pool === pool && g.poolId[0] === 0 && g.poolId[1] === 0 && g.blocks.some((b) => b.state === 'free'))
-    .flatMap((g) => g.blocks.filter((b) => b.state !== 'free').map((b) => b.size));
-}
-
-const raiseCap = (free: number): Remedy => ({ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(free)} of the device becomes usable` });
-
-const freeDevice = (outside: number, others: { pid: number; used: number | null }[] = []): Remedy => ({
-  id: 'free-device',
-  title: 'Free the device',
-  change: `stop the other processes on this GPU${others.length ? ` (${others.map((p) => `pid ${p.pid}`).join(', ')})` : ''}, or release other frameworks’ memory (TensorFlow, JAX, CuPy pools) in this one`,
-  effect: `up to ${formatBytes(outside)} for PyTorch`,
-});
 
 /** From the message alone (pasted, or found in a terminal). */
 export function diagnoseMessage(m: OomMessage): OomDiagnosis {
@@ -160,58 +78,6 @@ export function diagnoseMessage(m: OomMessage): OomDiagnosis {
       remedies: [freeDevice(outside, m.processes.flatMap((p) => (p.pid === null ? [] : [{ pid: p.pid, used: p.usedBytes }])))],
     };
   return { ...base, kind: 'demand', why: `The live tensors need more: PyTorch has ${formatBytes(m.allocatedBytes ?? 0)} allocated and only ${formatBytes(unalloc ?? 0)} reserved but unused, and the request is ${formatBytes(tried)}.`, remedies: demandRemedies(tried, { categories: [], topLines: [], ...(m.totalBytes !== undefined ? { deviceTotal: m.totalBytes } : {}) }) };
-}
-
-/** What the demand remedies are computed from (the snapshot's figures; a message gives none). */
-interface DemandFacts {
-  categories: { category: string; bytes: number }[];
-  topLines: OomDiagnosis['topLines'];
-  batch?: BatchEstimate;
-  /** The line whose module calls made the most of the activations live at the OOM. */
-  holder?: ActivationHolder;
-  /** The memory of the device that ran out, when known. */
-  deviceTotal?: number;
-}
-
-function demandRemedies(tried: number, { categories, topLines, batch, holder, deviceTotal }: DemandFacts): Remedy[] {
-  // An OOM in a forward has no backward after it to show which tensors were saved for it: what the
-  // failing iteration made in module calls before the request stands for its activations.
-  const act = Math.max(categories.find((c) => c.category === 'activations')?.bytes ?? 0, batch && holder ? batch.scaledBytes - tried : 0);
-  const grads = categories.find((c) => c.category === 'gradients')?.bytes ?? 0;
-  const out: Remedy[] = [];
-  if (act > 0) {
-    const top = holder ?? topLines[0];
-    out.push({
-      id: 'checkpoint',
-      title: 'Checkpoint the layers holding the activations',
-      change: `wrap the blocks whose forward saves activations${top ? ` (the top holder: ${top.file}:${top.line})` : ''} in torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`,
-      // Checkpointed blocks keep their inputs and recompute one block at a time in backward.
-      effect: holder
-        ? `the module calls at ${holder.file}:${holder.line} hold ${formatBytes(holder.bytes)} of activations at the OOM in ${holder.blocks} tensors; checkpointing them is expected to free ≈${formatBytes(holder.bytes - holder.largest)} (all but the largest, ${formatBytes(holder.largest)}, recomputed in backward)`
-        : `most of the ${formatBytes(act)} of activations live at the OOM is recomputed in backward instead of kept`,
-      ...(top ? { line: { file: top.file, line: top.line } } : {}),
-    });
-    out.push({ id: 'autocast', title: 'Run the forward under autocast', change: 'torch.autocast("cuda", dtype=torch.bfloat16) around the forward pass', effect: `activations in 16 bits: about half of ${formatBytes(act)}` });
-  }
-  const pct = batch ? Math.floor(batch.fraction * 100) : 0;
-  out.push(
-    batch && pct > 0 && pct < 100
-      ? {
-          id: 'smaller-batch',
-          title: `Reduce the batch size below ${pct}%`,
-          change: `a batch under ${pct}% of the current one (or micro-batches with gradient accumulation): need ≈ ${formatBytes(batch.fixedBytes)} fixed + ${formatBytes(batch.scaledBytes)} × new/current batch up to the OOM`,
-          effect: `at ${pct}% that part fits in the ${formatBytes(batch.availableBytes)} PyTorch could have; the rest of the iteration needs more, so go lower`,
-        }
-      : { id: 'smaller-batch', title: 'Reduce the batch size', change: 'a smaller batch (or gradient accumulation over micro-batches)', effect: `activations scale with the batch; the ${formatBytes(tried)} request shrinks with it` },
-  );
-  if (grads > 0) out.push({ id: 'zero-grad-none', title: 'zero_grad(set_to_none=True)', change: 'optimizer.zero_grad(set_to_none=True) (the default since torch 2.0)', effect: `the ${formatBytes(grads)} of gradients is freed between steps instead of zeroed in place` });
-  const cap = deviceTotal !== undefined ? Math.floor((deviceTotal / 2 ** 30) * 100) / 100 : undefined;
-  out.push(
-    cap
-      ? { id: 'reproduce-cap', title: `Reproduce under a ${cap} GiB cap`, change: `a per-process memory cap of ${cap} GiB, the device that ran out (headroom.run.capGib for one run)`, effect: 'the same OOM on any bigger GPU, to try the fixes above where it is quick', capGib: cap }
-      : { id: 'reproduce-cap', title: 'Reproduce on a smaller GPU', change: 'a per-process memory cap (headroom.run.capGib) of the size of the GPU that ran out', effect: 'the same OOM on a bigger GPU, to try fixes quickly' },
-  );
-  return out;
 }
 
 /**
@@ -268,55 +134,6 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
       remedies: [freeDevice(outside, others), ...demandRemedies(request, { categories, topLines, batch, holder, deviceTotal })],
     };
   return { ...base, ...(deviceTotal !== undefined ? { outsideBytes: outside } : {}), kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, { categories, topLines, batch, holder, deviceTotal }) };
-}
-
-const FIXED = new Set(['parameters', 'gradients', 'optimizer state']);
-const MODULE_CALL = /torch\/nn\/modules\/module\.py$/;
-
-/** Where the failing iteration began: after the last backward pass that ended before the OOM (else the trace's start). */
-function iterationStart(ends: Int32Array, oom: OomEvent): number {
-  let begin = -1;
-  for (const i of ends) if (i <= oom.index && i > begin) begin = i;
-  return begin;
-}
-
-/**
- * Activations live at the OOM (saved for a backward, or made by the failing iteration's forward),
- * made inside a torch.nn module call, grouped by the user line that made the call: the most.
- */
-function activationHolder(s: Snapshot, a: DeviceAnalysis, live: Int32Array, cats: Uint8Array, ends: Int32Array, oom: OomEvent): ActivationHolder | undefined {
-  const e = a.replay.elements;
-  const begin = iterationStart(ends, oom);
-  const by = new Map<number, ActivationHolder>();
-  for (const k of live) {
-    const cat = CATEGORY_LABELS[cats[k]!]!;
-    if (cat !== 'activations' && (FIXED.has(cat) || e.alloc[k]! < Math.max(0, begin))) continue;
-    const frames = [...s.stacks.get(e.stack[k]!)];
-    if (!frames.some((f) => MODULE_CALL.test(s.frames.fileOf(f)))) continue;
-    const f = frames.find((x) => a.classifier.kind(x) === FrameKind.User);
-    if (f === undefined) continue;
-    const h = by.get(f) ?? { file: s.frames.fileOf(f), line: s.frames.lineOf(f), bytes: 0, blocks: 0, largest: 0 };
-    h.bytes += e.size[k]!;
-    h.blocks++;
-    h.largest = Math.max(h.largest, e.size[k]!);
-    by.set(f, h);
-  }
-  return [...by.values()].sort((x, y) => y.bytes - x.bytes)[0];
-}
-
-/** Split the need at the OOM into what the failing iteration made (scales with the batch) and the rest. */
-function batchEstimate(a: DeviceAnalysis, live: Int32Array, cats: Uint8Array, ends: Int32Array, oom: OomEvent, unallocated: number): BatchEstimate {
-  const e = a.replay.elements;
-  const begin = iterationStart(ends, oom);
-  let fixed = 0;
-  let scaled = oom.requestedBytes;
-  for (const k of live) {
-    const mine = e.alloc[k]! >= begin && e.alloc[k]! >= 0 && !FIXED.has(CATEGORY_LABELS[cats[k]!]!);
-    if (mine) scaled += e.size[k]!;
-    else fixed += e.size[k]!;
-  }
-  const availableBytes = fixed + scaled - oom.requestedBytes + unallocated + oom.deviceFreeBytes;
-  return { fixedBytes: fixed, scaledBytes: scaled, availableBytes, fraction: scaled > 0 ? Math.max(0, (availableBytes - fixed) / scaled) : 1 };
 }
 
 /** The doctor's report as text (the CLI's --explain-oom and the report page share it). */
