@@ -31,7 +31,9 @@ export async function recordGpuAtOom(probe: GpuProbe, dir: string, at: Omit<GpuA
 /** Processes on the device that are not the run's, with what they held, from the reading nearest the OOM. */
 export function othersAtOom(snapshotPath: string, device: number, oomTimeUs: number | null): { pid: number; used: number | null }[] {
   let best: GpuAtOom | undefined;
-  for (const dir of [dirname(snapshotPath), dirname(dirname(snapshotPath))]) {
+  // A rank's folder (<run>-rank<r>, torchrun) sits beside the run's, where the reading is kept.
+  const own = dirname(snapshotPath);
+  for (const dir of new Set([own, own.replace(/-rank\d+(?:-restart\d+)?$/, '')])) {
     let text = '';
     try {
       text = readFileSync(join(dir, GPU_AT_OOM), 'utf8');
