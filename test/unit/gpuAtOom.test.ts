@@ -42,6 +42,12 @@ describe('GPU readings at an OOM', () => {
     assert.deepEqual(othersAtOom(join(dir, 'x.pickle'), 0, later.t), []);
   });
 
+  it('in another pid namespace (none of the run’s pids listed), no process is named: the run’s own could not be told apart', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-atoom-'));
+    writeFileSync(join(dir, GPU_AT_OOM), `${JSON.stringify({ ...reading, run: [12] })}\n`);
+    assert.deepEqual(othersAtOom(join(dir, 'x.pickle'), 0, reading.t), []);
+  });
+
   it('recording never throws: a failed read or a vanished folder writes nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-atoom-'));
     const at = { t: reading.t, device: 0, run: [1] };

@@ -53,5 +53,8 @@ export function othersAtOom(snapshotPath: string, device: number, oomTimeUs: num
     if (best) break;
   }
   const gpu = best?.reading.devices.find((d) => d.index === device);
-  return gpu ? gpu.processes.filter((p) => !best!.run.includes(p.pid)) : [];
+  // In a container with its own pid namespace the driver's pids are not the agents': with none of
+  // the run's pids listed, the run's own process cannot be told from the others, so none is named.
+  if (!gpu || !gpu.processes.some((p) => best!.run.includes(p.pid))) return [];
+  return gpu.processes.filter((p) => !best!.run.includes(p.pid));
 }
