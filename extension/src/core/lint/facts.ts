@@ -1,5 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { NodeIndex, anchored, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
+import { qualifyDotted } from './imports';
 
 /** Names that look like data to iterate over in a training or eval loop. */
 const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter/i;
@@ -206,10 +207,8 @@ function gatheredAfter(ids: readonly Node[], loop: Node, scope: Node): boolean {
 
 /** A dotted name's qualified form, through the file's imports (`th.cat` → torch.cat). */
 function qualifiedName(n: Node, dotted: string): string {
-  const ix = NodeIndex.of(n);
-  const head = dotted.split('.')[0]!;
-  const q = ix?.bindings?.get(head);
-  return q ? q + dotted.slice(head.length) : dotted;
+  const bindings = NodeIndex.of(n)?.bindings;
+  return (bindings && qualifyDotted(bindings, dotted)) ?? dotted;
 }
 
 /** Step loops that hold no step loop themselves: each statement belongs to exactly one of them. */

@@ -52,19 +52,23 @@ export function importStatements(root: Node): Node[] {
 
 const DOTTED = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
 
+/** A dotted name's qualified form through the imports (`th.cat` → torch.cat), if its head is imported. */
+export function qualifyDotted(bindings: ReadonlyMap<string, string>, dotted: string): string | undefined {
+  const dot = dotted.indexOf('.');
+  const head = dot < 0 ? dotted : dotted.slice(0, dot);
+  const base = bindings.get(head);
+  return base ? base + dotted.slice(head.length) : undefined;
+}
+
 /** The qualified name an expression spells (`F.cross_entropy` → torch.nn.functional.cross_entropy), if rooted in an import. */
-export function qualifier(bindings: Map<string, string>): (n: Node | null) => string | undefined {
+export function qualifier(bindings: ReadonlyMap<string, string>): (n: Node | null) => string | undefined {
   const q = (n: Node | null): string | undefined => {
     if (!n) return undefined;
     if (n.type === 'identifier') return bindings.get(n.text);
     if (n.type === 'attribute') {
       // A plain dotted name reads straight from its text (one lookup instead of a walk down the chain).
       const t = n.text;
-      if (DOTTED.test(t)) {
-        const dot = t.indexOf('.');
-        const base = bindings.get(t.slice(0, dot));
-        return base ? base + t.slice(dot) : undefined;
-      }
+      if (DOTTED.test(t)) return qualifyDotted(bindings, t);
       const base = q(n.childForFieldName('object'));
       const attr = n.childForFieldName('attribute')?.text;
       return base && attr ? `${base}.${attr}` : undefined;
