@@ -50,13 +50,19 @@ const TAIL = 256 * 1024;
 export function watchShellOutput(explanations: OomExplanations, window: ShellExecutionApi = vscode.window as ShellExecutionApi): vscode.Disposable | undefined {
   if (typeof window.onDidStartTerminalShellExecution !== 'function') return undefined;
   return window.onDidStartTerminalShellExecution(async ({ execution }) => {
-    let tail = '';
+    // Chunks kept whole, the oldest dropped past TAIL: a chatty training log costs no copying.
+    const chunks: string[] = [];
+    let kept = 0;
     try {
-      for await (const data of execution.read()) tail = (tail + data).slice(-TAIL);
+      for await (const data of execution.read()) {
+        chunks.push(data);
+        kept += data.length;
+        while (kept - chunks[0]!.length >= TAIL) kept -= chunks.shift()!.length;
+      }
     } catch {
       // A terminal killed mid-read: what came is still read below.
     }
-    const ms = parseOomMessages(tail.replace(ESCAPES, ''));
+    const ms = parseOomMessages(chunks.join('').slice(-TAIL).replace(ESCAPES, ''));
     if (!ms.length) return;
     const d = diagnoseMessage(ms.at(-1)!);
     const pick = await vscode.window.showWarningMessage(`CUDA out of memory in the terminal: ${d.kind} — ${d.why}`, 'Explain');
