@@ -2,7 +2,6 @@ import type { At, DeviceAnalysis } from './analysis/analyze';
 import { attributeAt, resolveAt } from './analysis/analyze';
 import type { Attribution, BucketKind } from './analysis/attribution';
 import type { Fragmentation } from './analysis/fragmentation';
-import { FrameKind } from './analysis/userCode';
 import type { Snapshot } from './snapshot/model';
 
 export interface FragmentationJson {
@@ -94,10 +93,8 @@ function fragmentationJson(f: Fragmentation): FragmentationJson {
 }
 
 function firstUserLine(s: Snapshot, a: DeviceAnalysis, stack: number): { file?: string; line?: number } {
-  for (const f of s.stacks.get(stack)) {
-    if (a.classifier.kind(f) === FrameKind.User) return { file: s.frames.fileOf(f), line: s.frames.lineOf(f) };
-  }
-  return {};
+  const f = a.classifier.firstUser(s.stacks.get(stack));
+  return f < 0 ? {} : { file: s.frames.fileOf(f), line: s.frames.lineOf(f) };
 }
 
 export function buildReport(s: Snapshot, a: DeviceAnalysis, at: At, top: number): { report: AnalyzeReport; attribution: Attribution } {

@@ -76,6 +76,12 @@ export class FrameClassifier {
     return k as FrameKind;
   }
 
+  /** The innermost user frame of a stack (innermost first), or -1. */
+  firstUser(frames: Iterable<number>): number {
+    for (const f of frames) if (this.kind(f) === FrameKind.User) return f;
+    return -1;
+  }
+
   private classify(frame: number): FrameKind {
     const file = this.frames.fileOf(frame);
     if (!file.endsWith('.py') || this.frames.lineOf(frame) <= 0) return FrameKind.Cpp;

@@ -1,5 +1,4 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
-import { FrameKind } from '../analysis/userCode';
 import { formatBytes } from '../format';
 import { Origin } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
@@ -65,12 +64,6 @@ export function theilSen(ys: readonly number[]): number {
   return median(slopes);
 }
 
-/** The innermost user frame of a stack, as a frame id (-1: none). */
-function userFrame(s: Snapshot, a: DeviceAnalysis, stack: number): number {
-  for (const f of s.stacks.get(stack)) if (a.classifier.kind(f) === FrameKind.User) return f;
-  return -1;
-}
-
 /** Where each of the trace's loops starts an iteration: one candidate per number of passes. */
 function loopsByLine(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
   const e = a.replay.elements;
@@ -78,7 +71,7 @@ function loopsByLine(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
   const byLine = new Map<string, number[]>();
   let previous = '';
   for (const k of order) {
-    const f = userFrame(s, a, e.stack[k]!);
+    const f = a.classifier.firstUser(s.stacks.get(e.stack[k]!));
     const key = f < 0 ? '' : `${s.frames.fileOf(f)}:${s.frames.lineOf(f)}`;
     // One visit per run of allocations from the same line (a forward allocates several tensors).
     if (key && key !== previous) byLine.set(key, [...(byLine.get(key) ?? []), e.alloc[k]!]);
@@ -129,7 +122,17 @@ function candidates(s: Snapshot, a: DeviceAnalysis, min: number, force?: LeakBas
   return out;
 }
 
+// The editor's diagnostics, the summary page and the CLI ask for the default report of one analysis.
+const defaults = new WeakMap<DeviceAnalysis, LeakReport>();
+
 export function detectLeaks(s: Snapshot, a: DeviceAnalysis, opts: LeakOptions = {}): LeakReport {
+  if (Object.keys(opts).length) return findLeaks(s, a, opts);
+  let r = defaults.get(a);
+  if (!r) defaults.set(a, (r = findLeaks(s, a, opts)));
+  return r;
+}
+
+function findLeaks(s: Snapshot, a: DeviceAnalysis, opts: LeakOptions): LeakReport {
   const warmup = opts.warmup ?? 2;
   const min = opts.minIterations ?? 6;
   const reports = candidates(s, a, min + warmup, opts.basis).map((c) => measure(s, a, c.basis, c.at, warmup, min, opts.minBytesPerIteration ?? 64 * 1024));
@@ -153,7 +156,7 @@ function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[],
   const lines = new Map<string, LeakLine & { sizes: number[] }>();
   for (let k = 0; k < e.count; k++) {
     if (e.origin[k] !== Origin.Trace || e.alloc[k]! <= from || e.alloc[k]! > to || e.free[k]! <= last) continue;
-    const f = userFrame(s, a, e.stack[k]!);
+    const f = a.classifier.firstUser(s.stacks.get(e.stack[k]!));
     if (f < 0) continue;
     // Frames of one line (several stacks) merge into the line.
     const key = `${s.frames.fileOf(f)}:${s.frames.lineOf(f)}`;

@@ -1,6 +1,5 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
 import type { OomEvent } from '../analysis/ooms';
-import { FrameKind } from '../analysis/userCode';
 import type { Snapshot } from '../snapshot/model';
 import { CATEGORY_LABELS } from '../timeline/categories';
 
@@ -51,10 +50,10 @@ export function activationHolder(s: Snapshot, a: DeviceAnalysis, live: Int32Arra
   for (const k of live) {
     const cat = CATEGORY_LABELS[cats[k]!]!;
     if (cat !== 'activations' && (FIXED.has(cat) || e.alloc[k]! < Math.max(0, begin))) continue;
-    const frames = [...s.stacks.get(e.stack[k]!)];
+    const frames = s.stacks.get(e.stack[k]!);
     if (!frames.some((f) => MODULE_CALL.test(s.frames.fileOf(f)))) continue;
-    const f = frames.find((x) => a.classifier.kind(x) === FrameKind.User);
-    if (f === undefined) continue;
+    const f = a.classifier.firstUser(frames);
+    if (f < 0) continue;
     const h = by.get(f) ?? { file: s.frames.fileOf(f), line: s.frames.lineOf(f), bytes: 0, blocks: 0, largest: 0 };
     h.bytes += e.size[k]!;
     h.blocks++;

@@ -86,7 +86,7 @@ export function diagnoseMessage(m: OomMessage): OomDiagnosis {
  * let it see memory outside PyTorch.
  */
 export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, device: DeviceFacts = {}): OomDiagnosis {
-  const deviceTotal = device.totalBytes;
+  const deviceTotal = device.total?.();
   const request = oom.requestedBytes;
   const state = allocatorStateAt(s, a, oom.index);
   const pools: PoolFree[] = poolSummaries(state).map((p) => ({ pool: p.pool, poolId: p.poolId, segments: p.segments, reservedBytes: p.reserved, freeBytes: p.free, largestFreeBytes: p.largestFree }));

@@ -35,14 +35,20 @@ function* records(path: string): Generator<Record<string, unknown>> {
   }
 }
 
-/** What a snapshot in a run folder can learn about its device beyond the allocator. */
+/**
+ * What a snapshot in a run folder can learn about its device beyond the allocator. Read on demand:
+ * only an OOM asks, and most snapshots have none.
+ */
 export interface DeviceFacts {
-  totalBytes?: number;
+  total?: () => number | undefined;
   /** Other processes on the device near a time (µs), as the run recorded them at its OOMs. */
   othersAt?: (timeUs: number | null) => { pid: number; used: number | null }[];
 }
 
 export function deviceFactsBeside(snapshotPath: string, device: number): DeviceFacts {
-  const totalBytes = deviceTotalBeside(snapshotPath, device);
-  return { ...(totalBytes !== undefined ? { totalBytes } : {}), othersAt: (t) => othersAtOom(snapshotPath, device, t) };
+  let total: { bytes: number | undefined } | undefined;
+  return {
+    total: () => (total ??= { bytes: deviceTotalBeside(snapshotPath, device) }).bytes,
+    othersAt: (t) => othersAtOom(snapshotPath, device, t),
+  };
 }

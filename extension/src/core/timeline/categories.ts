@@ -33,8 +33,19 @@ const MODULE_FILE = /torch\/nn\/modules\/[^/]+\.py$/;
 const MODULE_NAMES = new Set(['_apply', 'to', 'cuda', 'to_empty', '__init__', 'reset_parameters']);
 const OPTIM_FILE = /torch\/optim\//;
 
+type Phases = { readonly start: Int32Array; readonly end: Int32Array };
+// One analysis is asked by the timeline, the leak detector and the OOM doctor: computed once each.
+const phasesOf = new WeakMap<DeviceAnalysis, Phases>();
+const categoriesOf = new WeakMap<Phases, Uint8Array>();
+
 /** Backward passes as [start, end) event ranges: runs of backward allocations, ended by forward code. */
-export function backwardPhases(s: Snapshot, a: DeviceAnalysis): { start: Int32Array; end: Int32Array } {
+export function backwardPhases(s: Snapshot, a: DeviceAnalysis): Phases {
+  let p = phasesOf.get(a);
+  if (!p) phasesOf.set(a, (p = findPhases(s, a)));
+  return p;
+}
+
+function findPhases(s: Snapshot, a: DeviceAnalysis): Phases {
   const e = a.replay.elements;
   const n = a.replay.n;
   const starts: number[] = [];
@@ -79,7 +90,14 @@ function phaseAt(starts: Int32Array, i: number): number {
   return lo - 1;
 }
 
-export function categorize(s: Snapshot, a: DeviceAnalysis, phases: { start: Int32Array; end: Int32Array }): Uint8Array {
+/** Each replay element's category (read-only: shared by everyone who asks with the same phases). */
+export function categorize(s: Snapshot, a: DeviceAnalysis, phases: Phases): Uint8Array {
+  let c = categoriesOf.get(phases);
+  if (!c) categoriesOf.set(phases, (c = categorizeWith(s, a, phases)));
+  return c;
+}
+
+function categorizeWith(s: Snapshot, a: DeviceAnalysis, phases: Phases): Uint8Array {
   const e = a.replay.elements;
   const n = a.replay.n;
   const out = new Uint8Array(e.count);

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { FrameKind } from '../../core/analysis/userCode';
 import { linesRanByFile } from '../../core/diagnose/evidence';
 import type { RunEvidence } from '../../core/diagnose/evidence';
 import { detectLeaks } from '../../core/diagnose/leaks';
@@ -74,8 +73,9 @@ export class RunDiagnostics implements vscode.Disposable {
     const a = c.analysis;
     const leak = detectLeaks(s, a);
     const ran = linesRanByFile(s, a);
-    const ooms = a.ooms.map((o) => ({ o, d: diagnoseSnapshot(s, a, o, deviceFactsBeside(c.path, a.device)), frame: [...s.stacks.get(o.stack)].find((f) => a.classifier.kind(f) === FrameKind.User) }));
-    const paths = new Set([...ran.keys(), ...leak.lines.map((l) => l.file), ...ooms.flatMap((x) => (x.frame === undefined ? [] : [s.frames.fileOf(x.frame)]))]);
+    const facts = deviceFactsBeside(c.path, a.device);
+    const ooms = a.ooms.map((o) => ({ o, d: diagnoseSnapshot(s, a, o, facts), frame: a.classifier.firstUser(s.stacks.get(o.stack)) }));
+    const paths = new Set([...ran.keys(), ...leak.lines.map((l) => l.file), ...ooms.flatMap((x) => (x.frame < 0 ? [] : [s.frames.fileOf(x.frame)]))]);
     const local = await this.mapping.resolve([...paths], false);
     if (this.view.current !== c) return; // another snapshot came meanwhile
     this.evidence = { run: c.label, leak, local, ran };
@@ -88,7 +88,7 @@ export class RunDiagnostics implements vscode.Disposable {
       byFile.set(file, [...(byFile.get(file) ?? []), d]);
     };
     for (const { o, d, frame } of ooms) {
-      if (frame === undefined) continue;
+      if (frame < 0) continue;
       const remedies = d.remedies.map((r) => r.title).join('; ');
       add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `CUDA out of memory here (${d.kind}, event #${o.index}): ${d.why} Remedies: ${remedies}.`, vscode.DiagnosticSeverity.Error), { index: o.index, what: 'oom' });
     }
