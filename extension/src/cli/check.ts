@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { analyzeDevice } from '../core/analysis/analyze';
+import type { DeviceAnalysis } from '../core/analysis/analyze';
 import { describeLeak, detectLeaks } from '../core/diagnose/leaks';
 import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../core/diagnose/oom';
 import { deviceFactsBeside } from '../core/run/deviceFacts';
@@ -18,16 +19,21 @@ export const CHECK_USAGE = `usage: headroom check SNAPSHOT [--max-peak SIZE] [--
   OOM message in a text file (a log, a pasted message): fragmentation, cap, non-PyTorch or demand,
   with the figures and the remedies.
   --no-leak exits 1 when live memory grows steadily from iteration to iteration (a robust slope
-  past the warm-up, at the end of each backward pass or each pass of the loop's first line), and
+  past the warm-up, before each optimizer step, at the end of each backward pass or at each pass of
+  the loop's first line), and
   names the lines that create what stays alive.`;
 
-/** Pickle files start with the PROTO opcode (0x80); snapshots are never text. */
+/** Pickle files start with the PROTO opcode (0x80); snapshots are never text. Reads one byte. */
 function isPickle(path: string): boolean {
+  let fd: number | undefined;
   try {
-    const b = readFileSync(path).subarray(0, 1);
-    return b[0] === 0x80;
+    fd = openSync(path, 'r');
+    const b = Buffer.alloc(1);
+    return readSync(fd, b, 0, 1, 0) === 1 && b[0] === 0x80;
   } catch {
     return true; // let the snapshot loader report the error
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -56,13 +62,21 @@ export async function checkCommand(argv: readonly string[], io: Io): Promise<num
     return 0;
   }
   const s = await loadForCli(path);
+  // Each device is analyzed once, for the doctor and the budgets alike.
+  const analyses = new Map<number, DeviceAnalysis>();
+  const analysis = (d: number): DeviceAnalysis => {
+    let a = analyses.get(d);
+    if (!a) analyses.set(d, (a = analyzeDevice(s, d)));
+    return a;
+  };
   if (explain) {
     const ooms = s.devices.flatMap((d) => {
-      const a = analyzeDevice(s, d);
-      return a.ooms.map((o) => ({ a, o }));
+      const a = analysis(d);
+      const facts = deviceFactsBeside(path, d);
+      return a.ooms.map((o) => ({ a, o, facts }));
     });
     if (!ooms.length) io.out(`no OOM recorded in ${path}\n`);
-    for (const { a, o } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, deviceFactsBeside(path, a.device)))}`);
+    for (const { a, o, facts } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, facts))}`);
     if (maxPeak === undefined && maxReserved === undefined && !noLeak) return 0;
   }
   const only = intFlag(p, 'device');
@@ -71,7 +85,7 @@ export async function checkCommand(argv: readonly string[], io: Io): Promise<num
   if (devices.length === 0) throw new UsageError(`${path} holds no device with a trace or segments: nothing to check`);
   const within: string[] = [];
   for (const d of devices) {
-    const a = analyzeDevice(s, d);
+    const a = analysis(d);
     if (noLeak) {
       const leak = detectLeaks(s, a);
       if (leak.leaking) {
