@@ -16,9 +16,12 @@ def _headroom_boot():
         from headroom_agent import boot
 
         boot.install(entry="sitecustomize")
-    except Exception as e:  # never break the workload
+    except Exception as e:  # never break the workload, never write to its output
         try:
-            _sys.stderr.write("headroom: agent disabled: %s: %s\n" % (type(e).__name__, e))
+            run = _os.path.join(_os.environ.get("HEADROOM_RUNS_DIR", ""), _os.environ.get("HEADROOM_RUN_ID", ""))
+            if _os.environ.get("HEADROOM_RUN_ID") and _os.path.isdir(run):
+                with open(_os.path.join(run, "agent-disabled-%d.txt" % _os.getpid()), "w") as f:
+                    f.write("headroom: agent disabled: %s: %s\n" % (type(e).__name__, e))
         except Exception:
             pass
 

@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { before, describe, it } from 'node:test';
 import { RunServer } from '../../extension/src/core/run/server';
+import { DEBIAN_PY, ensureDebianTorch } from './pythons';
 
 const ROOT = resolve(__dirname, '..', '..');
 const AGENT = join(ROOT, 'extension', 'agent');
 const OBSERVE = join(__dirname, 'workloads', 'observe.py');
-const DEBIAN_PY = '/usr/bin/python3';
-
-/** Debian's python3 with python3-torch (CPU only, torch 1.13): installed once if missing. */
-function ensureDebianTorch(): void {
-  try {
-    execFileSync(DEBIAN_PY, ['-c', 'import torch'], { stdio: 'ignore' });
-    return;
-  } catch {
-    // install below
-  }
-  const root = process.getuid?.() === 0;
-  const apt = (args: string[]) => execFileSync(root ? 'apt-get' : 'sudo', root ? args : ['-n', 'apt-get', ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  apt(['update', '-q']);
-  apt(['install', '-y', '-q', '--no-install-recommends', 'python3-torch']);
-}
-
 function withAgent(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const runs = mkdtempSync(join(tmpdir(), 'headroom-agent-'));
   return { ...process.env, PYTHONPATH: AGENT, HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'test', ...extra };
@@ -97,20 +82,21 @@ describe('the channel', () => {
             '-c',
             `import time, sys
 from headroom_agent.channel import Channel
-c = Channel(sys.argv[1], sys.argv[2], {"pid": 1, "rank": None, "local_rank": None, "world_size": None, "run_dir": "x"}, lambda m: None, lambda *a: None)
+c = Channel(sys.argv[1], sys.argv[2], lambda m: None, lambda *a: None)
+hello = {"pid": 1, "rank": None, "local_rank": None, "world_size": None, "run_dir": "x"}
 ${code}`,
             server.address,
             token,
           ],
           { env: { ...process.env, PYTHONPATH: AGENT }, encoding: 'utf8' },
         );
-      send('c.start(); c.send({"type": "sample"}); time.sleep(0.5); c.close()', 'not-the-token');
+      send('c.start(hello); c.send({"type": "sample"}); time.sleep(0.5); c.close()', 'not-the-token');
       spawnSync('python3', ['-c', 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\\"type\\":\\"sample\\"}\\n"); import time; time.sleep(0.3)', server.address]);
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(connects, 0);
       assert.ok(refused.includes('wrong token'), refused.join(','));
       assert.ok(refused.includes('the first message was not a hello'), refused.join(','));
-      send('c.start(); time.sleep(0.5); c.close()', server.token);
+      send('c.start(hello); time.sleep(0.5); c.close()', server.token);
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(connects, 1, 'the right token is accepted');
     } finally {

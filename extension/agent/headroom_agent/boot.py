@@ -1,9 +1,15 @@
-"""Arms the agent: waits for `import torch`, then for the first CUDA use, without changing either."""
+"""Arms the agent: waits for `import torch`, then for the first CUDA use, without changing either.
+
+The agent writes nothing to the workload's stdout or stderr: what it has to say goes to the run
+folder and to the editor (whose launcher prints warnings as its own status lines).
+"""
 import importlib.abc
+import os
 import sys
 
 from .channel import Channel, pid_hello
 from .config import Config
+from .identity import Identity
 from .runfolder import RunFolder, now_us
 
 _agent = None
@@ -12,28 +18,42 @@ _agent = None
 class Agent(object):
     def __init__(self, config):
         self.config = config
-        self.folder = RunFolder(config.run_dir())
-        self.channel = Channel(config.socket, config.token, pid_hello(config), self.command, self.log)
+        self.identity = Identity(config)
+        self.folder = RunFolder()
+        self.channel = Channel(config.socket, config.token, self.command, self.log)
         self.recorder = None
-        self.pending = []
         self.torch = None
+        self.early = []
+        _register_fork_hooks(self)
 
     def log(self, level, message):
-        """To the run folder and the editor; before recording starts, kept until it does."""
-        if self.recorder is None or not self.recorder.enabled:
-            self.pending.append((now_us(), level, message))
-            return
+        """To the run folder (kept in memory until the process claims one) and the editor; what
+        matters is kept for the editor until the channel starts."""
         self.folder.log(level, message)
-        self.channel.send({"type": "log", "level": level, "message": message, "t": now_us()})
-        if level in ("warning", "error"):
-            try:
-                sys.stderr.write("headroom: %s\n" % message)
-            except Exception:
-                pass
+        msg = {"type": "log", "level": level, "message": message, "t": now_us()}
+        if self.folder.claimed:
+            self.channel.send(msg)
+        elif level != "info" and len(self.early) < 100:
+            self.early.append(msg)
 
     def command(self, cmd):
         if self.recorder is not None:
             self.recorder.command(cmd)
+
+    def claim(self):
+        """Claims this process's folder (see identity.py), then starts the channel to the editor."""
+        was = self.folder.claimed
+        path = self.folder.claim(self.identity.candidates())
+        if path is None:
+            return False
+        if not was and self.recorder is not None:
+            rank = self.identity.rank
+            self.channel.start(pid_hello(self.config, os.getpid(), rank, path))
+            early, self.early = self.early, []
+            for msg in early:
+                self.channel.send(msg)
+            self.recorder.on_claimed()
+        return True
 
     def arm(self, torch):
         """`import torch` finished: hook backward() and the first CUDA initialization."""
@@ -44,7 +64,7 @@ class Agent(object):
             backward.wrap(torch, self.record_event, self.recording, self.safe_point)
         except Exception as e:
             self.log("error", "could not watch backward(): %s" % e)
-        lazy = getattr(torch.cuda, "_lazy_call", None)
+        lazy = getattr(getattr(torch, "cuda", None), "_lazy_call", None)
         if lazy is None:
             self.log("error", "this torch has no torch.cuda._lazy_call; recording is off")
             return
@@ -55,29 +75,22 @@ class Agent(object):
             self.recorder.safe_point()
 
     def recording(self):
-        return self.recorder is not None and self.recorder.enabled
+        return self.recorder is not None and self.recorder.enabled and self.recorder.pid == os.getpid()
 
     def record_event(self, ev):
         self.folder.append("events.jsonl", ev)
         self.channel.send(ev)
 
     def on_cuda(self):
-        """Inside torch.cuda._lazy_init: start the channel and the recorder. Never raises."""
+        """Inside torch.cuda._lazy_init: start recording. Never raises."""
         try:
             from .recorder import Recorder
 
-            self.recorder = Recorder(self.torch, self.config, self.folder, self.channel, self.log)
-            self.channel.start()
+            self.recorder = Recorder(self.torch, self)
             self.recorder.enable()
-            for t, level, message in self.pending:
-                self.folder.log(level, message)
-            self.pending = []
             self._chain_excepthook()
         except Exception as e:
-            try:
-                sys.stderr.write("headroom: recording disabled: %s: %s\n" % (type(e).__name__, e))
-            except Exception:
-                pass
+            self.log("error", "recording disabled: %s: %s" % (type(e).__name__, e))
 
     def _chain_excepthook(self):
         previous = sys.excepthook
@@ -85,12 +98,55 @@ class Agent(object):
 
         def excepthook(kind, value, tb):
             try:
-                folder.append("events.jsonl", {"type": "event", "event": "exception", "exception": kind.__name__, "message": str(value)[:20000], "t": now_us()})
+                if folder.claimed:
+                    folder.append("events.jsonl", {"type": "event", "event": "exception", "exception": kind.__name__, "message": str(value)[:20000], "t": now_us()})
             except Exception:
                 pass
             previous(kind, value, tb)
 
         sys.excepthook = excepthook
+
+    # -- fork ----------------------------------------------------------------------------------
+
+    def _threads(self):
+        s = self.recorder.sampler if self.recorder is not None else None
+        return [t for t in (s, self.channel) if t is not None]
+
+    def before_fork(self):
+        # The agent's threads end before the fork, so the child inherits no lock they held, and
+        # Python 3.12+ does not count them when it warns about forking a multi-threaded process.
+        for t in self._threads():
+            t.pause()
+
+    def after_fork_parent(self):
+        for t in self._threads():
+            t.resume()
+
+    def after_fork_child(self):
+        """The child starts clean: no recorder (it cannot use the parent's CUDA context), a fresh
+        folder of its own if it ever holds CUDA memory, a channel of its own."""
+        self.identity.forked()
+        self.folder.forked()
+        self.channel.forked()
+        self.recorder = None
+        self.early = []
+
+
+def _register_fork_hooks(agent):
+    register = getattr(os, "register_at_fork", None)
+    if register is None:
+        return
+
+    def guard(fn):
+        def hook():
+            try:
+                fn()
+            except Exception:
+                pass
+
+        return hook
+
+    register(before=guard(agent.before_fork), after_in_parent=guard(agent.after_fork_parent), after_in_child=guard(agent.after_fork_child))
 
 
 class _TorchFinder(importlib.abc.MetaPathFinder):
@@ -147,4 +203,3 @@ def install(entry):
     else:
         sys.meta_path.insert(0, _TorchFinder(_agent))
     return _agent
-

@@ -34,15 +34,6 @@ class Config(object):
         self.world_size = _optint(env.get("WORLD_SIZE"))
         self.restart = _optint(env.get("TORCHELASTIC_RESTART_COUNT"))
 
-    def run_dir(self):
-        """<runs>/<run id>[-rank<r>]: torchrun's workers each get their own folder."""
-        run_id = self.run_id or "run-%d" % os.getpid()
-        if self.rank is not None and (self.world_size or 0) > 1:
-            run_id += "-rank%d" % self.rank
-            if self.restart:
-                run_id += "-restart%d" % self.restart
-        return os.path.join(self.runs_dir, run_id)
-
 
 def _int(v, default):
     try:

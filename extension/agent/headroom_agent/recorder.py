@@ -1,70 +1,37 @@
-"""Turns recording on at the first CUDA use and writes the snapshots: at exit, at OOM, on demand,
-and at new peaks."""
+"""Turns recording on at the first CUDA use, samples the allocator and asks for snapshots.
+
+The process's folder is claimed when it first holds CUDA memory (a sample with reserved bytes, a
+dump, an OOM): a process that initializes CUDA and allocates nothing (a compile worker) leaves
+nothing behind. No signal handler is installed: SIGTERM ends the process exactly as it would
+without Headroom, and what was written before (samples, peak snapshots) is what the run keeps.
+"""
 import atexit
-import ctypes
-import hashlib
 import os
-import platform
-import signal
-import sys
-import threading
 import time
 
+from .dumps import Dumps
+from .meta import process_meta, source_hashes
 from .runfolder import now_us
 from .sampler import Sampler
 
 
-def _driver_version():
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-        v = ctypes.c_int()
-        if lib.cuDriverGetVersion(ctypes.byref(v)) == 0:
-            return "%d.%d" % (v.value // 1000, (v.value % 1000) // 10)
-    except Exception:
-        pass
-    return None
-
-
-def source_hashes(limit=500):
-    """sha256 (16 hex digits) of the workload's own source files (the script, and modules under the
-    working directory outside site-packages): the editor marks annotations stale once a file no
-    longer has the hash it had when the run recorded it."""
-    cwd = os.getcwd() + os.sep
-    agent = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    paths = set()
-    for m in list(sys.modules.values()):
-        f = getattr(m, "__file__", None)
-        if not f or not f.endswith(".py"):
-            continue
-        f = os.path.abspath(f)
-        if (f.startswith(cwd) or m.__name__ == "__main__") and "-packages" + os.sep not in f and not f.startswith(agent):
-            paths.add(f)
-    out = {}
-    for p in sorted(paths)[:limit]:
-        try:
-            with open(p, "rb") as fh:
-                out[p] = hashlib.sha256(fh.read()).hexdigest()[:16]
-        except OSError:
-            pass
-    return out
-
-
-class Recorder(object):
-    def __init__(self, torch, config, folder, channel, log):
+class Recorder(Dumps):
+    def __init__(self, torch, agent):
         self.torch = torch
-        self.config = config
-        self.folder = folder
-        self.channel = channel
-        self.log = log
+        self.agent = agent
+        self.config = agent.config
+        self.folder = agent.folder
+        self.channel = agent.channel
+        self.log = agent.log
         self.pid = os.getpid()
         self.enabled = False
         self.history = False
+        self.backend = None
         self.sampler = None
-        self.seq = 0
-        self._dump_lock = threading.Lock()
         self.last_peak_dump = 0
         self.next_peak_allowed = 0.0
         self.finished = False
+        self._init_dumps()
         # Dumps asked for by other threads, taken at the workload's next safe point (see safe_point).
         self.pending = {}
 
@@ -78,33 +45,28 @@ class Recorder(object):
             self.log("error", "could not start recording: %s: %s" % (type(e).__name__, e))
 
     def _enable(self):
-        torch = self.torch
-        cuda = torch.cuda
+        cuda = self.torch.cuda
         self.enabled = True
-        backend = cuda.get_allocator_backend() if hasattr(cuda, "get_allocator_backend") else "native"
-        self.folder.ensure()
-        if backend != "native":
+        self.backend = cuda.get_allocator_backend() if hasattr(cuda, "get_allocator_backend") else "native"
+        if self.backend != "native":
             self.log(
                 "warning",
                 "the %s allocator backend is in use: PyTorch records no allocation history for it, so Headroom"
                 " shows live figures only (no snapshots, no source lines). Unset backend:%s in"
-                " PYTORCH_CUDA_ALLOC_CONF to record." % (backend, backend),
+                " PYTORCH_CUDA_ALLOC_CONF to record." % (self.backend, self.backend),
             )
         else:
             self._record_history()
-            attach = getattr(torch._C, "_cuda_attach_out_of_memory_observer", None)
+            attach = getattr(self.torch._C, "_cuda_attach_out_of_memory_observer", None)
             if attach is not None:
                 attach(self._on_oom)
         self._apply_cap()
-        self.write_meta(status="running", backend=backend, sources=source_hashes())
-        self.channel.send({"type": "event", "event": "recording", "backend": backend, "history": self.history, "t": now_us()})
         atexit.register(self.finish, "exit")
-        self._install_sigterm()
-        self.sampler = Sampler(torch, self.config, self._emit_sample, self._maybe_peak, self.log)
+        self.sampler = Sampler(self.torch, self.config, self._emit_sample, self._maybe_peak, self.log)
         # One sample here, on the workload's thread, so that any lazy import behind these calls
         # happens here and never races the workload's imports from the sampler thread.
         for d in self.sampler.devices():
-            self.sampler.sample(d)
+            self._emit_sample(self.sampler.sample(d))
         self.sampler.start()
 
     def _record_history(self):
@@ -128,27 +90,34 @@ class Recorder(object):
             cuda.set_per_process_memory_fraction(frac, d)
         self.log("info", "memory cap: %.2f GiB per device (simulating a smaller GPU)" % gib)
 
-    def _install_sigterm(self):
-        # Only over the default action, so a workload's own handler always wins; the default
-        # action is then replayed, so the exit status is the same as without Headroom.
-        if threading.current_thread() is not threading.main_thread():
-            return
-        try:
-            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-                signal.signal(signal.SIGTERM, self._on_sigterm)
-        except (ValueError, OSError, AttributeError):
-            pass
+    # -- the folder ----------------------------------------------------------------------------
 
-    def _on_sigterm(self, signum, frame):
+    def held_memory(self):
         try:
-            self.finish("sigterm")
-        finally:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
+            return int(self.torch.cuda.memory_stats().get("reserved_bytes.all.peak", 0)) > 0
+        except Exception:
+            return False
+
+    def claim(self, anyway=False):
+        """True once this process has its folder; claims it when the process holds (or held) CUDA
+        memory, or `anyway` (an OOM: the very first allocation may be the one that failed)."""
+        if self.folder.claimed:
+            return True
+        if not anyway and not self.held_memory():
+            return False
+        return self.agent.claim()
+
+    def on_claimed(self):
+        """Right after the claim (any thread): the process's meta and the editor's channel."""
+        self.write_meta(status="running", backend=self.backend, sources=source_hashes())
+        self.channel.send({"type": "event", "event": "recording", "backend": self.backend, "history": self.history, "t": now_us()})
 
     # -- samples and peaks ---------------------------------------------------------------------
 
     def _emit_sample(self, s):
+        self.agent.identity.note_rank()
+        if not self.folder.claimed and not (s["reserved"] > 0 and self.claim()):
+            return
         self.folder.append("samples.jsonl", s)
         self.channel.send(dict(s, type="sample"))
 
@@ -167,6 +136,7 @@ class Recorder(object):
         asked for. A dump may import modules lazily (on 2.11 it pulls in sympy and friends), and an
         import on the sampler thread racing the workload's own imports broke torch._dynamo's
         import with a circular-import error, so dumps never run on a background thread."""
+        self.agent.identity.note_rank()
         if not self.pending or os.getpid() != self.pid:
             return
         pending, self.pending = self.pending, {}
@@ -178,83 +148,11 @@ class Recorder(object):
                 self.last_peak_dump = pending["peak"]
                 self.next_peak_allowed = time.time() + max(self.config.peak_interval_s, 30 * (time.time() - started))
 
-    # -- snapshots -----------------------------------------------------------------------------
-
-    def dump(self, kind, replace=False, extra=None):
-        if not self.history or os.getpid() != self.pid:
-            return None
-        with self._dump_lock:
-            self.seq += 1
-            name = "snapshot-%s.pickle" % kind if replace else "snapshot-%s-%d.pickle" % (kind, self.seq)
-            path = self.folder.file(name)
-            tmp = self.folder.file(".%s.tmp" % name)
-            t0 = time.time()
-            try:
-                self.torch.cuda.memory._dump_snapshot(tmp)
-                os.replace(tmp, path)
-            except Exception as e:
-                self.log("error", "could not write the %s snapshot: %s: %s" % (kind, type(e).__name__, e))
-                return None
-            ev = {
-                "type": "event",
-                "event": "snapshot",
-                "kind": kind,
-                "path": path,
-                "bytes": os.path.getsize(path),
-                "seconds": round(time.time() - t0, 4),
-                "t": now_us(),
-            }
-            ev.update(extra or {})
-            self.folder.append("events.jsonl", ev)
-            self.channel.send(ev)
-            return path
-
-    def _on_oom(self, device, alloc, device_total, device_free):
-        # Called with the GIL held, before the OutOfMemoryError is raised: an exception here would
-        # replace the OOM, so nothing escapes.
-        try:
-            ev = {"type": "event", "event": "oom", "device": device, "alloc": alloc, "device_total": device_total, "device_free": device_free, "t": now_us()}
-            self.folder.append("events.jsonl", ev)
-            self.channel.send(ev)
-            self.dump("oom", extra={"device": device, "alloc": alloc})
-        except Exception as e:
-            self.log("error", "OOM observer failed: %s" % e)
-
-    # -- metadata and the end ------------------------------------------------------------------
+    # -- metadata, commands and the end --------------------------------------------------------
 
     def write_meta(self, **extra):
-        torch = self.torch
         meta = self.folder.read_json("meta.json") or {}
-        meta.update(
-            {
-                "pid": os.getpid(),
-                "command": list(getattr(sys, "orig_argv", sys.argv)),
-                "argv": list(sys.argv),
-                "cwd": os.getcwd(),
-                "python": platform.python_version(),
-                "torch": getattr(torch, "__version__", None),
-                "cuda": getattr(torch.version, "cuda", None),
-                "driver": _driver_version(),
-                "rank": self.config.rank,
-                "local_rank": self.config.local_rank,
-                "world_size": self.config.world_size,
-                "recording": {
-                    "stacks": self.config.stacks,
-                    "context": self.config.context,
-                    "max_entries": self.config.max_entries,
-                    "sample_ms": self.config.sample_ms,
-                    "cap_gib": self.config.cap_gib or None,
-                },
-                "env": {k: v for k, v in os.environ.items() if k.startswith(("PYTORCH_", "CUDA_VISIBLE", "HEADROOM_CAP", "HEADROOM_STACKS", "HEADROOM_CONTEXT"))},
-            }
-        )
-        try:
-            if self.enabled:
-                d = torch.cuda.current_device()
-                p = torch.cuda.get_device_properties(d)
-                meta["gpu"] = {"index": d, "name": p.name, "total_memory": p.total_memory}
-        except Exception:
-            pass
+        meta.update(process_meta(self.torch, self.config, self.agent.identity, self.enabled))
         meta.update(extra)
         self.folder.write_json("meta.json", meta)
 
@@ -276,11 +174,15 @@ class Recorder(object):
         try:
             if self.sampler is not None:
                 self.sampler.stop()
+            if not self.claim():
+                return  # never held CUDA memory: nothing to keep
+            if self.sampler is not None:
                 # A last sample, so the folder ends with the figures at exit.
                 for d in self.sampler.devices():
                     self._emit_sample(self.sampler.sample(d))
             path = self.dump(why)
             self.write_meta(status="ended", ended=why, snapshot=path, sources=source_hashes())
             self.channel.send({"type": "event", "event": "exit", "why": why, "t": now_us()})
+            self.channel.close(0.5)
         except Exception as e:
             self.log("error", "finishing the run failed: %s" % e)

@@ -1,8 +1,19 @@
-"""The run folder: everything the agent records lands here first, so nothing depends on the editor."""
+"""The run folder: everything the agent records lands here first, so nothing depends on the editor.
+
+A process's folder is claimed only when it first holds CUDA memory: until then writes are kept in
+memory (bounded), and a process that never claims leaves nothing on disk. Claiming creates
+meta.json exclusively, so two processes never share a folder.
+"""
+import errno
 import json
 import os
 import threading
 import time
+
+EARLY_LINES = 20000
+
+# File objects of the parent, kept alive (never flushed, never closed) in a forked child.
+_orphans = []
 
 
 def now_us():
@@ -10,30 +21,63 @@ def now_us():
 
 
 class RunFolder(object):
-    def __init__(self, path):
-        self.path = path
+    def __init__(self):
+        self.path = None
         self._lock = threading.Lock()
         self._files = {}
-        self._made = False
+        self._early = []
+        self._early_json = {}
 
-    def ensure(self):
-        if not self._made:
-            os.makedirs(self.path, exist_ok=True)
-            self._made = True
-        return self.path
+    @property
+    def claimed(self):
+        return self.path is not None
+
+    def claim(self, candidates):
+        """Takes the first free folder of `candidates`, then writes what was kept. Returns its path,
+        or None when none could be made (an unwritable runs folder: the workload never notices)."""
+        with self._lock:
+            if self.path is not None:
+                return self.path
+            for path in candidates:
+                try:
+                    os.makedirs(path, exist_ok=True)
+                    os.close(os.open(os.path.join(path, "meta.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+                except OSError as e:
+                    if e.errno == errno.EEXIST:
+                        continue
+                    return None
+                self.path = path
+                break
+            else:
+                return None
+            early, self._early = self._early, []
+            for name, line in early:
+                self._write_line(name, line)
+            for name, obj in self._early_json.items():
+                self._write_json(name, obj)
+            self._early_json = {}
+            return self.path
 
     def file(self, name):
-        return os.path.join(self.path, name)
+        return os.path.join(self.path, name) if self.path else None
 
     def write_json(self, name, obj):
         """Atomic: a reader never sees half a file, even if the process dies mid-write."""
-        self.ensure()
+        with self._lock:
+            if self.path is None:
+                self._early_json[name] = obj
+                return
+        self._write_json(name, obj)
+
+    def _write_json(self, name, obj):
         tmp = self.file(".%s.%d.tmp" % (name, os.getpid()))
         with open(tmp, "w") as f:
             json.dump(obj, f, indent=1, sort_keys=True, default=str)
         os.replace(tmp, self.file(name))
 
     def read_json(self, name):
+        if self.path is None:
+            return self._early_json.get(name)
         try:
             with open(self.file(name)) as f:
                 return json.load(f)
@@ -44,18 +88,34 @@ class RunFolder(object):
         """One JSON line, flushed at once (a crash loses at most the line being written)."""
         line = json.dumps(obj, separators=(",", ":"), default=str) + "\n"
         with self._lock:
-            f = self._files.get(name)
-            if f is None:
-                self.ensure()
-                f = open(self.file(name), "a", buffering=1)
-                self._files[name] = f
-            f.write(line)
+            if self.path is None:
+                if len(self._early) < EARLY_LINES:
+                    self._early.append((name, line))
+                return
+            self._write_line(name, line)
+
+    def _write_line(self, name, line):
+        f = self._files.get(name)
+        if f is None:
+            f = open(self.file(name), "a", buffering=1)
+            self._files[name] = f
+        f.write(line)
 
     def log(self, level, message):
         try:
             self.append("agent.log.jsonl", {"t": now_us(), "level": level, "pid": os.getpid(), "message": message})
         except Exception:
             pass
+
+    def forked(self):
+        """In a forked child: nothing of the parent's folder. Its lock may have been held by a thread
+        that does not exist here, and its open files must never be flushed or closed from here."""
+        _orphans.append(self._files)
+        self._lock = threading.Lock()
+        self._files = {}
+        self._early = []
+        self._early_json = {}
+        self.path = None
 
     def close(self):
         with self._lock:

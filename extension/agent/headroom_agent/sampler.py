@@ -34,13 +34,25 @@ class Sampler(object):
         self.last = {}
 
     def start(self):
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="headroom-sampler", daemon=True)
         self._thread.start()
 
-    def stop(self):
+    def stop(self, timeout=2.0):
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(2.0)
+            self._thread.join(timeout)
+
+    def pause(self):
+        """Around a fork: the thread ends (it wakes at once) and resume() starts a new one."""
+        if self._thread is not None and self._thread.is_alive() and not self._stop.is_set():
+            self.stop(1.0)
+            self._paused = True
+
+    def resume(self):
+        if getattr(self, "_paused", False):
+            self._paused = False
+            self.start()
 
     def devices(self):
         cuda = self.torch.cuda

@@ -16,8 +16,8 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     samples = [json.loads(line) for line in open(os.path.join(here, "recorded_samples.jsonl")) if line.strip()]
     hello = {"pid": os.getpid(), "rank": None, "local_rank": None, "world_size": None, "run_dir": ""}
-    chan = Channel(os.environ["HEADROOM_SOCKET"], os.environ["HEADROOM_TOKEN"], hello, lambda cmd: None, lambda *a: None)
-    chan.start()
+    chan = Channel(os.environ["HEADROOM_SOCKET"], os.environ["HEADROOM_TOKEN"], lambda cmd: None, lambda *a: None)
+    chan.start(hello)
     for s in samples:
         chan.send(dict(s, type="sample"))
         time.sleep(0.02)
