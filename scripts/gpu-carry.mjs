@@ -4,6 +4,7 @@
 //   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/gpu.test.js
 //   HEADROOM_ROOT=$PWD HEADROOM_ADDON=$PWD/.carry/headroom_nvml.node /tmp/node --test .carry/nvml.gpu.test.js
 //   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD HEADROOM_ADDON=$PWD/.carry/headroom_nvml.node /tmp/node --test .carry/doctor.gpu.test.js
+//   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/agent.gpu.test.js
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { buildSync } from 'esbuild';
@@ -15,6 +16,7 @@ buildSync({ ...common, entryPoints: ['test/gpu/gpu.test.ts'], outfile: '.carry/g
 buildSync({ ...common, entryPoints: ['test/gpu/overhead.bench.ts'], outfile: '.carry/overhead.bench.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/nvml.gpu.test.ts'], outfile: '.carry/nvml.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/doctor.gpu.test.ts'], outfile: '.carry/doctor.gpu.test.js' });
+buildSync({ ...common, entryPoints: ['test/gpu/agent.gpu.test.ts'], outfile: '.carry/agent.gpu.test.js' });
 // The addon as built here (npm run build:native); the GPU host's glibc is newer, so it loads there.
 if (existsSync('native/build/Release/headroom_nvml.node')) copyFileSync('native/build/Release/headroom_nvml.node', '.carry/headroom_nvml.node');
 execFileSync('bash', ['../shared/tools/pack-node.sh', '.carry'], { stdio: 'inherit' });

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { DEBIAN_PY, ensureDebianTorch, runAsync } from './pythons';
 import type { Ended } from './pythons';
+import { processLabel } from '../../extension/src/core/run/processes';
+import { readRun } from '../../extension/src/core/run/runFolder';
 
 const AGENT = join(__dirname, '..', '..', 'extension', 'agent');
 const FAKE_TORCH = join(__dirname, 'fake_torch');
@@ -37,7 +39,7 @@ for (const [label, python, extraPath] of [
     });
     const path = (withAgent: boolean) => [withAgent ? AGENT : '', extraPath].filter(Boolean).join(':');
     const plainEnv = (): NodeJS.ProcessEnv => {
-      const env = { ...process.env, PYTHONPATH: path(false) };
+      const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: path(false) };
       for (const k of Object.keys(env)) if (k.startsWith('HEADROOM_')) delete env[k];
       return env;
     };
@@ -127,7 +129,25 @@ for (const [label, python, extraPath] of [
         assert.equal(meta.role, 'child');
       }
       if (spawnCase === 'spawn-dist') assert.deepEqual(folders, ['r-rank0', 'r-rank1', 'r-rank2', 'r-rank3']);
+      // The readers list them as one run's processes, as they list torchrun's ranks.
+      const run = readRun(join(runs, folders[0]!));
+      const pids = folders.map((f) => (JSON.parse(readFileSync(join(runs, f, 'meta.json'), 'utf8')) as { pid: number }).pid);
+      const expected = spawnCase === 'spawn-dist' ? ['rank 0', 'rank 1', 'rank 2', 'rank 3'] : [...pids].sort((a, b) => a - b).map((p) => `pid ${p}`);
+      assert.deepEqual(run.processes.map((p) => processLabel(p)), expected);
     });
+
+    if (python !== DEBIAN_PY)
+      it('headroom run of spawned workers: one folder each beside the run, each reported under its label', async () => {
+        const out = fresh();
+        const r = await runAsync(process.execPath, [join(__dirname, '..', '..', 'dist', 'cli.js'), 'run', '--out', out, '--', python, HARM, 'spawn', '2'], { ...plainEnv(), PYTHONPATH: FAKE_TORCH }, { hangGuardMs: 120_000 });
+        assert.equal(r.code, 0, r.err);
+        assert.match(r.out, /^exit codes \[0, 0\]$/m);
+        const folders = readdirSync(out).sort();
+        assert.equal(folders.length, 3, folders.join(' '));
+        const pids = folders.slice(1).map((f) => Number(/-pid(\d+)$/.exec(f)![1]));
+        for (const pid of pids) assert.match(r.err, new RegExp(`^pid ${pid}: exit snapshot$`, 'm'));
+        assert.doesNotMatch(r.err, /could not|Traceback/);
+      });
 
     it('a process that initializes CUDA and allocates nothing leaves nothing in the run folder', async () => {
       const runs = fresh();

@@ -7,6 +7,7 @@ import { buildReport } from '../core/report';
 import { parseAllocConf, planRun } from '../core/run/launch';
 import type { RunSettings } from '../core/run/launch';
 import type { Sample } from '../core/run/protocol';
+import { processLabel } from '../core/run/processes';
 import { bestSnapshot, readRun, recordExit } from '../core/run/runFolder';
 import { recordGpuAtOom } from '../core/gpu/atOom';
 import { chooseProbe } from '../core/gpu/probe';
@@ -25,8 +26,11 @@ export const RUN_USAGE = `usage: headroom run [--out DIR] [--stacks python|all] 
 
   Runs COMMAND (python train.py …, or torchrun …) with Headroom's agent in every Python process:
   allocator recording from the first CUDA use, live figures, and snapshots at exit, at OOM and at
-  new peaks, in DIR/<timestamp>-<script>[-rank<r>]/ (default .headroom/runs). Prints a live status
-  line, then the analysis of the run. Exits with the workload's own exit code.`;
+  new peaks, in DIR/<timestamp>-<script>/ (default .headroom/runs); torchrun ranks and spawned ranks
+  write <run>-rank<r>/ beside it, other processes that hold CUDA memory <run>-pid<p>/. Prints a live
+  status line, then the analysis of the run. Exits with the workload's own exit code.
+  Headroom installs no signal handler: SIGTERM ends the workload as it would without Headroom, and
+  the run keeps what was written before it (samples, peak snapshots).`;
 
 function settingsFrom(p: ReturnType<typeof parseArgs>): RunSettings {
   const stacks = flag(p, 'stacks');
@@ -69,7 +73,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   const settings = settingsFrom(p);
   const runsDir = resolve(flag(p, 'out') ?? join('.headroom', 'runs'));
   const script = command.find((a) => a.endsWith('.py')) ?? basename(command[0]!);
-  const latest = new Map<string, { rank: number | null; sample: Sample }>();
+  const latest = new Map<string, { rank: number | null; pid: number; sample: Sample }>();
   // At an OOM, who else held the GPU (NVML, else nvidia-smi): read once, written to the run folder.
   const pids = new Set<number>();
   const readings: Promise<void>[] = [];
@@ -78,7 +82,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   const server = await RunServer.listen({
     connect: (s) => void pids.add(s.hello.pid),
     message: (s, m) => {
-      if (m.type === 'sample') latest.set(`${s.id}/${m.device}`, { rank: s.hello.rank, sample: m });
+      if (m.type === 'sample') latest.set(`${s.id}/${m.device}`, { rank: s.hello.rank, pid: s.hello.pid, sample: m });
       else if (m.type === 'log' && m.level !== 'info') io.err(`headroom: ${m.message}\n`);
       else if (m.type === 'event' && m.event === 'oom' && typeof m.device === 'number') {
         probe ??= chooseProbe(() => loadAddon(join(__dirname, '..')), runSmi);
@@ -139,6 +143,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   try {
     const run = readRun(plan.runDir);
     recordExit(run, { code: exit.code, signal: exit.signal, endedAt: new Date().toISOString() });
+    if (exit.signal) io.err(`headroom: the workload ended on ${exit.signal}: no snapshot was taken at the signal (Headroom never delays one); the analysis uses the last snapshot written before it\n`);
     await report(run.processes, io);
   } catch (e) {
     io.err(`headroom: the run folder could not be analyzed: ${(e as Error).message}\n`);
@@ -153,7 +158,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
 async function report(processes: ReturnType<typeof readRun>['processes'], io: Io): Promise<void> {
   const withSnapshots = processes.filter((p) => bestSnapshot(p));
   if (!withSnapshots.length) {
-    io.err('headroom: no snapshot was recorded (the workload never used CUDA, or recording could not start; see agent.log.jsonl)\n');
+    io.err('headroom: no snapshot was recorded (no process of the workload held CUDA memory, or recording could not start; a process that held any has its agent.log.jsonl in its folder)\n');
     return;
   }
   for (const p of withSnapshots) {
@@ -162,7 +167,8 @@ async function report(processes: ReturnType<typeof readRun>['processes'], io: Io
     const d = defaultDevice(s);
     if (d === undefined) continue;
     const { report: r } = buildReport(s, analyzeDevice(s, d, undefined, p.backward), 'peak', 10);
-    io.err(`\n${p.rank !== null ? `rank ${p.rank}: ` : ''}${snap.kind} snapshot\n`);
+    const label = processes.length > 1 ? processLabel(p) : '';
+    io.err(`\n${label ? `${label}: ` : ''}${snap.kind} snapshot\n`);
     io.err(renderReport(r, snap.path));
   }
 }

@@ -3,11 +3,13 @@ import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { formatBytes } from '../core/format';
 import { buildReport } from '../core/report';
-import { bestSnapshot, readRun } from '../core/run/runFolder';
-import type { BackwardWindow, ProcessRun } from '../core/run/runFolder';
+import { isProcessFolder, processLabel } from '../core/run/processes';
+import { readRun } from '../core/run/runFolder';
+import { messageText } from '../core/text';
 import { Config } from './config';
 import { showSnapshot, showSummaryPanel } from './openSnapshot';
 import type { OpenSnapshotDeps } from './openSnapshot';
+import { chooseProcess, pick, processesWithSnapshots, processTitle, runContext } from './runPick';
 import type { FinishedRun, LiveRun, RunController } from './runs';
 
 function activePythonFile(uri?: vscode.Uri): vscode.Uri | undefined {
@@ -37,27 +39,6 @@ export async function runTorchrunCommand(runs: RunController, uri?: vscode.Uri):
   if (n) await runs.start({ script, nproc: Number(n) });
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** What a process recorded beside its snapshots: backward() windows and source hashes. */
-function context(p: ProcessRun): { calls: BackwardWindow[]; sources?: Record<string, string> } {
-  const sources = p.meta?.sources as Record<string, string> | undefined;
-  return { calls: p.backward, ...(sources ? { sources } : {}) };
-}
-
-/** The snapshot of a run to analyze: the rank with the highest recorded peak. */
-function pick(dir: string) {
-  const run = readRun(dir);
-  let best: { path: string; rank: number | null; peak: number; process: ProcessRun } | undefined;
-  for (const p of run.processes) {
-    const s = bestSnapshot(p);
-    if (!s) continue;
-    const peak = Math.max(0, ...p.samples.map((x) => x.max_allocated));
-    if (!best || peak > best.peak) best = { path: s.path, rank: p.rank, peak, process: p };
-  }
-  return { run, best };
-}
-
 /**
  * A snapshot the running workload just wrote, put onto the code. Loads never overlap: one written
  * while another loads waits, and only the newest waiting one is loaded.
@@ -70,9 +51,9 @@ export class LiveSnapshots {
 
   offer(run: LiveRun, path: string, kind: string): void {
     if (!new Config(vscode.Uri.file(run.dir)).annotateWhileRunning) return;
-    // Only files in the run's own folders (<run>, <run>-rank<r>): the path comes over the channel.
+    // Only files in the run's own process folders: the path comes over the channel.
     const dir = dirname(resolve(path));
-    if (dir !== run.dir && !new RegExp(`^${escapeRe(run.dir)}-rank\\d+(?:-restart\\d+)?$`).test(dir)) {
+    if (dirname(dir) !== dirname(run.dir) || !isProcessFolder(basename(dir), basename(run.dir))) {
       this.deps.log.warn(`ignored a snapshot outside the run folder: ${path}`);
       return;
     }
@@ -86,7 +67,8 @@ export class LiveSnapshots {
       for (let n = this.next; n; n = this.next) {
         this.next = undefined;
         const proc = readRun(n.run.dir).processes.find((p) => p.dir === dirname(n.path));
-        await showSnapshot(this.deps, vscode.Uri.file(n.path), { title: `${n.run.name} (running, ${n.kind})`, ...(proc ? context(proc) : {}) });
+        const label = proc ? processLabel(proc) : '';
+        await showSnapshot(this.deps, vscode.Uri.file(n.path), { title: `${n.run.name}${label ? ` ${label}` : ''} (running, ${n.kind})`, ...(proc ? runContext(proc) : {}) });
       }
     } catch (e) {
       this.deps.log.warn(`could not show the run's snapshot: ${(e as Error).message}`);
@@ -111,20 +93,21 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
     dir = chosen?.[0]?.fsPath;
   }
   if (!dir) return;
-  let picked;
+  let run;
   try {
-    picked = pick(dir);
+    run = readRun(dir);
   } catch (e) {
-    void vscode.window.showErrorMessage(`Headroom: ${(e as Error).message}`);
+    void vscode.window.showErrorMessage(`Headroom: ${messageText((e as Error).message)}`);
     return;
   }
-  if (!picked.best) {
-    void vscode.window.showInformationMessage(`${basename(dir)} has no snapshot yet (recording starts at the first CUDA use; Headroom: Capture Snapshot Now asks for one).`);
+  if (!processesWithSnapshots(run).length) {
+    void vscode.window.showInformationMessage(`${messageText(basename(dir))} has no snapshot yet (recording starts when a process first holds CUDA memory; Headroom: Capture Snapshot Now asks for one).`);
     return;
   }
-  const b = picked.best;
-  const title = `${basename(picked.run.dir)}${b.rank !== null ? ` rank ${b.rank}` : ''}`;
-  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title, ...context(b.process) })) showSummaryPanel(deps);
+  // Several processes (ranks, spawned workers): the user picks one, the fullest first.
+  const b = await chooseProcess(run);
+  if (!b) return;
+  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title: processTitle(run, b), ...runContext(b.process) })) showSummaryPanel(deps);
 }
 
 /** A finished run: its peak and top line in a notification, with the summary one click away. */
@@ -132,21 +115,21 @@ export async function notifyFinished(deps: OpenSnapshotDeps, run: FinishedRun): 
   try {
     const { best } = pick(run.dir);
     if (!best) {
-      void vscode.window.showInformationMessage(`Headroom: ${run.name} ended (exit code ${run.exitCode ?? '?'}) without a snapshot: it never used CUDA, or recording could not start (see the run folder's agent log).`);
+      void vscode.window.showInformationMessage(`Headroom: ${messageText(run.name)} ended (exit code ${run.exitCode ?? '?'}) without a snapshot: no process held CUDA memory, or recording could not start (see the run folder's agent log).`);
       return;
     }
     // The finished run's memory goes onto the code at once; the summary is one click away.
-    if (!(await showSnapshot(deps, vscode.Uri.file(best.path), { title: run.name, ...context(best.process) }))) return;
+    if (!(await showSnapshot(deps, vscode.Uri.file(best.path), { title: run.name, ...runContext(best.process) }))) return;
     const c = deps.view.current!;
     const { report } = buildReport(c.snapshot, c.analysis, 'peak', 1);
     const top = report.lines[0];
-    const where = top ? `; top line ${basename(top.file)}:${top.line} (${formatBytes(top.self_bytes)})` : '';
+    const where = top ? `; top line ${messageText(basename(top.file))}:${top.line} (${formatBytes(top.self_bytes)})` : '';
     const pickAction = await vscode.window.showInformationMessage(
-      `Headroom: ${run.name} ended (exit code ${run.exitCode ?? '?'}). Peak ${formatBytes(report.peak.requested_bytes)} requested${best.rank !== null ? ` on rank ${best.rank}` : ''}${where}.`,
+      `Headroom: ${messageText(run.name)} ended (exit code ${run.exitCode ?? '?'}). Peak ${formatBytes(report.peak.requested_bytes)} requested${processLabel(best.process) ? ` on ${processLabel(best.process)}` : ''}${where}.`,
       'Show',
     );
     if (pickAction === 'Show') showSummaryPanel(deps);
   } catch (e) {
-    deps.log.warn(`could not summarize ${run.dir}: ${(e as Error).message}`);
+    deps.log.warn(`could not summarize ${run.dir}: ${messageText((e as Error).message)}`);
   }
 }

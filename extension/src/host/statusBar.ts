@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { formatBytes } from '../core/format';
 import { processMemory } from '../core/gpu/process';
 import { sourceLabel } from '../core/gpu/probe';
+import { processLabel } from '../core/run/processes';
 import { gib, liveStatus, statusText } from '../core/run/status';
+import { markdownText, plain } from '../core/text';
 import { CommandId } from './commandIds';
 import type { GpuMonitor } from './gpu/monitor';
 import type { RunController } from './runs';
@@ -61,7 +63,8 @@ export class MemoryStatusBar implements vscode.Disposable {
       this.item.text = `$(pulse) ${statusText(st)}`;
       this.item.backgroundColor = st.warnings.length ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
       const md = new vscode.MarkdownString(undefined, true);
-      md.appendMarkdown(`**Headroom — ${live.name}**${w.rank !== null ? ` (rank ${w.rank} of ${st.streams})` : ''}, device ${w.device}\n\n`);
+      const who = st.streams > 1 ? ` (${processLabel(w)}, the fullest of ${st.streams} processes)` : '';
+      md.appendMarkdown(`**Headroom — ${markdownText(live.name)}**${who}, device ${w.device}\n\n`);
       md.appendMarkdown(
         [
           `| | |`,
@@ -78,21 +81,21 @@ export class MemoryStatusBar implements vscode.Disposable {
           ...this.deviceRows(w.pid, w.device, w.reserved),
         ].join('\n'),
       );
-      for (const warning of st.warnings) md.appendMarkdown(`\n\n$(warning) ${warning}`);
+      for (const warning of st.warnings) md.appendMarkdown(`\n\n$(warning) ${markdownText(warning)}`);
       md.appendMarkdown(`\n\n[$(graph-line) Show the live memory timeline](command:${CommandId.ShowTimeline}) · click for the run summary.`);
       md.isTrusted = { enabledCommands: [CommandId.ShowTimeline] };
       this.item.tooltip = md;
       this.item.command = { title: 'Open Run', command: CommandId.OpenRun, arguments: [vscode.Uri.file(live.dir)] };
       this.item.show();
     } else if (live) {
-      this.item.text = `$(loading~spin) ${live.name}: waiting for the first CUDA use`;
+      this.item.text = `$(loading~spin) ${plain(live.name).replace(/\$\(/g, '$\u200b(')}: waiting for the first CUDA use`;
       this.item.tooltip = 'Recording starts when the workload first uses CUDA.';
       this.item.backgroundColor = undefined;
       this.item.show();
     } else if (this.runs.last) {
       const l = this.runs.last;
       this.item.text = `$(history) peak ${gib(l.peakAllocated)} GiB`;
-      this.item.tooltip = `Last Headroom run: ${l.name}, exit code ${l.exitCode ?? '?'}, peak allocated ${formatBytes(l.peakAllocated)}. Click to open it.`;
+      this.item.tooltip = `Last Headroom run: ${plain(l.name)}, exit code ${l.exitCode ?? '?'}, peak allocated ${formatBytes(l.peakAllocated)}. Click to open it.`;
       this.item.backgroundColor = undefined;
       this.item.command = { title: 'Open Run', command: CommandId.OpenRun, arguments: [vscode.Uri.file(l.dir)] };
       this.item.show();

@@ -16,7 +16,7 @@ export interface RunSettings {
 export interface RunPlan {
   runId: string;
   runsDir: string;
-  /** The main folder; torchrun's workers write <runDir>-rank<r> beside it. */
+  /** The main folder; ranks write <runDir>-rank<r> beside it, other CUDA processes <runDir>-pid<p>. */
   runDir: string;
   env: Record<string, string>;
 }

@@ -1,4 +1,5 @@
 import { formatBytes } from '../format';
+import { processLabel } from './processes';
 import type { Sample } from './protocol';
 
 /** Live figures of a run, across its ranks and devices, for a status line or a status bar item. */
@@ -41,9 +42,10 @@ export function liveStatus(latest: Iterable<{ rank: number | null; pid?: number;
 /** GiB with 2 decimals (1 from 10 GiB, 0 from 100 GiB), the status bar's unit. */
 export const gib = (n: number): string => (n / GiB).toFixed(n >= 100 * GiB ? 0 : n >= 10 * GiB ? 1 : 2);
 
-/** "12.3 / 15.0 GiB ▲13.1" (allocated / reserved, peak allocated); "rank 1" when ranks differ. */
+/** "12.3 / 15.0 GiB ▲13.1" (allocated / reserved, peak allocated); "rank 1" or "pid 42" when several processes report. */
 export function statusText(st: LiveStatus): string {
   const w = st.worst;
-  const who = st.streams > 1 && w.rank !== null ? `rank ${w.rank} ` : '';
+  const label = st.streams > 1 ? processLabel(w) : '';
+  const who = label ? `${label} ` : '';
   return `${who}${gib(w.allocated)} / ${gib(w.reserved)} GiB ▲${gib(st.peakAllocated)}`;
 }
