@@ -116,8 +116,8 @@ sys.stdout.buffer.write(pickle.dumps(a, protocol=4))`);
     const memo = Uint8Array.from([0x80, 0x04, 0x4e, 0x72, 0xff, 0xff, 0xff, 0x7f, 0x2e]);
     assert.match(expectTyped(memo, ['limit']), /memo index/);
     const tight = pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps(list(range(1000)), protocol=4))');
-    assert.throws(() => parsePickle(tight, { limits: { maxContainerItems: 999 } }), (e) => isSnapshotError(e) && e.code === 'limit');
-    assert.throws(() => parsePickle(tight, { limits: { maxCells: 500 } }), (e) => isSnapshotError(e) && e.code === 'limit');
+    assert.throws(() => parsePickle(tight, { limits: { containerItems: 999 } }), (e) => isSnapshotError(e) && e.code === 'limit');
+    assert.throws(() => parsePickle(tight, { limits: { cells: 500 } }), (e) => isSnapshotError(e) && e.code === 'limit');
   });
 
   it('names what a non-snapshot file is', () => {

@@ -1,3 +1,6 @@
+import { parseLimitAssignment } from '../core/limits';
+import type { Limits } from '../core/limits';
+
 /** A small strict argument parser: unknown flags are errors, not silently ignored. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -15,7 +18,16 @@ export interface Parsed {
   flags: Map<string, string[]>;
 }
 
-export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec>): Parsed {
+/**
+ * Reader limits raised with `--limit NAME=VALUE`, accepted by every command (it applies wherever a
+ * snapshot is read). Set by the last parseArgs call; read by loadForCli.
+ */
+export let cliLimits: Partial<Limits> = {};
+
+const GLOBAL_SPEC: Record<string, FlagSpec> = { limit: { value: true, repeat: true } };
+
+export function parseArgs(argv: readonly string[], commandSpec: Record<string, FlagSpec>): Parsed {
+  const spec = { ...GLOBAL_SPEC, ...commandSpec };
   const positional: string[] = [];
   const flags = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
@@ -42,6 +54,16 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     if (prev && !s.repeat) throw new UsageError(`--${name} given twice`);
     flags.set(name, [...(prev ?? []), value]);
   }
+  const limits: Partial<Limits> = {};
+  for (const a of commandSpec.limit ? [] : (flags.get('limit') ?? [])) {
+    try {
+      const [name, v] = parseLimitAssignment(a);
+      limits[name] = v;
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  cliLimits = limits;
   return { positional, flags };
 }
 

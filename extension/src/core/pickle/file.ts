@@ -1,7 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { SnapshotError } from '../errors';
+import { ioError, openRegular } from '../safeFile';
 import { resolveLimits } from './limits';
 import { PickleMachine } from './machine';
 import { checkCancelled, readPickleStream } from './read';
@@ -9,31 +9,23 @@ import type { PickleResult, ReadOptions } from './read';
 
 const CHUNK = 1 << 20;
 
-function ioError(path: string, e: unknown): SnapshotError {
-  const err = e as NodeJS.ErrnoException;
-  const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'it is a directory' : err.message;
-  return new SnapshotError('io', `cannot read ${path}: ${why}`);
-}
-
 /**
  * Reads a snapshot pickle from disk in 1 MiB chunks straight into the VM's buffer, so memory stays
- * near the size of the decoded result. gzip-compressed files are decompressed on the fly.
+ * near the size of the decoded result. gzip-compressed files are decompressed on the fly. Only a
+ * regular file is read (a FIFO or a device is refused), and the open itself is cancellable.
  */
 export async function readPickleFile(path: string, opts: ReadOptions = {}): Promise<PickleResult> {
-  let fh;
+  const opened = await openRegular(path, opts.signal);
+  const total = opened.size;
+  let fh: FileHandle | undefined = opened.fh;
   try {
-    fh = await open(path, 'r');
-  } catch (e) {
-    throw ioError(path, e);
-  }
-  try {
-    const total = (await fh.stat()).size;
     const head = new Uint8Array(2);
     await fh.read(head, 0, 2, 0);
     if (head[0] === 0x1f && head[1] === 0x8b) {
-      await fh.close();
+      // The stream owns the descriptor from here (the same file, never reopened by name).
+      const gz = fh;
       fh = undefined;
-      return await readGzip(path, total, opts);
+      return await readGzip(gz, path, total, opts);
     }
     const m = new PickleMachine(resolveLimits(opts.limits), opts.hooks);
     let read = 0;
@@ -65,8 +57,8 @@ export async function readPickleFile(path: string, opts: ReadOptions = {}): Prom
   }
 }
 
-async function readGzip(path: string, total: number, opts: ReadOptions): Promise<PickleResult> {
-  const file = createReadStream(path, { highWaterMark: CHUNK });
+async function readGzip(fh: FileHandle, path: string, total: number, opts: ReadOptions): Promise<PickleResult> {
+  const file = fh.createReadStream({ highWaterMark: CHUNK, start: 0 });
   const gunzip = createGunzip();
   let compressed = 0;
   file.on('data', (c) => (compressed += c.length));

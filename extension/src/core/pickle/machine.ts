@@ -1,4 +1,6 @@
 import { SnapshotError } from '../errors';
+import { limitError, WORK_ALLOWANCE } from '../limits';
+import type { LimitName } from '../limits';
 import { decodeLatin1, decodeLong, decodeUtf8, readI32, readU32, readU64 } from './decode';
 import type { PickleLimits } from './limits';
 import { LAZY } from './memo';
@@ -29,12 +31,31 @@ export class PickleMachine {
   protocol = 0;
 
   private readonly stack: ValueStack;
+  /** Opcodes executed (FRAME counts 8): bounded per byte of the file, so gzip bombs stop early. */
+  private work = 0;
+  private workBudget: number;
+  /** Payload bytes of str/bytes values longer than 16 bytes. */
+  private stringBytes = 0;
 
+  /**
+   * @param inputBytes the size of the file as stored (compressed size for gzip), when known. The
+   *   work budget is WORK_ALLOWANCE + workPerByte × that; unknown, it follows the bytes fed.
+   */
   constructor(
     private readonly limits: PickleLimits,
     hooks: SealHooks = {},
+    private readonly inputBytes?: number,
   ) {
-    this.stack = new ValueStack(limits, hooks, (code, message) => this.fail(code, message));
+    this.stack = new ValueStack(
+      limits,
+      hooks,
+      (code, message) => this.fail(code, message),
+      (name, message) => this.limit(name, message),
+    );
+    if (inputBytes !== undefined && inputBytes > limits.fileBytes) {
+      this.limit('fileBytes', `the file holds ${inputBytes} bytes, more than ${limits.fileBytes}`);
+    }
+    this.workBudget = WORK_ALLOWANCE + limits.workPerByte * (inputBytes ?? 0);
   }
 
   get done(): boolean {
@@ -58,6 +79,9 @@ export class PickleMachine {
 
   commit(n: number): void {
     this.len += n;
+    const fed = this.base + this.len;
+    if (fed > this.limits.pickleBytes) this.limit('pickleBytes', `the pickle data (after decompression) is larger than ${this.limits.pickleBytes} bytes`);
+    if (this.inputBytes === undefined) this.workBudget = WORK_ALLOWANCE + this.limits.workPerByte * fed;
   }
 
   feed(chunk: Uint8Array): void {
@@ -88,14 +112,28 @@ export class PickleMachine {
     }
   }
 
-  private fail(code: 'corrupt' | 'unsupported' | 'limit', message: string, at = this.pos): never {
+  private fail(code: 'corrupt' | 'unsupported', message: string, at = this.pos): never {
     throw new SnapshotError(code, message, this.base + at);
+  }
+
+  private limit(name: LimitName, message: string, at = this.pos): never {
+    throw limitError(name, message, this.base + at);
   }
 
   /** Reads a str/bytes payload of `n` bytes at `p`, or reports that more input is needed. */
   private payload(p: number, n: number): boolean {
-    if (n > this.limits.maxStringBytes) this.fail('limit', `a string of ${n} bytes exceeds ${this.limits.maxStringBytes} (limit maxStringBytes)`);
+    if (n > this.limits.stringBytes) this.limit('stringBytes', `a string of ${n} bytes exceeds ${this.limits.stringBytes} bytes`);
     return p + n <= this.len;
+  }
+
+  /** Checked whenever run() stops: a run executes at most one opcode per buffered byte. */
+  private checkWork(): void {
+    if (this.work > this.workBudget) {
+      this.limit(
+        'workPerByte',
+        `the pickle executes more than ${this.workBudget} opcodes for a ${this.inputBytes ?? this.base + this.len}-byte file (a compression bomb?)`,
+      );
+    }
   }
 
   /** Minimum total buffered bytes needed before run() can make progress again. */
@@ -113,8 +151,10 @@ export class PickleMachine {
       const len = this.len;
       if (start >= len) {
         this.wanted = 1;
+        this.checkWork();
         return false;
       }
+      this.work++;
       const buf = this.buf;
       const op = buf[start]!;
       if (!this.started) {
@@ -132,13 +172,17 @@ export class PickleMachine {
           }
           break;
         case Op.FRAME:
-          if (start + 9 <= len) next = start + 9;
+          if (start + 9 <= len) {
+            next = start + 9;
+            this.work += 8;
+          }
           break;
         case Op.MARK:
-          st.marks.push(st.sp);
+          st.mark();
           next = start + 1;
           break;
         case Op.STOP:
+          this.checkWork();
           this.value = st.finish();
           this.pos = start + 1;
           this.finished = true;
@@ -181,6 +225,7 @@ export class PickleMachine {
         case Op.LONG1:
           if (start + 2 <= len) {
             const n = buf[start + 1]!;
+            if (n > this.limits.longBytes) this.longLimit(n);
             if (start + 2 + n <= len) {
               st.push(decodeLong(buf, start + 2, n), Kind.Primitive, 0);
               next = start + 2 + n;
@@ -190,9 +235,10 @@ export class PickleMachine {
         case Op.LONG4:
           if (start + 5 <= len) {
             const n = readU32(buf, start + 1);
-            if (this.payload(start + 5, n)) {
+            // A huge int is one uncancellable BigInt step (67 MB: 35 s, 4 GB); snapshots need 8 bytes.
+            if (n > this.limits.longBytes) this.longLimit(n);
+            if (start + 5 + n <= len) {
               st.push(decodeLong(buf, start + 5, n), Kind.Primitive, 0);
-              st.spend(n >> 3);
               next = start + 5 + n;
             } else this.wanted = 5 + n;
           }
@@ -238,6 +284,7 @@ export class PickleMachine {
           }
           break;
         case Op.EMPTY_LIST:
+          st.created();
           st.push([], Kind.List, 1);
           next = start + 1;
           break;
@@ -246,6 +293,7 @@ export class PickleMachine {
           next = start + 1;
           break;
         case Op.EMPTY_SET:
+          st.created();
           st.push([], Kind.Set, 1);
           next = start + 1;
           break;
@@ -258,6 +306,7 @@ export class PickleMachine {
         case Op.TUPLE3: {
           const n = op - Op.TUPLE1 + 1;
           st.need(n);
+          // Not counted as objects: newer torch writes a pool_id tuple in every trace entry.
           const t = st.freeze(st.sp - n);
           st.push(t.items, Kind.Frozen, t.depth);
           next = start + 1;
@@ -265,6 +314,7 @@ export class PickleMachine {
         }
         case Op.TUPLE:
         case Op.FROZENSET: {
+          st.created();
           const t = st.freeze(st.popMark());
           st.push(t.items, Kind.Frozen, t.depth);
           next = start + 1;
@@ -334,6 +384,7 @@ export class PickleMachine {
           const nl2 = nl1 < 0 ? -1 : this.lineEnd(nl1 + 1);
           if (nl2 >= 0) {
             const qual = decodeUtf8(buf, start + 1, nl1) + '.' + decodeUtf8(buf, nl1 + 1, nl2);
+            st.created();
             st.push(new PyInert('global', qual, []), Kind.Frozen, 1);
             next = nl2 + 1;
           }
@@ -345,6 +396,7 @@ export class PickleMachine {
           const name = st.vals[st.sp - 1];
           if (typeof mod !== 'string' || typeof name !== 'string') this.fail('corrupt', 'STACK_GLOBAL without a module and a name');
           st.sp -= 2;
+          st.created();
           st.push(new PyInert('global', `${mod}.${name}`, []), Kind.Frozen, 1);
           next = start + 1;
           break;
@@ -353,6 +405,7 @@ export class PickleMachine {
         case Op.NEWOBJ:
         case Op.BUILD: {
           st.need(2);
+          st.created();
           const fn = st.vals[st.sp - 2]!;
           const t = st.freeze(st.sp - 2);
           const kind = op === Op.REDUCE ? 'call' : op === Op.NEWOBJ ? 'new' : 'build';
@@ -362,6 +415,7 @@ export class PickleMachine {
         }
         case Op.NEWOBJ_EX: {
           st.need(3);
+          st.created();
           const cls = st.vals[st.sp - 3]!;
           const t = st.freeze(st.sp - 3);
           st.push(new PyInert('new', st.qualname(cls), t.items), Kind.Frozen, t.depth);
@@ -377,6 +431,8 @@ export class PickleMachine {
       if (next === NEED_MORE) {
         if (this.wanted <= 0 || start + this.wanted <= len) this.wanted = Math.max(2, len - start + 1);
         this.pos = start;
+        this.work--; // counted again when its bytes are complete
+        this.checkWork();
         return false;
       }
       this.wanted = 0;
@@ -384,12 +440,23 @@ export class PickleMachine {
     }
   }
 
+  private longLimit(n: number): never {
+    this.limit('longBytes', `an integer of ${n} bytes is longer than ${this.limits.longBytes} (snapshot integers fit in 8)`);
+  }
+
   private pushText(op: number, p: number, n: number): void {
     const buf = this.buf;
+    if (n > 16) {
+      this.stringBytes += n;
+      if (this.stringBytes > this.limits.stringsTotal) this.limit('stringsTotal', `the strings of the pickle add up to more than ${this.limits.stringsTotal} bytes`);
+    }
     let v: PyValue;
     if (op === Op.SHORT_BINUNICODE || op === Op.BINUNICODE || op === Op.BINUNICODE8) v = decodeUtf8(buf, p, p + n);
     else if (op === Op.SHORT_BINSTRING || op === Op.BINSTRING) v = decodeLatin1(buf, p, p + n);
-    else v = buf.slice(p, p + n);
+    else {
+      this.stack.created();
+      v = buf.slice(p, p + n);
+    }
     this.stack.push(v, Kind.Primitive, 0);
     if (n > 64) this.stack.spend(n >> 4);
   }

@@ -16,14 +16,27 @@ const PRESENT = 0x10;
 const SEALED = 0x08;
 const KIND = 0x07;
 
+/** What one out-of-order entry is charged, in entries: a Map slot costs about 64 chunk slots. */
+export const SPARSE_COST = 64;
+
+/** ref, meta and depth of an out-of-order entry, packed into one double (45 bits). */
+const pack = (ref: number, meta: number, depth: number): number => (ref + 2 ** 31) * 8192 + meta * 256 + depth;
+const refOfPacked = (p: number): number => Math.floor(p / 8192) - 2 ** 31;
+const metaOfPacked = (p: number): number => Math.floor(p / 256) & 0x1f;
+const depthOfPacked = (p: number): number => p & 0xff;
+
 /**
  * The pickle memo in fixed-size typed chunks: a multi-million-entry memo grows without copying
- * itself, a sparse index (LONG_BINPUT 400000000) costs one chunk, and the garbage collector has
+ * itself, and the garbage collector has
  * little to trace. Each entry is an int32: a non-negative integer value as itself (the row and
  * stack ids that replace trace entries and frame lists), LAZY as -1, anything else as -(index + 2)
  * into a table of objects, in which equal strings share one slot ('N/A' is memoized a million
  * times) and slots freed by replace() are reused. Per entry also: its kind (see the machine's
  * Kind), whether it is sealed, and its depth.
+ *
+ * pickle.dump numbers entries 0, 1, 2…; a chunk is only allocated next to those already filled.
+ * An index far beyond them goes to a small map, and its chunk stays sparse for good: a crafted
+ * LONG_BINPUT every 16384 indices costs what it holds, not 96 KiB each.
  */
 export class Memo {
   private refs: Int32Array[] = [];
@@ -32,29 +45,67 @@ export class Memo {
   private objects: PyValue[] = [];
   private free: number[] = [];
   private strings = new Map<string, number>();
+  private sparse = new Map<number, number>();
+  private sparseChunks = new Set<number>();
+  private chunks = 0;
   /** Entries stored: MEMOIZE's next index, as CPython's len(memo). */
   count = 0;
 
+  /** What the memo costs, in entries: chunk slots allocated plus SPARSE_COST per sparse entry. */
+  get cost(): number {
+    return this.chunks * SIZE + this.sparse.size * SPARSE_COST;
+  }
+
+  get sparseCount(): number {
+    return this.sparse.size;
+  }
+
   has(i: number): boolean {
     const m = this.meta[i >>> SHIFT];
-    return m !== undefined && (m[i & MASK]! & PRESENT) !== 0;
+    if (m === undefined) return this.sparse.has(i);
+    return (m[i & MASK]! & PRESENT) !== 0;
+  }
+
+  private refOf(i: number): number {
+    const c = this.refs[i >>> SHIFT];
+    return c !== undefined ? c[i & MASK]! : refOfPacked(this.sparse.get(i)!);
+  }
+
+  private metaOf(i: number): number {
+    const c = this.meta[i >>> SHIFT];
+    return c !== undefined ? c[i & MASK]! : metaOfPacked(this.sparse.get(i)!);
   }
 
   get(i: number): PyValue {
-    const r = this.refs[i >>> SHIFT]![i & MASK]!;
+    const r = this.refOf(i);
     return r >= 0 ? r : r === LAZY_REF ? LAZY : this.objects[-r - 2]!;
   }
 
   kind(i: number): number {
-    return this.meta[i >>> SHIFT]![i & MASK]! & KIND;
+    return this.metaOf(i) & KIND;
   }
 
   sealed(i: number): boolean {
-    return (this.meta[i >>> SHIFT]![i & MASK]! & SEALED) !== 0;
+    return (this.metaOf(i) & SEALED) !== 0;
   }
 
   depth(i: number): number {
-    return this.depths[i >>> SHIFT]![i & MASK]!;
+    const c = this.depths[i >>> SHIFT];
+    return c !== undefined ? c[i & MASK]! : depthOfPacked(this.sparse.get(i)!);
+  }
+
+  /** Updates the fields given of an existing entry. */
+  private write(i: number, ref: number | undefined, meta: number | undefined, depth: number | undefined): void {
+    const c = i >>> SHIFT;
+    const m = this.meta[c];
+    if (m === undefined) {
+      const p = this.sparse.get(i)!;
+      this.sparse.set(i, pack(ref ?? refOfPacked(p), meta ?? metaOfPacked(p), depth ?? depthOfPacked(p)));
+      return;
+    }
+    if (ref !== undefined) this.refs[c]![i & MASK] = ref;
+    if (meta !== undefined) m[i & MASK] = meta;
+    if (depth !== undefined) this.depths[c]![i & MASK] = depth;
   }
 
   private ref(v: PyValue): number {
@@ -80,46 +131,52 @@ export class Memo {
 
   /** Releases the object slot of entry i, unless it is a (shared) string. */
   private release(i: number): void {
-    const r = this.refs[i >>> SHIFT]![i & MASK]!;
+    const r = this.refOf(i);
     if (r < LAZY_REF && typeof this.objects[-r - 2] !== 'string') {
       this.objects[-r - 2] = null;
       this.free.push(-r - 2);
     }
   }
 
+  /** Stores a new entry; the caller has checked that `i` is free. */
   set(i: number, v: PyValue, kind: number, sealed: boolean, depth: number): void {
     const c = i >>> SHIFT;
+    const meta = PRESENT | (sealed ? SEALED : 0) | kind;
+    this.count++;
     if (this.meta[c] === undefined) {
+      if (this.sparseChunks.has(c) || c > (this.count >>> SHIFT) + 1) {
+        this.sparseChunks.add(c);
+        this.sparse.set(i, pack(this.ref(v), meta, depth));
+        return;
+      }
       this.refs[c] = new Int32Array(SIZE);
       this.meta[c] = new Uint8Array(SIZE);
       this.depths[c] = new Uint8Array(SIZE);
+      this.chunks++;
     }
-    const m = this.meta[c]!;
-    if ((m[i & MASK]! & PRESENT) === 0) this.count++;
     this.refs[c]![i & MASK] = this.ref(v);
-    m[i & MASK] = PRESENT | (sealed ? SEALED : 0) | kind;
+    this.meta[c]![i & MASK] = meta;
     this.depths[c]![i & MASK] = depth;
   }
 
   /** The entry now holds `v`, a primitive standing for the container it replaced. */
   replace(i: number, v: PyValue): void {
     this.release(i);
-    this.refs[i >>> SHIFT]![i & MASK] = this.ref(v);
-    this.meta[i >>> SHIFT]![i & MASK] = PRESENT | SEALED;
+    this.write(i, this.ref(v), PRESENT | SEALED, undefined);
   }
 
   /** Replaces the value only (a lazily created dict taking its placeholder's place). */
   setValue(i: number, v: PyValue): void {
     this.release(i);
-    this.refs[i >>> SHIFT]![i & MASK] = this.ref(v);
+    this.write(i, this.ref(v), undefined, undefined);
   }
 
   seal(i: number): void {
-    this.meta[i >>> SHIFT]![i & MASK]! |= SEALED;
+    this.write(i, undefined, this.metaOf(i) | SEALED, undefined);
   }
 
   setDepth(i: number, d: number): void {
-    this.depths[i >>> SHIFT]![i & MASK] = d;
+    this.write(i, undefined, undefined, d);
   }
 
   clear(): void {
@@ -129,5 +186,7 @@ export class Memo {
     this.objects = [];
     this.free = [];
     this.strings.clear();
+    this.sparse.clear();
+    this.sparseChunks.clear();
   }
 }

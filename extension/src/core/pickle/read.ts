@@ -11,6 +11,11 @@ export interface ReadOptions {
   onProgress?: (read: number, total: number | undefined) => void;
   signal?: AbortSignal;
   hooks?: SealHooks;
+  /**
+   * Size of the file as stored (compressed, for gzip), when the caller knows it: the work budget is
+   * per byte of it, so a small .pickle.gz cannot make the reader run for minutes.
+   */
+  inputBytes?: number;
 }
 
 export interface PickleResult {
@@ -35,7 +40,7 @@ export function checkCancelled(signal: AbortSignal | undefined): void {
 
 /** Parses a complete in-memory pickle. */
 export function parsePickle(bytes: Uint8Array, opts: Pick<ReadOptions, 'limits' | 'hooks'> = {}): PickleResult {
-  const m = new PickleMachine(resolveLimits(opts.limits), opts.hooks);
+  const m = new PickleMachine(resolveLimits(opts.limits), opts.hooks, bytes.length);
   m.feed(bytes);
   if (!m.run()) throw truncated(m, bytes.length);
   return { value: m.result, protocol: m.protocol, bytes: m.offset };
@@ -46,7 +51,7 @@ export async function readPickleStream(
   chunks: AsyncIterable<Uint8Array>,
   opts: ReadOptions & { total?: number } = {},
 ): Promise<PickleResult> {
-  const m = new PickleMachine(resolveLimits(opts.limits), opts.hooks);
+  const m = new PickleMachine(resolveLimits(opts.limits), opts.hooks, opts.inputBytes);
   let read = 0;
   for await (const chunk of chunks) {
     checkCancelled(opts.signal);

@@ -1,5 +1,7 @@
+import { limitError } from '../limits';
+import type { LimitName } from '../limits';
 import type { PickleLimits } from './limits';
-import { LAZY, Memo } from './memo';
+import { LAZY, Memo, SPARSE_COST } from './memo';
 import { PyInert } from './values';
 import type { PyDict, PyValue } from './values';
 
@@ -39,7 +41,11 @@ const KIND_NAMES = ['value', 'list', 'dict', 'set', 'tuple'];
 
 
 
-type Fail = (code: 'corrupt' | 'unsupported' | 'limit', message: string) => never;
+type Fail = (code: 'corrupt' | 'unsupported', message: string) => never;
+type Limit = (name: LimitName, message: string) => never;
+
+/** V8's Map holds at most 2^24 entries; out-of-order memo entries stay well below. */
+const MAX_SPARSE = 1 << 23;
 
 /**
  * The pickle VM's value stack, marks and memo, and every operation that builds containers.
@@ -57,12 +63,28 @@ export class ValueStack {
   marks: number[] = [];
   private readonly memo = new Memo();
   private cells = 0;
+  /** Containers kept as objects: created, less those a hook replaced by a number. */
+  private objects = 0;
 
   constructor(
     private readonly limits: PickleLimits,
     private readonly hooks: SealHooks,
     private readonly fail: Fail,
+    private readonly limit: Limit,
   ) {}
+
+  /** MARK. A real snapshot opens one per nesting level; 150 MB of them must not reach V8's array limit. */
+  mark(): void {
+    if (this.marks.length >= this.limits.marks) this.limit('marks', `the pickle opens more than ${this.limits.marks} MARKs at once`);
+    this.marks.push(this.sp);
+  }
+
+  /** A container object was created (an empty list, a tuple, a dict made real…). */
+  created(): void {
+    if (++this.objects > this.limits.objects) {
+      this.limit('objects', `the pickle builds more than ${this.limits.objects} lists, dicts and tuples`);
+    }
+  }
 
   /** Replaces the value in `slot` (already sealed) everywhere it is referenced from. */
   private replace(slot: number, v: PyValue): PyValue {
@@ -102,7 +124,7 @@ export class ValueStack {
       depth = Math.max(depth, this.adopt(i, set));
       set.push(this.vals[i]!);
     }
-    if (set.length > this.limits.maxContainerItems) this.fail('limit', `a set grows past ${this.limits.maxContainerItems} items (limit maxContainerItems)`);
+    if (set.length > this.limits.containerItems) this.limit('containerItems', `a set grows past ${this.limits.containerItems} items`);
     this.setDepth(target, depth);
     this.spend(this.sp - from);
     this.sp = from;
@@ -112,6 +134,7 @@ export class ValueStack {
   buildFromMark(isList: boolean): void {
     const from = this.popMark();
     const fresh: PyValue = isList ? [] : {};
+    this.created();
     // Move the items up one slot, put the container under them, then reuse APPENDS/SETITEMS.
     this.push(fresh, isList ? Kind.List : Kind.Dict, 1);
     const top = this.sp - 1;
@@ -129,13 +152,11 @@ export class ValueStack {
 
   spend(n: number): void {
     this.cells += n;
-    if (this.cells > this.limits.maxCells) {
-      this.fail('limit', `the pickle builds more than ${this.limits.maxCells} values; refusing to go on (limit maxCells)`);
-    }
+    if (this.cells > this.limits.cells) this.limit('cells', `the pickle builds more than ${this.limits.cells} values`);
   }
 
   private growStack(): void {
-    if (this.sp >= this.limits.maxStack) this.fail('limit', `more than ${this.limits.maxStack} values on the pickle stack (limit maxStack)`);
+    if (this.sp >= this.limits.stack) this.limit('stack', `more than ${this.limits.stack} values on the pickle stack`);
     const cap = this.sKind.length * 2;
     const k = new Uint8Array(cap);
     k.set(this.sKind);
@@ -188,6 +209,7 @@ export class ValueStack {
       if (m !== LAZY) return (this.vals[slot] = m);
     }
     const o: PyDict = {};
+    this.created();
     this.vals[slot] = o;
     if (mi >= 0) this.memo.setValue(mi, o);
     return o;
@@ -217,7 +239,7 @@ export class ValueStack {
   }
 
   private setDepth(slot: number, depth: number): void {
-    if (depth > this.limits.maxDepth) this.fail('limit', `containers nest deeper than ${this.limits.maxDepth} levels (limit maxDepth)`);
+    if (depth > this.limits.depth) this.limit('depth', `containers nest deeper than ${this.limits.depth} levels`);
     const mi = this.sMemo[slot]!;
     if (mi >= 0) this.memo.setDepth(mi, depth);
     else this.sDepth[slot] = depth;
@@ -241,11 +263,11 @@ export class ValueStack {
   /** Builds a frozen container (tuple, frozenset, inert record) from slots [from, sp). */
   freeze(from: number): { items: PyValue[]; depth: number } {
     const n = this.sp - from;
-    if (n > this.limits.maxContainerItems) this.fail('limit', `a tuple holds more than ${this.limits.maxContainerItems} items (limit maxContainerItems)`);
+    if (n > this.limits.containerItems) this.limit('containerItems', `a tuple holds more than ${this.limits.containerItems} items`);
     let depth = 1;
     for (let i = from; i < this.sp; i++) depth = Math.max(depth, this.adopt(i, null));
     const items = this.vals.slice(from, this.sp);
-    if (depth > this.limits.maxDepth) this.fail('limit', `containers nest deeper than ${this.limits.maxDepth} levels (limit maxDepth)`);
+    if (depth > this.limits.depth) this.limit('depth', `containers nest deeper than ${this.limits.depth} levels`);
     this.sp = from;
     this.spend(n);
     return { items, depth };
@@ -255,7 +277,7 @@ export class ValueStack {
     this.mutable(target, Kind.List, 'APPEND');
     const list = this.vals[target] as PyValue[];
     const n = this.sp - from;
-    if (list.length + n > this.limits.maxContainerItems) this.fail('limit', `a list grows past ${this.limits.maxContainerItems} items (limit maxContainerItems)`);
+    if (list.length + n > this.limits.containerItems) this.limit('containerItems', `a list grows past ${this.limits.containerItems} items`);
     let depth = this.depthOf(target);
     const hook = this.hooks.listItem;
     for (let i = from; i < this.sp; i++) {
@@ -263,7 +285,10 @@ export class ValueStack {
       let v: PyValue = this.vals[i]!;
       if (hook && this.sKind[i] === Kind.Dict) {
         const r = hook(v as PyDict);
-        if (r !== undefined) v = this.replace(i, r);
+        if (r !== undefined) {
+          v = this.replace(i, r);
+          this.objects--;
+        }
       }
       list.push(v);
     }
@@ -285,12 +310,16 @@ export class ValueStack {
       depth = Math.max(depth, this.adopt(i + 1, placeholder, targetMemo));
       if (this.hooks.dictValue && this.sKind[i + 1] === Kind.List) {
         const r = this.hooks.dictValue(key, vals[i + 1] as PyValue[]);
-        if (r !== undefined) vals[i + 1] = this.replace(i + 1, r);
+        if (r !== undefined) {
+          vals[i + 1] = this.replace(i + 1, r);
+          this.objects--;
+        }
       }
     }
     this.spend((this.sp - from) / 2);
     const fresh = this.hooks.freshDict && (placeholder === LAZY || isEmpty(placeholder)) ? this.hooks.freshDict(vals, from, this.sp) : undefined;
     if (fresh !== undefined) {
+      if (placeholder !== LAZY) this.objects--;
       vals[target] = this.replace(target, fresh);
       this.sKind[target] = Kind.Primitive;
       this.sDepth[target] = 0;
@@ -330,7 +359,7 @@ export class ValueStack {
 
   memoPut(i: number): void {
     if (this.sp === 0 || this.sp <= this.markBase()) this.fail('corrupt', 'the pickle memoizes with an empty stack');
-    if (i > this.limits.maxMemo) this.fail('limit', `memo index ${i} is beyond ${this.limits.maxMemo} (limit maxMemo)`);
+    if (i > this.limits.memoEntries) this.limit('memoEntries', `memo index ${i} is beyond ${this.limits.memoEntries}`);
     // pickle.dump numbers memo entries once each; a reused index could retarget live references.
     if (this.memo.has(i)) this.fail('corrupt', `memo entry ${i} is stored twice (not produced by pickle.dump)`);
     const top = this.sp - 1;
@@ -339,6 +368,9 @@ export class ValueStack {
     if (kind !== Kind.Primitive && this.sMemo[top]! >= 0) this.fail('corrupt', 'the same container is memoized twice');
     this.memo.set(i, this.vals[top]!, kind, kind === Kind.Frozen, this.sDepth[top]!);
     if (kind !== Kind.Primitive) this.sMemo[top] = i;
+    if (this.memo.cost > this.limits.memoEntries || this.memo.sparseCount > MAX_SPARSE) {
+      this.limit('memoEntries', `the pickle memo grows past ${this.limits.memoEntries} entries (entries stored out of order count ${SPARSE_COST} each)`);
+    }
   }
 
 }

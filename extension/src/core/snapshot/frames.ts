@@ -27,7 +27,8 @@ export class FrameTable {
     if (!isDict(frame)) throw new SnapshotError('wrong-shape', `not a PyTorch memory snapshot: a stack frame is ${describePy(frame)}, not a dict`);
     const f = this.strings.id(typeof frame.filename === 'string' ? frame.filename : '??');
     const n = this.strings.id(typeof frame.name === 'string' ? frame.name : '??');
-    const l = typeof frame.line === 'number' ? frame.line : 0;
+    // Line numbers live in an Int32 column: anything else (NaN, -1, 10**30) is "no line".
+    const l = typeof frame.line === 'number' && Number.isInteger(frame.line) && frame.line >= 0 && frame.line < 2 ** 31 ? frame.line : 0;
     const key = `${f}:${l}:${n}`;
     let id = this.byValue.get(key);
     if (id === undefined) {

@@ -1,5 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { readPickleFile } from '../pickle/file';
+import { abortable } from '../safeFile';
+import { limitError, resolveLimits } from '../limits';
 import { parsePickle, readPickleStream } from '../pickle/read';
 import type { ReadOptions } from '../pickle/read';
 import type { Snapshot } from './model';
@@ -9,23 +11,32 @@ export type LoadOptions = Omit<ReadOptions, 'hooks'>;
 
 /** Loads a `_dump_snapshot` pickle (or a gzip of one) from disk. Errors are SnapshotErrors. */
 export async function loadSnapshotFile(path: string, opts: LoadOptions = {}): Promise<Snapshot> {
-  const size = await stat(path).then(
-    (st) => st.size,
-    () => 0, // readPickleFile reports the error
+  // Cancellable like the open that follows: on a hung file system the stat waits too.
+  const size = await abortable(
+    stat(path).then(
+      (st) => st.size,
+      () => 0, // readPickleFile reports the error
+    ),
+    opts.signal,
   );
-  const b = new SnapshotBuilder(size);
-  const r = await readPickleFile(path, { ...opts, hooks: b.hooks() });
+  const limits = resolveLimits(opts.limits);
+  if (size > limits.fileBytes) throw limitError('fileBytes', `the file holds ${size} bytes, more than ${limits.fileBytes}`);
+  const b = new SnapshotBuilder(size, limits.traceEntries);
+  // inputBytes: the work budget is per byte of the file as stored (gzip bombs stop early).
+  const r = await readPickleFile(path, { ...opts, limits, inputBytes: size, hooks: b.hooks() });
   return normalize(r.value, b, r);
 }
 
 export async function loadSnapshotStream(chunks: AsyncIterable<Uint8Array>, opts: LoadOptions & { total?: number } = {}): Promise<Snapshot> {
-  const b = new SnapshotBuilder();
-  const r = await readPickleStream(chunks, { ...opts, hooks: b.hooks() });
+  const limits = resolveLimits(opts.limits);
+  const b = new SnapshotBuilder(0, limits.traceEntries);
+  const r = await readPickleStream(chunks, { ...opts, limits, hooks: b.hooks() });
   return normalize(r.value, b, r);
 }
 
 export function parseSnapshot(bytes: Uint8Array, opts: Pick<LoadOptions, 'limits'> = {}): Snapshot {
-  const b = new SnapshotBuilder(bytes.length);
-  const r = parsePickle(bytes, { limits: opts.limits, hooks: b.hooks() });
+  const limits = resolveLimits(opts.limits);
+  const b = new SnapshotBuilder(bytes.length, limits.traceEntries);
+  const r = parsePickle(bytes, { limits, hooks: b.hooks() });
   return normalize(r.value, b, r);
 }

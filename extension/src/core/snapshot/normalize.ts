@@ -4,7 +4,7 @@ import { describePy, isDict } from '../pickle/values';
 import type { PyDict, PyValue } from '../pickle/values';
 import { FrameTable, StackTable } from './frames';
 import type { Annotation, Block, DeviceTrace, Segment, Snapshot } from './model';
-import { toNumber, TraceRows } from './rows';
+import { toCount, TraceRows } from './rows';
 import type { TraceColumns } from './rows';
 
 /** Interning tables shared by the reader's hooks and the normalizer. */
@@ -13,8 +13,9 @@ export class SnapshotBuilder {
   readonly stacks = new StackTable(this.frames);
   readonly rows: TraceRows;
 
-  constructor(bytesHint = 0) {
-    this.rows = new TraceRows(this.stacks, bytesHint);
+  /** @param maxRows the trace-entries limit (core/limits.ts). */
+  constructor(bytesHint = 0, maxRows = Infinity) {
+    this.rows = new TraceRows(this.stacks, bytesHint, maxRows);
   }
 
   /** Hooks for the pickle reader: entries become rows and frame lists become stack ids on arrival. */
@@ -43,11 +44,23 @@ export class SnapshotBuilder {
 
 const shape = (what: string): SnapshotError => new SnapshotError('wrong-shape', `not a PyTorch memory snapshot: ${what}`);
 
+/** A size, address or id: a non-negative integer below 2^53 (never NaN, a float or 10**30). */
 function num(d: PyDict, key: string, where: string, fallback?: number): number {
-  const v = toNumber(d[key]);
+  const v = toCount(d[key]);
   if (v !== undefined) return v;
   if (fallback !== undefined && (d[key] === undefined || d[key] === null)) return fallback;
-  throw shape(`${where} has ${key} = ${describePy(d[key])}, expected a number`);
+  const raw = d[key];
+  const shown = typeof raw === 'number' || typeof raw === 'bigint' ? ` (${String(raw).slice(0, 40)})` : '';
+  throw shape(`${where} has ${key} = ${describePy(raw)}${shown}, expected a non-negative integer`);
+}
+
+/** Device indices are small; a crafted 10**15 would make per-device arrays and loops explode. */
+const MAX_DEVICE = 1 << 16;
+
+function deviceOf(d: PyDict, where: string): number {
+  const v = num(d, 'device', where, 0);
+  if (v >= MAX_DEVICE) throw shape(`${where} has device = ${v}, not a CUDA device index`);
+  return v;
 }
 
 function list(v: PyValue | undefined, where: string): PyValue[] {
@@ -84,7 +97,7 @@ export function normalize(value: PyValue, b: SnapshotBuilder, meta: { protocol: 
 
   const segments = normalizeSegments(list(segmentsValue, "'segments'"), b);
   const columns = b.rows.finish();
-  const traces = normalizeTraces(list(tracesValue, "'device_traces'"), b.rows.length, columns);
+  const traces = normalizeTraces(list(tracesValue, "'device_traces'"), b.rows, columns);
   const annotations = normalizeAnnotations(list(annotationsValue, "'external_annotations'"), warnings);
 
   const devices = new Set<number>();
@@ -116,7 +129,7 @@ export function normalize(value: PyValue, b: SnapshotBuilder, meta: { protocol: 
 
 function stackOf(v: PyValue | undefined, b: SnapshotBuilder, where: string): number {
   if (v === undefined || v === null) return 0;
-  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < b.stacks.size) return v;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < b.stacks.size) return v; // the hook's stack id
   if (Array.isArray(v)) return b.stacks.intern(v);
   throw shape(`${where} has frames = ${describePy(v)}, not a list of frames`);
 }
@@ -139,14 +152,14 @@ function normalizeSegments(items: PyValue[], b: SnapshotBuilder): Segment[] {
       if (!isDict(br)) throw shape(`${bw} is ${describePy(br)}, not a dict`);
       const size = num(br, 'size', bw);
       let stack = stackOf(br.frames, b, bw);
-      let requested = toNumber(br.requested_size);
+      let requested = br.requested_size === undefined ? undefined : num(br, 'requested_size', bw);
       const history = br.history; // torch 1.13: the block's own allocation is history[0]
       if (requested === undefined && Array.isArray(history) && isDict(history[0])) {
-        requested = toNumber(history[0].real_size);
+        requested = toCount(history[0].real_size);
         if (stack === 0) stack = stackOf(history[0].frames, b, bw);
       }
       const block: Block = {
-        address: toNumber(br.address) ?? addr,
+        address: num(br, 'address', bw, addr),
         size,
         requestedSize: requested ?? size,
         state: typeof br.state === 'string' ? br.state : 'inactive',
@@ -159,7 +172,7 @@ function normalizeSegments(items: PyValue[], b: SnapshotBuilder): Segment[] {
       blocks.reduce((acc, bl) => (pred(bl) ? acc + f(bl) : acc), 0);
     const pool = raw.segment_pool_id;
     out.push({
-      device: num(raw, 'device', where, 0),
+      device: deviceOf(raw, where),
       address,
       totalSize: num(raw, 'total_size', where, sum(() => true, (bl) => bl.size)),
       allocatedSize: num(raw, 'allocated_size', where, sum((bl) => bl.state === 'active_allocated', (bl) => bl.size)),
@@ -167,7 +180,7 @@ function normalizeSegments(items: PyValue[], b: SnapshotBuilder): Segment[] {
       requestedSize: num(raw, 'requested_size', where, sum((bl) => bl.state !== 'inactive', (bl) => bl.requestedSize)),
       stream: num(raw, 'stream', where, 0),
       type: typeof raw.segment_type === 'string' ? raw.segment_type : 'large',
-      poolId: Array.isArray(pool) && pool.length === 2 ? [toNumber(pool[0]) ?? 0, toNumber(pool[1]) ?? 0] : [0, 0],
+      poolId: Array.isArray(pool) && pool.length === 2 ? [toCount(pool[0]) ?? 0, toCount(pool[1]) ?? 0] : [0, 0],
       expandable: raw.is_expandable === true,
       stack: stackOf(raw.frames, b, where),
       blocks,
@@ -176,11 +189,12 @@ function normalizeSegments(items: PyValue[], b: SnapshotBuilder): Segment[] {
   return out;
 }
 
-function normalizeTraces(items: PyValue[], rowCount: number, c: TraceColumns): Map<number, DeviceTrace> {
-  const claimed = new Uint8Array(rowCount);
+function normalizeTraces(items: PyValue[], rowTable: TraceRows, c: TraceColumns): Map<number, DeviceTrace> {
+  const claimed = new Uint8Array(rowTable.length);
   const traces = new Map<number, DeviceTrace>();
-  const rowsOf = new TraceRowsReader(c);
+  const rowsOf = new TraceRowsReader(c, rowTable);
   items.forEach((t, device) => {
+    if (device >= MAX_DEVICE) throw shape(`'device_traces' lists ${items.length} devices`);
     const entries = list(t, `device_traces[${device}]`);
     const rows = new Int32Array(entries.length);
     for (let i = 0; i < entries.length; i++) {
@@ -196,13 +210,17 @@ function normalizeTraces(items: PyValue[], rowCount: number, c: TraceColumns): M
 
 /** Resolves list items to row ids; entries are rows already unless the reader's hook declined them. */
 class TraceRowsReader {
-  constructor(private readonly c: TraceColumns) {}
+  constructor(
+    private readonly c: TraceColumns,
+    private readonly rows: TraceRows,
+  ) {}
 
   resolve(item: PyValue, where: string): number {
     if (typeof item === 'number' && Number.isInteger(item) && item >= 0 && item < this.c.action.length) return item;
     if (isDict(item) && 'action' in item) {
       // The hook declined this entry; say why, with its position.
-      throw shape(`${where} is a malformed trace entry (action ${describePy(item.action)}, size ${describePy(item.size)}, addr ${describePy(item.addr)})`);
+      const why = this.rows.reason(item) ?? `action ${describePy(item.action)}, size ${describePy(item.size)}, addr ${describePy(item.addr)}`;
+      throw shape(`${where} is a malformed trace entry: ${why}`);
     }
     throw shape(`${where} is ${describePy(item)}, not a trace entry`);
   }
@@ -242,15 +260,17 @@ function normalizeAnnotations(items: PyValue[], warnings: string[]): Annotation[
   const out: Annotation[] = [];
   let skipped = 0;
   for (const a of items) {
-    if (!isDict(a) || typeof a.name !== 'string') {
+    const device = isDict(a) ? (a.device === undefined || a.device === null ? 0 : toCount(a.device)) : undefined;
+    const time = isDict(a) ? toCount(a.time_us) : undefined;
+    if (!isDict(a) || typeof a.name !== 'string' || device === undefined || device >= MAX_DEVICE || (time === undefined && a.time_us !== undefined && a.time_us !== null)) {
       skipped++;
       continue;
     }
     out.push({
       stage: typeof a.stage === 'string' ? a.stage : '',
       name: a.name,
-      device: toNumber(a.device) ?? 0,
-      timeUs: toNumber(a.time_us) ?? NaN,
+      device,
+      timeUs: time ?? NaN,
     });
   }
   if (skipped) warnings.push(`${skipped} external annotations were not understood and were skipped`);

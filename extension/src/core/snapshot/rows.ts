@@ -1,3 +1,4 @@
+import { limitError } from '../limits';
 import { describePy } from '../pickle/values';
 import type { PyDict, PyValue } from '../pickle/values';
 import { Action, actionCode } from './actions';
@@ -33,6 +34,17 @@ export function toNumber(v: PyValue | undefined): number | undefined {
 }
 
 /**
+ * A size, address, time or id: a non-negative integer below 2^53, or undefined. The model never
+ * holds NaN, a float, a negative or a rounded huge value (10**30 bytes, a year-10^16 time).
+ */
+export function toCount(v: PyValue | undefined): number | undefined {
+  const n = typeof v === 'bigint' ? (v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : -1) : toNumber(v);
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+const bad = (what: string, v: PyValue | undefined): string => `its ${what} is ${describePy(v)}${typeof v === 'number' || typeof v === 'bigint' ? ` (${String(v).slice(0, 40)})` : ''}, not a non-negative integer`;
+
+/**
  * Builds the trace columns. The pickle reader feeds it each entry dict the moment the entry is
  * appended to its list, so a million-event trace never exists as a million objects.
  */
@@ -57,8 +69,9 @@ export class TraceRows {
   constructor(
     private readonly stacks: StackTable,
     bytesHint = 0,
+    private readonly maxRows = Infinity,
   ) {
-    const cap = Math.max(1 << 14, Math.floor(bytesHint / 56));
+    const cap = Math.max(1 << 14, Math.min(Math.floor(bytesHint / 56), maxRows));
     this.action = u8(cap);
     this.addr = f64(cap);
     this.size = f64(cap);
@@ -72,8 +85,14 @@ export class TraceRows {
   }
 
   /** Adds a trace entry and returns its row, or a reason it is not one. */
-  tryAdd(e: PyDict): number | string {
-    return this.add(e.action, e.addr, e.device_free, e.size, e.stream, e.time_us, e.frames, e.user_metadata, e.compile_context);
+  tryAdd(e: PyDict, dryRun = false): number | string {
+    return this.add(e.action, e.addr, e.device_free, e.size, e.stream, e.time_us, e.frames, e.user_metadata, e.compile_context, dryRun);
+  }
+
+  /** Why tryAdd declined this entry (for the normalizer's error), or undefined. */
+  reason(e: PyDict): string | undefined {
+    const r = this.tryAdd(e, true);
+    return typeof r === 'string' ? r : undefined;
   }
 
   /** The same, from key/value pairs on the pickle stack (no dict was built); undefined if no 'action'. */
@@ -107,24 +126,35 @@ export class TraceRows {
     frames: PyValue | undefined,
     um: PyValue | undefined,
     cc: PyValue | undefined,
+    dryRun = false,
   ): number | string {
     if (typeof action !== 'string') return `its action is ${describePy(action)}`;
     const code = actionCode(action);
-    const addr = toNumber(code === Action.Oom ? (deviceFree ?? addrV) : addrV);
-    const size = toNumber(sizeV);
-    if (size === undefined) return `its size is ${describePy(sizeV)}`;
-    if (addr === undefined && addrV !== undefined) return `its addr is ${describePy(addrV)}`;
+    const addrRaw = code === Action.Oom ? (deviceFree ?? addrV) : addrV;
+    const addr = toCount(addrRaw);
+    if (addr === undefined && addrRaw !== undefined && addrRaw !== null) return bad(code === Action.Oom ? 'device_free' : 'addr', addrRaw);
+    const size = toCount(sizeV);
+    if (size === undefined) return bad('size', sizeV);
+    const time = timeV === undefined || timeV === null ? NaN : toCount(timeV);
+    if (time === undefined) return bad('time_us', timeV);
+    const stream = streamV === undefined || streamV === null ? 0 : toCount(streamV);
+    if (stream === undefined) return bad('stream', streamV);
     let stack = 0;
-    if (typeof frames === 'number') stack = frames;
-    else if (Array.isArray(frames)) stack = this.stacks.intern(frames);
-    else if (frames !== undefined && frames !== null) return `its frames are ${describePy(frames)}`;
+    // A number here is the stack id the reader's hook put in place of the frame list.
+    if (typeof frames === 'number') {
+      if (!Number.isInteger(frames) || frames < 0 || frames >= this.stacks.size) return `its frames are ${describePy(frames)}, not a list of frames`;
+      stack = frames;
+    } else if (Array.isArray(frames)) stack = dryRun ? 0 : this.stacks.intern(frames);
+    else if (frames !== undefined && frames !== null) return `its frames are ${describePy(frames)}, not a list of frames`;
+    if (dryRun) return 0;
     const row = this.action.length;
+    if (row >= this.maxRows) throw limitError('traceEntries', `the snapshot holds more than ${this.maxRows} trace entries`);
     this.action.push(code);
     if (code === Action.Other) this.other.set(row, action);
     this.addr.push(addr ?? 0);
     this.size.push(size);
-    this.stream.push(this.streams.id(toNumber(streamV) ?? 0));
-    this.time.push(toNumber(timeV) ?? NaN);
+    this.stream.push(this.streams.id(stream));
+    this.time.push(time);
     this.stack.push(stack);
     if (typeof um === 'string' && um !== '') this.meta.set(row, um);
     if (typeof cc === 'string' && cc !== 'N/A') this.compile.set(row, cc);
