@@ -63,16 +63,10 @@ Napi::Value Processes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsNumber()) return Fail(env, {-2, "processes(device): device must be a number"});
   unsigned index = info[0].As<Napi::Number>().Uint32Value();
-  std::vector<hr::ProcessInfo> ps(64);
-  unsigned count = 0;
-  hr::Status s;
-  // NVML says how many there are when the buffer is short: grow and ask again.
-  for (int attempt = 0; attempt < 4; attempt++) {
-    if (!(s = hr::Processes(index, ps.data(), static_cast<unsigned>(ps.size()), &count)).ok()) return Fail(env, s);
-    if (count <= ps.size()) break;
-    ps.resize(count + 16);
-  }
-  if (count > ps.size()) count = static_cast<unsigned>(ps.size());
+  std::vector<hr::ProcessInfo> ps;
+  hr::Status s = hr::Processes(index, &ps);
+  if (!s.ok()) return Fail(env, s);
+  const unsigned count = static_cast<unsigned>(ps.size());
   Napi::Array out = Napi::Array::New(env, count);
   for (unsigned i = 0; i < count; i++) {
     Napi::Object o = Napi::Object::New(env);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <vector>
 
 // Bind dl* to their oldest versions: glibc 2.34 moved them into libc with a new default version, and
 // a binary that asks for GLIBC_2.34 does not load on RHEL 8 / Ubuntu 20.04 (glibc 2.28 / 2.31).
@@ -150,27 +151,42 @@ Status Device(unsigned index, DeviceInfo* out) {
   return {0, ""};
 }
 
-Status Processes(unsigned index, ProcessInfo* out, unsigned cap, unsigned* count) {
+namespace {
+
+// More than any GPU runs; past it a driver's count is taken as garbage rather than allocated.
+constexpr unsigned kMaxProcesses = 1u << 16;
+
+// The list sized from NVML's own count: asked with room for none, NVML answers INSUFFICIENT_SIZE
+// with how many there are (or success when there are none); a buffer of that many plus slack
+// (processes start between the calls) is filled, asking again a few times while the list grows.
+template <typename Entry>
+Status List(Ret (*fn)(Handle, unsigned*, Entry*), Handle h, std::vector<ProcessInfo>* out) {
+  std::vector<Entry> buf;
+  unsigned n = 0;
+  Ret r = fn(h, &n, nullptr);
+  for (int attempt = 0; r == kInsufficientSize && attempt < 5; attempt++) {
+    if (n > kMaxProcesses) return {kInsufficientSize, "NVML reports more than 65536 processes on the device"};
+    buf.assign(n + n / 4 + 8, Entry{});
+    n = static_cast<unsigned>(buf.size());
+    r = fn(h, &n, buf.data());
+  }
+  if (r == kInsufficientSize) return {r, "the device's process list kept growing while it was read"};
+  if (r != 0) return fromNvml(r);
+  out->clear();
+  for (unsigned i = 0; i < n && i < buf.size(); i++) out->push_back({buf[i].pid, buf[i].used});
+  return {0, ""};
+}
+
+}  // namespace
+
+Status Processes(unsigned index, std::vector<ProcessInfo>* out) {
   Status s = Open();
   if (!s.ok()) return s;
   Handle h = nullptr;
   if (!(s = fromNvml(api.handle(index, &h))).ok()) return s;
-  static ProcessV2 v2[512];
-  static ProcessV1 v1[512];
-  unsigned n = cap < 512 ? cap : 512;
-  Ret r;
-  if (api.processesV3 || api.processesV2) {
-    r = (api.processesV3 ? api.processesV3 : api.processesV2)(h, &n, v2);
-    if (r == 0) for (unsigned i = 0; i < n && i < cap; i++) out[i] = {v2[i].pid, v2[i].used};
-  } else if (api.processesV1) {
-    r = api.processesV1(h, &n, v1);
-    if (r == 0) for (unsigned i = 0; i < n && i < cap; i++) out[i] = {v1[i].pid, v1[i].used};
-  } else {
-    return missing("libnvidia-ml.so.1 has no nvmlDeviceGetComputeRunningProcesses");
-  }
-  *count = n;
-  if (r == kInsufficientSize) return {0, ""};  // *count says how many: the caller asks again
-  return fromNvml(r);
+  if (api.processesV3 || api.processesV2) return List(api.processesV3 ? api.processesV3 : api.processesV2, h, out);
+  if (api.processesV1) return List(api.processesV1, h, out);
+  return missing("libnvidia-ml.so.1 has no nvmlDeviceGetComputeRunningProcesses");
 }
 
 Status DriverVersion(char* out, size_t size) {

@@ -2,6 +2,7 @@
 // memory, names, utilization and per-process memory. No NVML headers or libraries at build time.
 #pragma once
 #include <cstddef>
+#include <vector>
 
 namespace hr {
 
@@ -35,8 +36,8 @@ struct ProcessInfo {
 Status Open();
 Status DeviceCount(unsigned* count);
 Status Device(unsigned index, DeviceInfo* out);
-// Fills up to `cap` entries; `*count` is how many exist (more than cap: call again with more room).
-Status Processes(unsigned index, ProcessInfo* out, unsigned cap, unsigned* count);
+// Every compute process on the device, the buffer sized from NVML's count (never a fixed cap).
+Status Processes(unsigned index, std::vector<ProcessInfo>* out);
 Status DriverVersion(char* out, size_t size);
 // nvmlShutdown + dlclose (the addon's environment is torn down).
 void Close();

@@ -1,8 +1,11 @@
 // Fuzzes the snapshot engine with mutations of the real fixtures and reports crashes (anything
-// but a typed SnapshotError), hangs and worker deaths.
-// Usage: npm run fuzz -- [N=100000] [--seed S] [--workers W]
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+// but a typed SnapshotError), hangs and worker deaths. Modes: `pickle` (in memory), `gz` (a
+// .pickle.gz file through the real file reader: the engine behind gunzip, and damaged gzip streams),
+// `run` (a real run folder with side files and snapshot mutated, linked out, made FIFOs…, read by
+// readRun and the `check --explain-oom` path); `all` interleaves them.
+// Usage: npm run fuzz -- [N=100000] [--seed S] [--workers W] [--mode all|pickle|gz|run] [--seconds T]
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
@@ -10,9 +13,14 @@ import { buildSync } from 'esbuild';
 const ROOT = resolve(__dirname, '..', '..');
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : d);
-const N = Number(args.find((a) => /^\d+$/.test(a) && args[args.indexOf(a) - 1]?.startsWith('--') !== true) ?? 100_000);
+const N = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1]?.startsWith('--') !== true) ?? 100_000);
 const baseSeed = opt('--seed', 1);
 const workers = opt('--workers', availableParallelism());
+const seconds = opt('--seconds', Infinity);
+const modeArg = args.includes('--mode') ? args[args.indexOf('--mode') + 1]! : 'all';
+const modes = modeArg === 'all' ? ['pickle', 'gz', 'run'] : [modeArg];
+if (!modes.every((m) => ['pickle', 'gz', 'run'].includes(m))) throw new Error(`--mode: all, pickle, gz or run, not ${modeArg}`);
+const BASE_RUN = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
 const HANG_MS = 120_000;
 
 const dirs = [join(ROOT, '..', 'shared', 'fixtures', 'snapshots'), join(ROOT, 'test', 'fixtures', 'snapshots')];
@@ -41,6 +49,10 @@ function bundleWorker(): string {
 
 async function main(): Promise<void> {
   const workerFile = bundleWorker();
+  const scratch = mkdtempSync(join(tmpdir(), 'headroom-fuzz-'));
+  // Set when --seconds runs out: each worker stops after its current case.
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  if (Number.isFinite(seconds)) setTimeout(() => Atomics.store(stop, 0, 1), seconds * 1000).unref();
   const t0 = Date.now();
   const crashes: Crash[] = [];
   const codes: Record<string, number> = {};
@@ -54,7 +66,7 @@ async function main(): Promise<void> {
       if (from >= to) return res();
       const current = new Int32Array(new SharedArrayBuffer(4));
       Atomics.store(current, 0, from);
-      const worker = new Worker(workerFile, { workerData: { seeds, from, to, baseSeed, current }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+      const worker = new Worker(workerFile, { workerData: { seeds, from, to, baseSeed, current, stop, modes, scratch, baseRun: BASE_RUN }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
       let last = Date.now();
       let lastCase = from;
       let resumeAt = -1;
@@ -95,7 +107,11 @@ async function main(): Promise<void> {
     });
   await Promise.all(Array.from({ length: workers }, (_, w) => range(w * per, Math.min(N, (w + 1) * per))));
   const secs = (Date.now() - t0) / 1000;
-  console.log(`\nfuzzed ${N} mutations of ${seeds.length} real snapshots in ${secs.toFixed(0)} s with ${workers} workers (seed ${baseSeed})`);
+  rmSync(scratch, { recursive: true, force: true });
+  const hangs = crashes.filter((c) => c.error.startsWith('hang')).length;
+  const deaths = crashes.filter((c) => c.error.startsWith('worker died')).length;
+  console.log(`\nfuzzed ${done} inputs (modes ${modes.join(', ')}; ${seeds.length} real snapshots, run folder ${BASE_RUN.slice(ROOT.length + 1)}) in ${secs.toFixed(0)} s, ${(done / secs).toFixed(0)}/s, with ${workers} workers (seed ${baseSeed})`);
+  console.log(`  untyped errors ${crashes.length - hangs - deaths}, crashes (worker deaths) ${deaths}, hangs ${hangs}`);
   console.log(`  parsed and analyzed: ${ok}`);
   console.log(`  typed errors: ${Object.entries(codes).map(([c, n]) => `${c} ${n}`).join(', ')}`);
   console.log(`  crashes (untyped errors, hangs, worker deaths): ${crashes.length}`);

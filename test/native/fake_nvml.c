@@ -7,6 +7,7 @@
  *   FAKE_NVML_COUNT=2  FAKE_NVML_DRIVER=580.1
  *   FAKE_NVML_NAME_0=… FAKE_NVML_UUID_0=… FAKE_NVML_TOTAL_0=… FAKE_NVML_USED_0=… FAKE_NVML_RESERVED_0=…
  *   FAKE_NVML_UTIL_0=gpu,mem   FAKE_NVML_PROCS_0=pid:bytes,pid:bytes (bytes "na": not available)
+ *   FAKE_NVML_SYNTH_0=N  FAKE_NVML_GROW=base:factor (see processes())
  *   FAKE_NVML_FAIL=symbol:code (that entry point returns the NVML error code)
  */
 #include <stdio.h>
@@ -72,23 +73,42 @@ int nvmlDeviceGetMemoryInfo(Device d, Memory *m) {
   m->free = m->total - m->used;
   return 0;
 }
-/* Processes as the driver lists them; `size` is the entry size of the caller's struct version. */
+/*
+ * Processes as the driver lists them: FAKE_NVML_PROCS_<i> (any length), or FAKE_NVML_SYNTH_<i>=N
+ * (pids 1000.., N MiB for the N-th) for lists longer than an environment variable holds. With
+ * FAKE_NVML_GROW=base:factor only base * factor^calls of them are listed at the n-th call, as on a
+ * host where processes keep starting. Like NVML: *n < count answers 7 (INSUFFICIENT_SIZE) with the
+ * count, and out may be NULL when *n is 0.
+ */
+static unsigned calls;
 static int processes(Device d, unsigned *n, void *out, int v2) {
   const char *spec = env("PROCS", d->index);
-  unsigned have = 0, pid;
-  char buf[4096], used[32];
-  snprintf(buf, sizeof buf, "%s", spec ? spec : "");
-  for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) have++;
-  if (*n < have) { *n = have; return 7; }
-  snprintf(buf, sizeof buf, "%s", spec ? spec : "");
+  unsigned synth = (unsigned)num("SYNTH", d->index), have = synth, pid;
+  char *buf = strdup(spec ? spec : ""), used[32];
+  if (!synth) for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) have++;
+  const char *grow = getenv("FAKE_NVML_GROW");
+  unsigned base, factor;
+  if (grow && sscanf(grow, "%u:%u", &base, &factor) == 2) {
+    unsigned long long visible = base;
+    for (unsigned c = 0; c < calls && visible < have; c++) visible *= factor;
+    if (visible < have) have = (unsigned)visible;
+  }
+  calls++;
+  if (*n < have) { *n = have; free(buf); return 7; }
+  strcpy(buf, spec ? spec : "");
   unsigned i = 0;
-  for (char *p = strtok(buf, ","); p; p = strtok(NULL, ","), i++) {
-    if (sscanf(p, "%u:%31s", &pid, used) != 2) return 999;
-    unsigned long long b = strcmp(used, "na") == 0 ? ~0ULL : strtoull(used, NULL, 10);
+  for (char *p = synth ? NULL : strtok(buf, ","); i < have; p = synth ? NULL : strtok(NULL, ","), i++) {
+    unsigned long long b;
+    if (synth) { pid = 1000 + i; b = (unsigned long long)(i + 1) << 20; }
+    else {
+      if (!p || sscanf(p, "%u:%31s", &pid, used) != 2) { free(buf); return 999; }
+      b = strcmp(used, "na") == 0 ? ~0ULL : strtoull(used, NULL, 10);
+    }
     if (v2) { ProcessV2 *o = (ProcessV2 *)out + i; o->pid = pid; o->used = b; o->gi = o->ci = 0xFFFFFFFF; }
     else { ProcessV1 *o = (ProcessV1 *)out + i; o->pid = pid; o->used = b; }
   }
   *n = have;
+  free(buf);
   return 0;
 }
 int nvmlSystemGetDriverVersion(char *out, unsigned n) {

@@ -111,6 +111,28 @@ describe('native NVML addon', () => {
     assert.deepEqual(ps.at(-1), { pid: 1149, used: 150 * 2 ** 20 });
   });
 
+  it('lists every process past 512 (the old fixed buffer) with its own figures, through v3 and v1', () => {
+    // pid 1000 + k holds (k + 1) MiB: none may come back zero-filled or cut off.
+    const want = Array.from({ length: 700 }, (_, k) => ({ pid: 1000 + k, used: (k + 1) * 2 ** 20 }));
+    for (const lib of [current, old]) {
+      const r = probe({ ...spec, LD_LIBRARY_PATH: lib, FAKE_NVML_PROCS_0: '', FAKE_NVML_SYNTH_0: '700' });
+      assert.deepEqual(r.p0, { ok: true, value: want }, lib);
+    }
+  });
+
+  it('asks again while the list grows between calls, and says so when it never settles', () => {
+    // 100, then 400, then all 700 are listed: each answer is larger than the room the last count gave.
+    const grew = probe({ ...spec, LD_LIBRARY_PATH: current, FAKE_NVML_SYNTH_0: '700', FAKE_NVML_GROW: '100:4' });
+    const ps = (grew.p0 as { value: { pid: number; used: number }[] }).value;
+    assert.equal(ps.length, 700);
+    assert.deepEqual(ps.at(-1), { pid: 1699, used: 700 * 2 ** 20 });
+    // Eight times more on every call: no buffer sized from the last count is ever enough.
+    const runaway = probe({ ...spec, LD_LIBRARY_PATH: current, FAKE_NVML_SYNTH_0: '60000', FAKE_NVML_GROW: '10:8' });
+    assert.equal((runaway.p0 as { ok: boolean; code: number }).ok, false);
+    assert.equal((runaway.p0 as { code: number }).code, 7, 'NVML_ERROR_INSUFFICIENT_SIZE, typed');
+    assert.equal((runaway.devices as { ok: boolean }).ok, true);
+  });
+
   it('needs nothing newer than glibc 2.28 and libstdc++ 3.4.25 (VS Code Server’s floor: RHEL 8, Ubuntu 20.04)', () => {
     const syms = execFileSync('objdump', ['-T', ADDON], { encoding: 'utf8' });
     const versions = (re: RegExp) => [...syms.matchAll(re)].map((m) => m[1]!.split('.').map(Number));

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { othersAtOom } from '../gpu/atOom';
+import { readSideLines, SIDE_LIMITS } from '../safeFile';
 
 /**
  * The device's total memory as CUDA reported it during the run a snapshot belongs to (the agent's
@@ -10,28 +10,31 @@ import { othersAtOom } from '../gpu/atOom';
  */
 export function deviceTotalBeside(snapshotPath: string, device: number): number | undefined {
   const dir = dirname(snapshotPath);
-  for (const [file, wanted] of [['events.jsonl', (m: Record<string, unknown>) => m.event === 'oom'], ['samples.jsonl', () => true]] as const) {
+  for (const [file, wanted, cap] of [['events.jsonl', (m: Record<string, unknown>) => m.event === 'oom', SIDE_LIMITS.events], ['samples.jsonl', () => true, SIDE_LIMITS.samples]] as const) {
     let total: number | undefined;
-    for (const m of records(join(dir, file))) if (m.device === device && typeof m.device_total === 'number' && m.device_total > 0 && wanted(m)) total = m.device_total;
+    for (const m of records(join(dir, file), cap)) if (m.device === device && Number.isSafeInteger(m.device_total) && (m.device_total as number) > 0 && wanted(m)) total = m.device_total as number;
     if (total !== undefined) return total;
   }
   return undefined;
 }
 
-function* records(path: string): Generator<Record<string, unknown>> {
-  let text: string;
+/**
+ * The records of a side file beside the snapshot: a regular file inside the snapshot's folder, read
+ * a line at a time under the run-folder caps (a link to /dev/zero or a FIFO yields nothing).
+ */
+function* records(path: string, maxBytes: number): Generator<Record<string, unknown>> {
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return;
-  }
-  for (const line of text.split('\n')) {
-    try {
-      const m: unknown = JSON.parse(line);
-      if (m && typeof m === 'object') yield m as Record<string, unknown>;
-    } catch {
-      // A torn last line (a killed process) or a blank one.
+    for (const line of readSideLines(path, { root: dirname(path), maxBytes, maxLine: SIDE_LIMITS.line })) {
+      let m: unknown;
+      try {
+        m = JSON.parse(line);
+      } catch {
+        continue; // A torn last line (a killed process) or a blank one.
+      }
+      if (m && typeof m === 'object' && !Array.isArray(m)) yield m as Record<string, unknown>;
     }
+  } catch {
+    // missing or refused: no records
   }
 }
 

@@ -1,5 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { assertInside, openRegularSync, readSideLines, readSideText, SIDE_LIMITS } from '../safeFile';
+import { SnapshotError } from '../errors';
+import { folderIdentity, isProcessFolder, runDirOf } from './processes';
 import { parseFromAgent } from './protocol';
 import type { AgentEvent, Sample } from './protocol';
 
@@ -19,10 +22,12 @@ export interface BackwardWindow {
   line: number;
 }
 
-/** One process's folder: <run> or <run>-rank<r>. */
+/** One process's folder: <run>, <run>-rank<r> or <run>-pid<p> (see processes.ts). */
 export interface ProcessRun {
   dir: string;
   rank: number | null;
+  /** Set for a process known by its pid alone (a worker without a rank). */
+  pid: number | null;
   meta: Record<string, unknown> | undefined;
   samples: Sample[];
   events: AgentEvent[];
@@ -36,9 +41,15 @@ export interface Run {
   processes: ProcessRun[];
 }
 
+/**
+ * Side files come from whoever made the folder: each must be a regular file inside its folder (no
+ * link out of it, no FIFO or device) and is read with a size cap. One that is missing, refused or
+ * malformed reads as absent: the rest of the run is still worth showing.
+ */
 function readJson(p: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
+    const o: unknown = JSON.parse(readSideText(p, { root: dirname(p), maxBytes: SIDE_LIMITS.json }));
+    return typeof o === 'object' && o !== null && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -57,14 +68,31 @@ function parseRecord(line: string): ReturnType<typeof parseFromAgent> {
 }
 
 function readLines<T>(p: string, keep: (m: ReturnType<typeof parseFromAgent>) => T | undefined): T[] {
-  if (!existsSync(p)) return [];
   const out: T[] = [];
-  for (const line of readFileSync(p, 'utf8').split('\n')) {
-    if (!line) continue;
-    const v = keep(parseRecord(line));
-    if (v !== undefined) out.push(v);
+  const maxBytes = basename(p) === 'samples.jsonl' ? SIDE_LIMITS.samples : SIDE_LIMITS.events;
+  try {
+    for (const line of readSideLines(p, { root: dirname(p), maxBytes, maxLine: SIDE_LIMITS.line })) {
+      if (!line) continue;
+      const v = keep(parseRecord(line));
+      if (v !== undefined) out.push(v);
+    }
+  } catch {
+    // missing or refused: no records (those read before a failure are kept)
   }
   return out;
+}
+
+/** A snapshot in a run folder: a regular file inside it, else it is not listed. */
+function snapshotStat(dir: string, f: string): { bytes: number; mtimeMs: number } | undefined {
+  const p = join(dir, f);
+  try {
+    assertInside(p, dir);
+    const { fd, size, mtimeMs } = openRegularSync(p);
+    closeSync(fd);
+    return { bytes: size, mtimeMs };
+  } catch {
+    return undefined;
+  }
 }
 
 function readProcess(dir: string): ProcessRun {
@@ -72,18 +100,21 @@ function readProcess(dir: string): ProcessRun {
   const events = readLines(join(dir, 'events.jsonl'), (m) => (m?.type === 'event' ? m : undefined));
   const snapshots: RunSnapshot[] = readdirSync(dir)
     .filter((f) => /^snapshot-.*\.pickle$/.test(f))
-    .map((f) => {
-      const st = statSync(join(dir, f));
-      return { kind: /^snapshot-([a-z]+)/.exec(f)![1]!, path: join(dir, f), bytes: st.size, mtimeMs: st.mtimeMs };
+    .flatMap((f) => {
+      const st = snapshotStat(dir, f);
+      // `snapshot-1.pickle` (no kind) is listed as `other`, not a crash.
+      return st ? [{ kind: /^snapshot-([a-z]+)/.exec(f)?.[1] ?? 'other', path: join(dir, f), ...st }] : [];
     })
     .sort((a, b) => a.mtimeMs - b.mtimeMs);
   const backward = events
     .filter((e) => e.event === 'backward' && typeof e.start === 'number' && typeof e.end === 'number')
     .map((e) => ({ startUs: e.start as number, endUs: e.end as number, file: String(e.file ?? ''), line: Number(e.line ?? 0) }));
-  const rank = /-rank(\d+)(?:-restart\d+)?$/.exec(basename(dir));
+  const named = folderIdentity(basename(dir));
+  const rank = named.rank ?? (typeof meta?.rank === 'number' ? meta.rank : null);
   return {
     dir,
-    rank: rank ? Number(rank[1]) : typeof meta?.rank === 'number' ? meta.rank : null,
+    rank,
+    pid: rank === null ? named.pid : null,
     meta,
     samples: readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined)),
     events,
@@ -92,22 +123,33 @@ function readProcess(dir: string): ProcessRun {
   };
 }
 
-/** Reads a run, given its folder or any of its rank folders (also a copy from a cluster). */
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false; // a dangling link
+  }
+};
+
+/** Reads a run, given its folder or any of its process folders (also a copy from a cluster). */
 export function readRun(dir: string): Run {
-  const main = dir.replace(/-rank\d+(?:-restart\d+)?$/, '');
+  const main = runDirOf(dir);
   const parent = dirname(main);
   const name = basename(main);
-  const dirs = existsSync(parent)
-    ? readdirSync(parent)
-        .filter((f) => f === name || (f.startsWith(`${name}-rank`) && /-rank\d+(?:-restart\d+)?$/.test(f)))
-        .map((f) => join(parent, f))
-        .filter((p) => statSync(p).isDirectory())
-    : [];
-  if (!dirs.length) throw new Error(`${dir} is not a Headroom run folder`);
+  let names: string[] = [];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    // an unreadable or missing parent: no folders
+  }
+  const dirs = names.filter((f) => isProcessFolder(f, name)).map((f) => join(parent, f)).filter(isDir);
+  if (!dirs.length) throw new SnapshotError('io', `${dir} is not a Headroom run folder`);
+  // The launched process first, then ranks in order, then other processes by pid.
+  const order = (p: ProcessRun) => (p.dir === main ? -1 : p.rank !== null ? p.rank : 1e9 + (p.pid ?? 0));
   const processes = dirs
     .map(readProcess)
     .filter((p) => p.meta || p.samples.length || p.snapshots.length)
-    .sort((a, b) => (a.rank ?? -1) - (b.rank ?? -1));
+    .sort((a, b) => order(a) - order(b));
   return { dir: main, launch: existsSync(join(main, 'launch.json')) ? readJson(join(main, 'launch.json')) : undefined, processes };
 }
 
@@ -127,7 +169,9 @@ export function recordExit(run: Run, exit: { code: number | null; signal: string
     writeFileSync(tmp, JSON.stringify(obj, null, 1));
     renameSync(tmp, p);
   };
-  write(join(run.dir, 'launch.json'), { ...(run.launch ?? {}), exit_code: exit.code, signal: exit.signal, ended: exit.endedAt, status: 'ended' });
+  // No handler of Headroom's runs at a signal (the agent installs none): the snapshots are those written before it.
+  const note = exit.signal ? { note: `ended on ${exit.signal}: no snapshot at the signal (Headroom never delays one)` } : {};
+  write(join(run.dir, 'launch.json'), { ...(run.launch ?? {}), exit_code: exit.code, signal: exit.signal, ended: exit.endedAt, status: 'ended', ...note });
   for (const p of run.processes) {
     if (!p.meta) continue;
     write(join(p.dir, 'meta.json'), { ...p.meta, launcher_exit_code: exit.code, launcher_signal: exit.signal, ...(run.processes.length === 1 ? { exit_code: exit.code } : {}) });

@@ -7,7 +7,23 @@ import { join } from 'node:path';
 import { parseFromAgent } from './protocol';
 import type { FromAgent, Hello, ToAgent } from './protocol';
 
-const MAX_LINE = 1 << 20;
+/**
+ * The socket is reachable by any local process that can reach the folder (and, on Windows, the
+ * pipe), so what a peer may cost before it proves it knows the token is bounded: how many may wait,
+ * what each may send before its hello (a hello is a few hundred bytes), and for how long.
+ */
+export interface RunServerLimits {
+  /** Connections waiting for their hello; past it, the oldest is closed. */
+  maxPending: number;
+  /** Bytes a connection may send before its hello line. */
+  maxHelloBytes: number;
+  /** A connection that has not said hello by then is dropped (a slow talker holds a slot). */
+  helloMs: number;
+  /** The longest line an agent may send once accepted (a sample or event is a few KiB). */
+  maxLine: number;
+}
+
+export const RUN_SERVER_LIMITS: RunServerLimits = { maxPending: 16, maxHelloBytes: 64 << 10, helloMs: 5000, maxLine: 1 << 20 };
 
 /** One agent process (a rank under torchrun) connected to the editor. */
 export interface AgentStream {
@@ -30,7 +46,10 @@ export interface RunServerEvents {
  */
 export class RunServer {
   private readonly streams = new Map<number, { stream: AgentStream; socket: Socket }>();
+  private readonly pending = new Set<Socket>();
   private nextId = 1;
+  /** Set while connections over maxPending are being closed: said once per burst, not per socket. */
+  private overflowing = false;
 
   private constructor(
     private readonly server: Server,
@@ -38,9 +57,10 @@ export class RunServer {
     readonly token: string,
     private readonly dir: string | undefined,
     private readonly on: RunServerEvents,
+    private readonly limits: RunServerLimits,
   ) {}
 
-  static async listen(on: RunServerEvents = {}): Promise<RunServer> {
+  static async listen(on: RunServerEvents = {}, limits: Partial<RunServerLimits> = {}): Promise<RunServer> {
     const token = randomBytes(24).toString('hex');
     let dir: string | undefined;
     let address: string;
@@ -51,7 +71,7 @@ export class RunServer {
     }
     let self: RunServer | undefined;
     const server = createServer((socket) => self!.accept(socket));
-    self = new RunServer(server, address, token, dir, on);
+    self = new RunServer(server, address, token, dir, on, { ...RUN_SERVER_LIMITS, ...limits });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(address, () => resolve());
@@ -67,37 +87,67 @@ export class RunServer {
     for (const s of this.streams.values()) s.stream.send(cmd);
   }
 
+  /** Connections not yet authenticated (for tests and the log). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
   private accept(socket: Socket): void {
+    const lim = this.limits;
+    if (this.pending.size >= lim.maxPending) {
+      // The oldest waiting connection makes room: a real agent says hello within milliseconds of
+      // connecting, so a flood of idle connections cannot keep it out, and memory stays bounded.
+      if (!this.overflowing) this.on.refused?.(`more than ${lim.maxPending} connections waiting for a hello: the oldest are closed`);
+      this.overflowing = true;
+      const oldest = this.pending.values().next().value;
+      if (oldest) {
+        this.pending.delete(oldest);
+        oldest.destroy();
+      }
+    }
+    this.pending.add(socket);
     let buf = '';
     let stream: AgentStream | undefined;
+    const settle = () => {
+      clearTimeout(timer);
+      this.pending.delete(socket);
+      if (this.pending.size < lim.maxPending) this.overflowing = false;
+    };
     const refuse = (why: string) => {
+      settle();
       this.on.refused?.(why);
       socket.destroy();
     };
-    const timer = setTimeout(() => refuse('no hello within 5 s'), 5000);
+    const timer = setTimeout(() => refuse(`no hello within ${lim.helloMs / 1000} s`), lim.helloMs);
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
+      if (socket.destroyed) return;
       buf += chunk;
-      if (buf.length > MAX_LINE && !buf.includes('\n')) return refuse('line too long');
       let nl: number;
       while ((nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
+        if (!stream && line.length > lim.maxHelloBytes) return refuse('hello too long');
+        if (line.length > lim.maxLine) return refuse('line too long');
         const m = parseFromAgent(line);
         if (!stream) {
-          clearTimeout(timer);
           if (!m || m.type !== 'hello') return refuse('the first message was not a hello');
           if (!this.tokenOk(m.token)) return refuse('wrong token');
+          settle();
           const id = this.nextId++;
           stream = { id, hello: m, send: (cmd) => void socket.write(JSON.stringify(cmd) + '\n') };
           this.streams.set(id, { stream, socket });
           this.on.connect?.(stream);
         } else if (m) this.on.message?.(stream, m);
+        if (socket.destroyed) return; // a handler closed it
       }
+      // What is left is an unfinished line: bounded before the hello and after it.
+      if (!stream && buf.length > lim.maxHelloBytes) return refuse('hello too long');
+      if (buf.length > lim.maxLine) return refuse('line too long');
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
-      clearTimeout(timer);
+      settle();
       if (stream && this.streams.delete(stream.id)) this.on.disconnect?.(stream);
     });
   }
@@ -110,7 +160,9 @@ export class RunServer {
 
   async close(): Promise<void> {
     for (const { socket } of this.streams.values()) socket.destroy();
+    for (const socket of this.pending) socket.destroy();
     this.streams.clear();
+    this.pending.clear();
     await new Promise<void>((r) => this.server.close(() => r()));
     if (this.dir) await rm(this.dir, { recursive: true, force: true });
   }
