@@ -24,6 +24,7 @@ import { MemoryView } from './host/memory/view';
 import { openSnapshotCommand, showSnapshot, showSummaryPanel } from './host/openSnapshot';
 import { LiveSnapshots, notifyFinished, openRunCommand, runFileCommand, runTorchrunCommand } from './host/runCommands';
 import { rerunWithCommand } from './host/rerun';
+import { RunOrigins } from './host/runOrigin';
 import { RunController } from './host/runs';
 import { SnapshotEditor } from './host/snapshotEditor';
 import { MemoryStatusBar } from './host/statusBar';
@@ -42,12 +43,14 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   const live = new LiveSnapshots(deps);
   const gpus = new GpuMonitor(context.extensionPath, log);
+  const origins = new RunOrigins(context.workspaceState);
   const runs = new RunController(
     join(context.extensionPath, 'extension', 'agent'),
     log,
     (r) => void notifyFinished(deps, r),
     (r, path, kind) => live.offer(r, path, kind),
     () => gpus.source(),
+    origins,
   );
   const runsDir = () => {
     const ws = vscode.workspace.workspaceFolders?.[0];
@@ -116,7 +119,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     cmd(CommandId.ShowGpus, () => gpusPage.show()),
     cmd(CommandId.ExplainOom, () => oomExplanations.explain()),
-    cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>, capGib?: number) => rerunWithCommand(runs, snapshot, { allocConf, capGib })),
+    cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>, capGib?: number) => rerunWithCommand(runs, origins, typeof snapshot === 'string' ? snapshot : undefined, { allocConf, capGib })),
   );
   // Lint: the parser's WebAssembly loads in the background; diagnostics start once it has.
   const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);

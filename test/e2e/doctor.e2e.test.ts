@@ -41,6 +41,11 @@ async function rerunBy(s: Session, button: Locator): Promise<Launch> {
   for (let i = 0; i < 150 && going(); i++) await s.page.waitForTimeout(200);
   const before = new Set(readdirSync(runs));
   await button.click();
+  // The fixture run folders were not written by this workspace's Headroom: it names the script and asks first.
+  const dialog = s.page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 30_000 });
+  assert.match(await dialog.innerText(), /launch\.json names the script to run:\s*\S*replay_run\.py/);
+  await dialog.locator('.monaco-button', { hasText: 'Run This Script' }).click();
   for (let i = 0; i < 150; i++) {
     const fresh = readdirSync(runs).find((d) => !before.has(d) && existsSync(join(runs, d, 'launch.json')));
     if (fresh) return JSON.parse(readFileSync(join(runs, fresh, 'launch.json'), 'utf8')) as Launch;

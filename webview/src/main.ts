@@ -1,5 +1,5 @@
 import type { DoctorJson, FromWebview, ToWebview } from '../../extension/src/core/protocol';
-import { bytes, el } from './format';
+import { bytes, el, shown } from './format';
 import { renderSegmentMap } from './segmentMap';
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
@@ -42,13 +42,13 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
     const tr = el('tr');
     const link = el('a', `${l.file.split('/').pop()}:${l.line}`);
     link.href = '#';
-    link.title = `${l.file}:${l.line} (${l.function})`;
+    link.title = shown(`${l.file}:${l.line} (${l.function})`);
     link.addEventListener('click', (ev) => {
       ev.preventDefault();
       vscode.postMessage({ type: 'openLine', file: l.file, line: l.line });
     });
     const where = el('td');
-    where.append(link, document.createTextNode(` ${l.function}`));
+    where.append(link, document.createTextNode(shown(` ${l.function}`)));
     tr.append(el('td', bytes(l.self_bytes), 'bytes'), el('td', bytes(l.inclusive_bytes), 'bytes'), el('td', String(l.blocks), 'bytes'), where);
     table.append(tr);
   }
@@ -80,7 +80,7 @@ function renderDoctor(d: DoctorJson): void {
     const list = el('ul');
     for (const r of o.remedies) {
       const li = el('li');
-      li.append(el('strong', r.title), document.createTextNode(` — ${r.change}. Expected: ${r.effect}. `));
+      li.append(el('strong', r.title), document.createTextNode(shown(` — ${r.change}. Expected: ${r.effect}. `)));
       if (r.allocConf) {
         const b = el('button', 'Re-run with this setting');
         b.type = 'button';
@@ -122,6 +122,6 @@ function renderDoctor(d: DoctorJson): void {
 window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   const m = ev.data;
   if (m?.type === 'summary') render(m);
-  else if (m?.type === 'error') root.textContent = m.message;
+  else if (m?.type === 'error') root.textContent = shown(m.message);
 });
 vscode.postMessage({ type: 'ready' });

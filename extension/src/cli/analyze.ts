@@ -5,6 +5,7 @@ import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
 import { renderReport } from './render';
+import { plain, plainLines } from '../core/text';
 
 export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT [--device N] [--at peak|end|TRACE_INDEX] [--top K] [--json]
                         [--include GLOB]... [--exclude GLOB]...
@@ -36,8 +37,8 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   if (top < 0) throw new UsageError('--top must be 0 (all) or more');
   const s = await loadForCli(path);
   const device = intFlag(p, 'device') ?? defaultDevice(s);
-  if (device === undefined) throw new UsageError(`${path} holds no device with a trace or segments: nothing to analyze`);
-  if (!s.devices.includes(device)) throw new UsageError(`device ${device} is not in ${path} (it has: ${s.devices.join(', ') || 'none'})`);
+  if (device === undefined) throw new UsageError(`${plain(path)} holds no device with a trace or segments: nothing to analyze`);
+  if (!s.devices.includes(device)) throw new UsageError(`device ${device} is not in ${plain(path)} (it has: ${s.devices.join(', ') || 'none'})`);
   const rule = { include: p.flags.get('include') ?? [], exclude: p.flags.get('exclude') ?? [] };
   const analysis = analyzeDevice(s, device, rule);
   let report;
@@ -47,6 +48,7 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     if (e instanceof RangeError) throw new UsageError(e.message);
     throw e;
   }
-  io.out(flag(p, 'json') ? JSON.stringify(report, null, 1) + '\n' : renderReport(report, path));
+  // --json is JSON (its strings escaped by JSON.stringify); the text report is made plain, line by line.
+  io.out(flag(p, 'json') ? JSON.stringify(report, null, 1) + '\n' : plainLines(renderReport(report, path)));
   return 0;
 }

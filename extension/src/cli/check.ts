@@ -6,6 +6,7 @@ import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../core/diag
 import { deviceFactsBeside } from '../core/run/deviceFacts';
 import { parseOomMessages } from '../core/oomMessage';
 import { formatBytes, parseBytes } from '../core/format';
+import { plain, plainLines } from '../core/text';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
@@ -45,7 +46,10 @@ function budget(p: ReturnType<typeof parseArgs>, name: string): number | undefin
   return n;
 }
 
-export async function checkCommand(argv: readonly string[], io: Io): Promise<number> {
+export async function checkCommand(argv: readonly string[], raw: Io): Promise<number> {
+  // Paths, frame names and OOM messages are data: escaped where they are quoted, and every line
+  // written goes through plainLines as a net (check has no --json to keep byte for byte).
+  const io: Io = { out: (t) => raw.out(plainLines(t)), err: (t) => raw.err(plainLines(t)) };
   const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {}, 'no-leak': {} });
   if (p.positional.length !== 1) throw new UsageError(CHECK_USAGE);
   const maxPeak = budget(p, 'max-peak');
@@ -57,7 +61,7 @@ export async function checkCommand(argv: readonly string[], io: Io): Promise<num
   // A text file (a log, a pasted message) is read for OOM messages, not as a snapshot.
   if (explain && !isPickle(path)) {
     const ms = parseOomMessages(readFileSync(path, 'utf8'));
-    if (!ms.length) io.out(`no CUDA out-of-memory message in ${path}\n`);
+    if (!ms.length) io.out(`no CUDA out-of-memory message in ${plain(path)}\n`);
     for (const m of ms) io.out(renderDiagnosis(diagnoseMessage(m)));
     return 0;
   }
@@ -75,14 +79,14 @@ export async function checkCommand(argv: readonly string[], io: Io): Promise<num
       const facts = deviceFactsBeside(path, d);
       return a.ooms.map((o) => ({ a, o, facts }));
     });
-    if (!ooms.length) io.out(`no OOM recorded in ${path}\n`);
+    if (!ooms.length) io.out(`no OOM recorded in ${plain(path)}\n`);
     for (const { a, o, facts } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, facts))}`);
     if (maxPeak === undefined && maxReserved === undefined && !noLeak) return 0;
   }
   const only = intFlag(p, 'device');
-  if (only !== undefined && !s.devices.includes(only)) throw new UsageError(`device ${only} is not in ${path} (it has: ${s.devices.join(', ') || 'none'})`);
+  if (only !== undefined && !s.devices.includes(only)) throw new UsageError(`device ${only} is not in ${plain(path)} (it has: ${s.devices.join(', ') || 'none'})`);
   const devices = only !== undefined ? [only] : s.devices;
-  if (devices.length === 0) throw new UsageError(`${path} holds no device with a trace or segments: nothing to check`);
+  if (devices.length === 0) throw new UsageError(`${plain(path)} holds no device with a trace or segments: nothing to check`);
   const within: string[] = [];
   for (const d of devices) {
     const a = analysis(d);

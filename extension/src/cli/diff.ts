@@ -4,6 +4,7 @@ import { diffAttributions, signedBytes } from '../core/source/diff';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
+import { plain, plainLines } from '../core/text';
 
 export const DIFF_USAGE = `usage: headroom diff BEFORE AFTER [--device N] [--top K] [--json]
 
@@ -17,7 +18,7 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const side = async (path: string) => {
     const s = await loadForCli(path);
     const d = intFlag(p, 'device') ?? defaultDevice(s);
-    if (d === undefined || !s.devices.includes(d)) throw new UsageError(`${path} has no device ${d ?? ''} to compare (it has: ${s.devices.join(', ') || 'none'})`);
+    if (d === undefined || !s.devices.includes(d)) throw new UsageError(`${plain(path)} has no device ${d ?? ''} to compare (it has: ${s.devices.join(', ') || 'none'})`);
     const a = analyzeDevice(s, d);
     return { device: d, peak: a.replay.peak, attr: attributeAt(s, a, a.replay.peak) };
   };
@@ -43,10 +44,10 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const out = [
     `Peak  ${formatBytes(before.peak.requestedBytes)} → ${formatBytes(after.peak.requestedBytes)}  (${signedBytes(after.peak.requestedBytes - before.peak.requestedBytes, formatBytes)})`,
     '',
-    ...lines.map((l) => `  ${signedBytes(l.deltaBytes, formatBytes).padStart(11)}  ${formatBytes(l.beforeBytes).padStart(10)} → ${formatBytes(l.afterBytes).padEnd(10)}  ${l.file}:${l.line} (${l.function})`),
+    ...lines.map((l) => `  ${signedBytes(l.deltaBytes, formatBytes).padStart(11)}  ${formatBytes(l.beforeBytes).padStart(10)} → ${formatBytes(l.afterBytes).padEnd(10)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`),
   ];
   if (!lines.length) out.push('  no line holds a different amount at the peak');
   else if (d.lines.length > lines.length) out.push(`  … ${d.lines.length - lines.length} more lines (--top 0 shows all)`);
-  io.out(out.join('\n') + '\n');
+  io.out(plainLines(out.join('\n')) + '\n');
   return 0;
 }

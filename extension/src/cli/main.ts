@@ -4,9 +4,11 @@ import { UsageError } from './args';
 import { CHECK_USAGE, checkCommand } from './check';
 import { DIFF_USAGE, diffCommand } from './diff';
 import { LINT_USAGE, lintCommand } from './lint';
+import { LIMIT_USAGE } from './load';
 import { RUN_USAGE, runCommand } from './run';
 import type { Io } from './io';
 import { processIo } from './io';
+import { plain, plainLines } from '../core/text';
 
 declare const __HEADROOM_VERSION__: string | undefined;
 /** Injected by esbuild from package.json; 'dev' when run from source. */
@@ -25,6 +27,7 @@ ${LINT_USAGE}
 ${RUN_USAGE}
 
 Global options: --debug (show stack traces of errors), --help, --version
+${LIMIT_USAGE}
 Exit codes: 0 ok, 1 over budget (check) or an error-level finding (lint), 2 error.`;
 
 type Command = (argv: readonly string[], io: Io) => Promise<number>;
@@ -56,9 +59,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     return await cmd(rest, io);
   } catch (e) {
     if (debug) io.err(`${(e as Error).stack ?? String(e)}\n`);
-    if (e instanceof UsageError) io.err(`headroom: ${e.message}\n`);
-    else if (isSnapshotError(e)) io.err(`headroom: cannot analyze: ${e.message}${e.offset !== undefined ? ` (at byte ${e.offset})` : ''}\n`);
-    else io.err(`headroom: internal error: ${(e as Error).message ?? String(e)} (run with --debug for details)\n`);
+    // Messages can quote paths and snapshot text: shown escaped, one line each (usage keeps its lines).
+    if (e instanceof UsageError) io.err(`headroom: ${plainLines(e.message)}\n`);
+    else if (isSnapshotError(e)) io.err(`headroom: cannot analyze: ${plain(e.message)}${e.offset !== undefined ? ` (at byte ${e.offset})` : ''}\n`);
+    else io.err(`headroom: internal error: ${plain(String((e as Error).message ?? e))} (run with --debug for details)\n`);
     return 2;
   }
 }

@@ -1,18 +1,26 @@
 import { BUCKET_LABELS } from '../core/analysis/attribution';
 import { formatBytes } from '../core/format';
 import type { AnalyzeReport } from '../core/report';
+import { plain } from '../core/text';
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '–');
 
+/** Date's range is ±8.64e15 ms; a crafted time_us beyond it is shown as the number it is. */
 function time(us: number | null): string {
-  return us === null ? '' : ` at ${new Date(us / 1000).toISOString().replace('T', ' ').replace('Z', ' UTC')}`;
+  if (us === null) return '';
+  const d = new Date(us / 1000);
+  if (Number.isNaN(d.getTime())) return ` at time_us ${Number.isFinite(us) ? us : '?'} (not a date)`;
+  return ` at ${d.toISOString().replace('T', ' ').replace('Z', ' UTC')}`;
 }
 
-/** The human `headroom analyze` report: short, readable, every figure labelled. */
+/**
+ * The human `headroom analyze` report: short, readable, every figure labelled. Every string from
+ * the snapshot (and the path) goes through plain(): no control character reaches the terminal.
+ */
 export function renderReport(r: AnalyzeReport, path: string): string {
   const out: string[] = [];
   const devs = r.devices.length > 1 ? ` (devices: ${r.devices.join(', ')})` : '';
-  out.push(`${path} — device ${r.device}${devs}, ${r.events} trace events`);
+  out.push(`${plain(path)} — device ${r.device}${devs}, ${r.events} trace events`);
   out.push('');
   out.push(`Peak       ${formatBytes(r.peak.requested_bytes)} requested (≈${formatBytes(r.peak.allocated_bytes)} allocated, estimate), event #${r.peak.trace_index}${time(r.peak.time_us)}`);
   out.push(`End        ${formatBytes(r.end.requested_bytes)} requested`);
@@ -28,15 +36,15 @@ export function renderReport(r: AnalyzeReport, path: string): string {
     out.push(`  ${'self'.padStart(10)} ${'share'.padStart(6)} ${'inclusive'.padStart(10)} ${'blocks'.padStart(6)}  line`);
     for (const l of holders) {
       out.push(
-        `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${l.file}:${l.line} (${l.function})`,
+        `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`,
       );
     }
     if (r.lines_total > r.lines.length) out.push(`  … ${r.lines_total - r.lines.length} more lines (--top 0 shows all; --json adds the callers' inclusive figures)`);
   }
   for (const b of r.buckets) {
     out.push(`  ${formatBytes(b.bytes).padStart(10)} ${pct(b.bytes, total).padStart(6)} ${''.padStart(10)} ${String(b.blocks).padStart(6)}  [${BUCKET_LABELS[b.kind]}]`);
-    for (const s of b.sites?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  via backward() at ${s.file}:${s.line}: ${formatBytes(s.bytes)}`);
-    for (const n of b.nodes?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  node ${n.name}: ${formatBytes(n.bytes)}`);
+    for (const s of b.sites?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  via backward() at ${plain(s.file)}:${s.line}: ${formatBytes(s.bytes)}`);
+    for (const n of b.nodes?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  node ${plain(n.name)}: ${formatBytes(n.bytes)}`);
   }
   const f = r.fragmentation;
   out.push('');
@@ -50,11 +58,11 @@ export function renderReport(r: AnalyzeReport, path: string): string {
   if (r.ooms.length) {
     out.push('');
     for (const o of r.ooms) {
-      const where = o.file ? ` from ${o.file}:${o.line}` : '';
+      const where = o.file ? ` from ${plain(o.file)}:${o.line}` : '';
       out.push(`OOM at event #${o.trace_index}${time(o.time_us)}: ${formatBytes(o.requested_bytes)} requested${where}; CUDA reported ${formatBytes(o.device_free_bytes)} free`);
     }
   }
   const notes = [...r.warnings.map((w) => `warning: ${w}`), ...r.notes.slice(1)];
-  if (notes.length) out.push('', ...notes.map((n) => `note: ${n}`));
+  if (notes.length) out.push('', ...notes.map((n) => `note: ${plain(n)}`));
   return out.join('\n') + '\n';
 }

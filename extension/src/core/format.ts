@@ -1,14 +1,20 @@
+/** No size on a 64-bit machine reaches 16 EiB; anything larger (or not a number) came from a broken file. */
+const LIMIT = 2 ** 64;
+
 /** Byte figures for people: binary units, three significant digits ("1.24 GiB", "512 B"). */
 export function formatBytes(n: number): string {
+  // A crafted snapshot can hold any number: say so rather than print "NaN B" or a billion TiB.
+  if (!Number.isFinite(n)) return '? B';
+  if (Math.abs(n) >= LIMIT) return `${n < 0 ? '-' : ''}>16 EiB`;
   const sign = n < 0 ? '-' : '';
   let v = Math.abs(n);
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
   let u = 0;
   while (v >= 1024 && u < units.length - 1) {
     v /= 1024;
     u++;
   }
-  if (u === 0) return `${sign}${v} B`;
+  if (u === 0) return `${sign}${Number.isInteger(v) ? v : v.toFixed(1)} B`;
   const digits = v >= 100 ? 0 : v >= 10 ? 1 : 2;
   return `${sign}${v.toFixed(digits)} ${units[u]}`;
 }
@@ -28,6 +34,9 @@ const UNIT: Record<string, number> = {
   t: 2 ** 40,
   tib: 2 ** 40,
   tb: 1e12,
+  p: 2 ** 50,
+  pib: 2 ** 50,
+  pb: 1e15,
 };
 
 /**

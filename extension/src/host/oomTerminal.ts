@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { messageText } from '../core/text';
 import { diagnoseMessage } from '../core/diagnose/oom';
 import { parseOomMessages } from '../core/oomMessage';
 import type { OomExplanations } from './explainOom';
@@ -65,7 +66,7 @@ export function watchShellOutput(explanations: OomExplanations, window: ShellExe
     const ms = parseOomMessages(chunks.join('').slice(-TAIL).replace(ESCAPES, ''));
     if (!ms.length) return;
     const d = diagnoseMessage(ms.at(-1)!);
-    const pick = await vscode.window.showWarningMessage(`CUDA out of memory in the terminal: ${d.kind} — ${d.why}`, 'Explain');
+    const pick = await vscode.window.showWarningMessage(messageText(`CUDA out of memory in the terminal: ${d.kind} — ${d.why}`), 'Explain');
     if (pick === 'Explain') await explanations.show(ms);
   });
 }

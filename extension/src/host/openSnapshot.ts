@@ -6,9 +6,12 @@ import { doctorFor } from '../core/diagnose/doctor';
 import type { SnapshotErrorCode } from '../core/errors';
 import type { FromWebview, ToWebview } from '../core/protocol';
 import { buildReport } from '../core/report';
+import { messageText } from '../core/text';
 import type { Snapshot } from '../core/snapshot/model';
 import { CommandId } from './commandIds';
 import { loadWithProgress } from './loadWithProgress';
+import type { WorkspaceMapping } from './memory/mapping';
+import { openFrameLine } from './memory/openFrame';
 import type { MemoryView } from './memory/view';
 import { SummaryPanel } from './summaryPanel';
 
@@ -51,7 +54,7 @@ export async function showSnapshot(
   try {
     await deps.view.show({ snapshot: s, path: target.fsPath, label: opts.title ?? target.path.split('/').pop() ?? 'snapshot', ...(opts.calls ? { calls: opts.calls } : {}), ...(opts.sources ? { sources: opts.sources } : {}) });
   } catch (e) {
-    void vscode.window.showWarningMessage(`Headroom: ${(e as Error).message}: there is nothing to show.`);
+    void vscode.window.showWarningMessage(`Headroom: ${messageText((e as Error).message)}: there is nothing to show.`);
     return false;
   }
   const c = deps.view.current!;
@@ -70,18 +73,19 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
     void vscode.window.showInformationMessage('Headroom: open a memory snapshot or a run first.');
     return;
   }
-  const { message, onMessage } = summaryFor(c);
+  const { message, onMessage } = summaryFor(c, deps.view.mapping);
   deps.track(new SummaryPanel(deps.extensionUri, message, onMessage));
 }
 
 /** The summary page's message (report and doctor) and what its buttons and links do: shared by the panel and the snapshot editor. */
-export function summaryFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string }): { message: ToWebview; onMessage: (m: FromWebview) => void } {
+export function summaryFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string }, mapping: WorkspaceMapping): { message: ToWebview; onMessage: (m: FromWebview) => void } {
   const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)) };
   const onMessage = (m: FromWebview): void => {
     if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
     else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);
-    else if (m.type === 'openLine') void vscode.window.showTextDocument(vscode.Uri.file(m.file), { selection: new vscode.Range(m.line - 1, 0, m.line - 1, 0) });
+    // The snapshot's path is the job's machine's: mapped into the workspace as the timeline does, never opened raw.
+    else if (m.type === 'openLine') void openFrameLine(mapping, m.file, m.line);
   };
   return { message, onMessage };
 }

@@ -9,6 +9,7 @@ import { readRun, recordExit } from '../core/run/runFolder';
 import { RunServer } from '../core/run/server';
 import { Config } from './config';
 import { checkInterpreter, probe, resolveInterpreter } from './python';
+import type { RunOrigins } from './runOrigin';
 
 const HISTORY_CAP = 1_000_000;
 const LIVE_EVENTS = new Set(['snapshot', 'oom', 'backward', 'exit']);
@@ -67,6 +68,8 @@ export class RunController implements vscode.Disposable {
     private readonly onSnapshot: (run: LiveRun, path: string, kind: string) => void = () => undefined,
     /** The GPU source, read at an OOM to record who else held the device. */
     private readonly gpus?: () => Promise<GpuProbe>,
+    /** Where the run folders this workspace's Headroom wrote are remembered (a re-run from them asks nothing). */
+    private readonly origins?: RunOrigins,
   ) {
     this.subs.push(this.changed, vscode.tasks.onDidEndTaskProcess((e) => void this.ended(e)));
   }
@@ -127,6 +130,7 @@ export class RunController implements vscode.Disposable {
       ? ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(req.nproc), req.script.fsPath, ...config.args]
       : [req.script.fsPath, ...config.args];
     mkdirSync(plan.runDir, { recursive: true });
+    this.origins?.record(plan.runDir);
     writeFileSync(
       join(plan.runDir, 'launch.json'),
       JSON.stringify({ command: [interp.path, ...args], interpreter: interp, cwd, started: new Date().toISOString(), launcher: 'vscode', settings, status: 'running' }, null, 1),

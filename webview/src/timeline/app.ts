@@ -1,5 +1,5 @@
 import type { ElementInfo, FromTimeline, LodRequest, TimelineInit, ToTimeline } from '../../../extension/src/core/timeline/protocol';
-import { count, el } from '../format';
+import { count, el, shown, shownLines } from '../format';
 import { Chart } from './chart';
 import type { Series } from './chart';
 import { readTheme, shade } from './colors';
@@ -113,7 +113,7 @@ export class TimelineApp {
         return;
       case 'live':
         this.live.add(m);
-        this.dom.title.textContent = m.title;
+        this.dom.title.textContent = shown(m.title);
         if (m.reset) this.view = { min: this.live.t0, max: this.live.t1 + 1, from: this.live.t0, to: this.live.t1 + 1 };
         this.followLive();
         this.showMessage('');
@@ -135,7 +135,7 @@ export class TimelineApp {
     this.elements.clear();
     this.asked.clear();
     this.showMessage('');
-    this.dom.title.textContent = `${m.title} · device ${m.device} · ${count(m.n)} events`;
+    this.dom.title.textContent = `${shown(m.title)} · device ${m.device} · ${count(m.n)} events`;
     const w = this.state.window;
     const kept = w && w.path === m.path && w.device === m.device ? w : null;
     if (!same && !kept) this.state.pinned = null;
@@ -397,6 +397,6 @@ export class TimelineApp {
     const el = p.frame.band[b]!;
     const info = el >= 0 ? this.elements.get(el) : undefined;
     if (el >= 0 && !info) this.askElement(el);
-    return describeBand(p, b, this.init!.keys[this.state.keying][p.frame.bandKey[b]!]!.label, info);
+    return shownLines(describeBand(p, b, this.init!.keys[this.state.keying][p.frame.bandKey[b]!]!.label, info));
   }
 }

@@ -1,5 +1,5 @@
 import type { ElementInfo, StackFrameInfo } from '../../../extension/src/core/timeline/protocol';
-import { bytes, count, duration, el } from '../format';
+import { bytes, count, duration, el, shown } from '../format';
 
 export type OpenFrame = (file: string, line: number) => void;
 
@@ -35,7 +35,7 @@ export function stackList(stack: StackFrameInfo[], open: OpenFrame): HTMLElement
 function frameItem(f: StackFrameInfo, open: OpenFrame): HTMLElement {
   const li = el('li');
   const b = el('button', short(f), 'frame');
-  b.title = `${f.file}:${f.line}`;
+  b.title = shown(`${f.file}:${f.line}`);
   b.dataset.file = f.file;
   b.dataset.line = String(f.line);
   b.addEventListener('click', () => open(f.file, f.line));

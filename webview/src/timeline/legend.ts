@@ -1,5 +1,5 @@
 import type { KeyInfo, LodFrame } from '../../../extension/src/core/timeline/protocol';
-import { bytes, el } from '../format';
+import { bytes, el, shown } from '../format';
 import { cssOf } from './colors';
 
 const TOP = 12;
@@ -34,7 +34,7 @@ export function renderLegend(
     li.append(sw);
     if (info.file !== undefined && info.line !== undefined) {
       const b = el('button', info.label, 'link');
-      b.title = `${info.file}:${info.line}`;
+      b.title = shown(`${info.file}:${info.line}`);
       b.addEventListener('click', () => open(info.file!, info.line!));
       li.append(b);
     } else li.append(el('span', info.label));

@@ -1,4 +1,5 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
+import { plain } from '../text';
 import { formatBytes } from '../format';
 import { Origin } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
@@ -178,6 +179,6 @@ export function describeLeak(r: LeakReport): string[] {
   if (!r.leaking) return [`no leak: live memory changes by ${formatBytes(r.bytesPerIteration)} per iteration over ${Math.max(0, r.boundaries.length)} iterations (${r.basis})`];
   return [
     `leak: live memory grows by ${formatBytes(r.bytesPerIteration)} per iteration over ${r.boundaries.length} iterations (${r.basis}), the last at event #${r.moment?.index ?? '?'}`,
-    ...r.lines.slice(0, 5).map((l) => `  ${l.file}:${l.line} (${l.name}) keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created there, never freed)`),
+    ...r.lines.slice(0, 5).map((l) => `  ${plain(l.file)}:${l.line} (${plain(l.name)}) keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created there, never freed)`),
   ];
 }

@@ -1,4 +1,5 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
+import { plain } from '../text';
 import { attributeAt, resolveAt } from '../analysis/analyze';
 import type { PoolFree } from '../analysis/fragmentation';
 import type { OomEvent } from '../analysis/ooms';
@@ -108,7 +109,7 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
   const base = { requestBytes: request, pools, segmentMap: segmentMap(state), categories, topLines, batch };
   const total = categories.reduce((x, c) => x + c.bytes, 0);
   const lead = categories[0];
-  const held = `${formatBytes(total)} was live${lead ? ` (${lead.category} ${formatBytes(lead.bytes)})` : ''}${topLines[0] ? `, the most at ${topLines[0].file}:${topLines[0].line} (${formatBytes(topLines[0].bytes)})` : ''}`;
+  const held = `${formatBytes(total)} was live${lead ? ` (${lead.category} ${formatBytes(lead.bytes)})` : ''}${topLines[0] ? `, the most at ${plain(topLines[0].file)}:${topLines[0].line} (${formatBytes(topLines[0].bytes)})` : ''}`;
   if (unallocated >= request && largest < request)
     return { ...base, kind: 'fragmentation', why: `${formatBytes(unallocated)} was reserved but unallocated at the OOM — more than the ${formatBytes(request)} request — yet the largest free block in the ${pool} pool was ${formatBytes(largest)}: the free memory was in pieces.`, remedies: [expandable, maxSplit(request, blocksBetweenHoles(state, pool))] };
   if (oom.deviceFreeBytes >= request)
@@ -142,7 +143,7 @@ export function renderDiagnosis(d: OomDiagnosis): string {
   for (const p of d.pools) out.push(`  ${p.pool} pool${p.poolId[0] || p.poolId[1] ? ` (private ${p.poolId.join(',')})` : ''}: ${formatBytes(p.freeBytes)} free of ${formatBytes(p.reservedBytes)}, largest free block ${formatBytes(p.largestFreeBytes)}`);
   if (d.categories.length) out.push(`  live at the OOM: ${d.categories.map((c) => `${c.category} ${formatBytes(c.bytes)}`).join(', ')}`);
   if (d.batch && d.kind === 'demand') out.push(`  made by the failing iteration (scales with the batch, with the request): ${formatBytes(d.batch.scaledBytes)}; before it: ${formatBytes(d.batch.fixedBytes)}`);
-  for (const l of d.topLines) out.push(`  ${l.file}:${l.line} ${l.name}: ${formatBytes(l.bytes)}`);
+  for (const l of d.topLines) out.push(`  ${plain(l.file)}:${l.line} ${plain(l.name)}: ${formatBytes(l.bytes)}`);
   out.push('Remedies:');
   for (const r of d.remedies) out.push(`  - ${r.title}: ${r.change}. Expected: ${r.effect}.`);
   return out.join('\n') + '\n';

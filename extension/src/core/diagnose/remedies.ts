@@ -1,4 +1,5 @@
 import type { AllocatorState } from '../timeline/segments';
+import { plain } from '../text';
 import { formatBytes } from '../format';
 import type { ActivationHolder, BatchEstimate } from './need';
 
@@ -87,7 +88,7 @@ export function demandRemedies(tried: number, { categories, topLines, batch, hol
     out.push({
       id: 'checkpoint',
       title: 'Checkpoint the layers holding the activations',
-      change: `wrap the blocks whose forward saves activations${top ? ` (the top holder: ${top.file}:${top.line})` : ''} in torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`,
+      change: `wrap the blocks whose forward saves activations${top ? ` (the top holder: ${plain(top.file)}:${top.line})` : ''} in torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`,
       // Checkpointed blocks keep their inputs and recompute one block at a time in backward.
       effect: holder
         ? `the module calls at ${holder.file}:${holder.line} hold ${formatBytes(holder.bytes)} of activations at the OOM in ${holder.blocks} tensors; checkpointing them is expected to free ≈${formatBytes(holder.bytes - holder.largest)} (all but the largest, ${formatBytes(holder.largest)}, recomputed in backward)`

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plain } from '../../core/text';
 import type { MemoryView, ViewLine } from './view';
 
 const HEAT = [0, 1, 2, 3, 4];
@@ -54,7 +55,8 @@ export class MemoryDecorations implements vscode.Disposable {
 
   private option(l: ViewLine, line: number): vscode.DecorationOptions {
     const text = l.stale ? `${l.text} · stale: the file changed since the run` : l.text;
-    return { range: new vscode.Range(line, 0, line, 0), renderOptions: { after: { contentText: text } } };
+    // The text can quote a baseline's label (a file name): shown plain.
+    return { range: new vscode.Range(line, 0, line, 0), renderOptions: { after: { contentText: plain(text) } } };
   }
 
   dispose(): void {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plain } from '../../core/text';
 import { linesRanByFile } from '../../core/diagnose/evidence';
 import type { RunEvidence } from '../../core/diagnose/evidence';
 import { detectLeaks } from '../../core/diagnose/leaks';
@@ -90,14 +91,14 @@ export class RunDiagnostics implements vscode.Disposable {
     for (const { o, d, frame } of ooms) {
       if (frame < 0) continue;
       const remedies = d.remedies.map((r) => r.title).join('; ');
-      add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `CUDA out of memory here (${d.kind}, event #${o.index}): ${d.why} Remedies: ${remedies}.`, vscode.DiagnosticSeverity.Error), { index: o.index, what: 'oom' });
+      add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), plain(`CUDA out of memory here (${d.kind}, event #${o.index}): ${d.why} Remedies: ${remedies}.`), vscode.DiagnosticSeverity.Error), { index: o.index, what: 'oom' });
     }
     if (leak.leaking)
       for (const l of leak.lines)
         add(
           local.get(l.file),
           l.line,
-          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created here, never freed), measured over ${leak.boundaries.length} iterations of ${c.label} (the last at event #${leak.moment?.index ?? '?'}; the quick fix shows it on the timeline).`, vscode.DiagnosticSeverity.Warning),
+          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created here, never freed), measured over ${leak.boundaries.length} iterations of ${plain(c.label)} (the last at event #${leak.moment?.index ?? '?'}; the quick fix shows it on the timeline).`, vscode.DiagnosticSeverity.Warning),
           leak.moment ? { index: leak.moment.index, what: 'leak' } : undefined,
         );
     for (const [file, ds] of byFile) this.collection.set(vscode.Uri.file(file), ds);

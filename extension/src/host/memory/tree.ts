@@ -4,23 +4,26 @@ import * as vscode from 'vscode';
 import { BUCKET_LABELS } from '../../core/analysis/attribution';
 import { reservedAt } from '../../core/analysis/replay';
 import { formatBytes } from '../../core/format';
+import { plain } from '../../core/text';
+import { isSideProcessFolder } from '../../core/run/processes';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
 
 type Node = vscode.TreeItem & { children?: () => Promise<Node[]> | Node[] };
 
+// Labels quote frame paths, function names and folder names: plain text, one line each.
 function leaf(label: string, description?: string, command?: vscode.Command, tooltip?: string): Node {
-  const n: Node = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
-  if (description) n.description = description;
+  const n: Node = new vscode.TreeItem(plain(label), vscode.TreeItemCollapsibleState.None);
+  if (description) n.description = plain(description);
   if (command) n.command = command;
-  if (tooltip) n.tooltip = tooltip;
+  if (tooltip) n.tooltip = plain(tooltip);
   return n;
 }
 
 function group(label: string, children: () => Promise<Node[]> | Node[], expanded = false, description?: string): Node {
-  const n: Node = new vscode.TreeItem(label, expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+  const n: Node = new vscode.TreeItem(plain(label), expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
   n.children = children;
-  if (description) n.description = description;
+  if (description) n.description = plain(description);
   return n;
 }
 
@@ -55,7 +58,7 @@ export class SummaryTree implements vscode.TreeDataProvider<Node> {
     const runs = this.runsDir();
     if (runs && existsSync(runs)) {
       const dirs = readdirSync(runs)
-        .filter((d) => !/-rank\d+/.test(d) && statSync(join(runs, d)).isDirectory())
+        .filter((d) => !isSideProcessFolder(d) && statSync(join(runs, d)).isDirectory())
         .sort()
         .reverse();
       if (dirs.length) out.push(group('Runs', () => dirs.map((d) => leaf(d, undefined, { title: 'Open Run', command: 'headroom.openRun', arguments: [vscode.Uri.file(join(runs, d))] })), false, `${dirs.length}`));

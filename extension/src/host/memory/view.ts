@@ -61,7 +61,8 @@ export class MemoryView implements vscode.Disposable {
   private expected = new Map<string, string>();
   private readonly subs: vscode.Disposable[];
 
-  constructor(private readonly mapping: WorkspaceMapping) {
+  /** Public so that every "open this line" (summary, timeline) maps frames the same way. */
+  constructor(readonly mapping: WorkspaceMapping) {
     this.subs = [
       this.changed,
       vscode.workspace.onDidChangeTextDocument((e) => this.edited(e)),

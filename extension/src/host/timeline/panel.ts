@@ -4,6 +4,7 @@ import { isFromTimeline } from '../../core/timeline/protocol';
 import { TimelineSession } from '../../core/timeline/session';
 import { CommandId } from '../commandIds';
 import type { WorkspaceMapping } from '../memory/mapping';
+import { openFrameLine } from '../memory/openFrame';
 import type { MemoryView } from '../memory/view';
 import type { GpuMonitor } from '../gpu/monitor';
 import type { RunController } from '../runs';
@@ -156,13 +157,7 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private async openFrame(file: string, line: number): Promise<void> {
-    const local = (await this.mapping.resolve([file], true)).get(file);
-    if (!local) {
-      void vscode.window.showWarningMessage(`Headroom: ${file} is not in this workspace. Map its folder with the headroom.pathMappings setting.`);
-      return;
-    }
-    const at = new vscode.Range(Math.max(0, line - 1), 0, Math.max(0, line - 1), 0);
-    await vscode.window.showTextDocument(vscode.Uri.file(local), { selection: at, viewColumn: vscode.ViewColumn.One, preview: false });
+    await openFrameLine(this.mapping, file, line);
   }
 
   dispose(): void {
