@@ -9,7 +9,7 @@ import sys
 
 from .channel import Channel, pid_hello
 from .config import Config
-from .identity import Identity
+from .identity import Identity, dist_rank
 from .runfolder import RunFolder, now_us
 
 _agent = None
@@ -48,6 +48,8 @@ class Agent(object):
             return False
         if not was and self.recorder is not None:
             rank = self.identity.rank
+            for r in (dist_rank(), self.identity.seen_rank):
+                rank = r if rank is None else rank
             self.channel.start(pid_hello(self.config, os.getpid(), rank, path))
             early, self.early = self.early, []
             for msg in early:
