@@ -2,7 +2,7 @@
 
 A process's folder is claimed only when it first holds CUDA memory: until then writes are kept in
 memory (bounded), and a process that never claims leaves nothing on disk. Claiming creates
-meta.json exclusively, so two processes never share a folder.
+meta.json exclusively (whole, never empty), so two processes never share a folder.
 """
 import errno
 import json
@@ -18,6 +18,32 @@ _orphans = []
 
 def now_us():
     return time.time_ns() // 1000
+
+
+def _create_exclusive(path, obj):
+    """Creates `path` holding `obj` as JSON, whole or not at all; False if it exists. (A link to a
+    written temporary file: a reader never sees it empty, and two processes never both win.)"""
+    tmp = "%s.%d.claim" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(obj, f)
+    try:
+        os.link(tmp, path)
+        return True
+    except OSError as e:
+        if e.errno == errno.EEXIST:
+            return False
+        # No hard links here (some network and FAT file systems): exclusive, written at once.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except OSError as e2:
+            if e2.errno == errno.EEXIST:
+                return False
+            raise
+        with os.fdopen(fd, "w") as f:
+            json.dump(obj, f)
+        return True
+    finally:
+        os.unlink(tmp)
 
 
 class RunFolder(object):
@@ -41,10 +67,9 @@ class RunFolder(object):
             for path in candidates:
                 try:
                     os.makedirs(path, exist_ok=True)
-                    os.close(os.open(os.path.join(path, "meta.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-                except OSError as e:
-                    if e.errno == errno.EEXIST:
+                    if not _create_exclusive(os.path.join(path, "meta.json"), {"pid": os.getpid(), "status": "starting"}):
                         continue
+                except OSError:
                     return None
                 self.path = path
                 break
