@@ -3,6 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { lintText, RULES } from '../core/lint/lint';
 import { PythonParser } from '../core/lint/parser';
 import type { Finding, RuleId } from '../core/lint/types';
+import { plain } from '../core/text';
 import { flag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 
@@ -57,6 +58,6 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
     all.push({ file: rel && !rel.startsWith('..') ? rel : file, findings: r.findings, broken: r.broken });
   }
   if (p.flags.has('json')) io.out(JSON.stringify({ files: all.length, findings: all.flatMap((f) => f.findings.map((x) => ({ file: f.file, ...x }))), broken: all.filter((f) => f.broken).map((f) => f.file) }, null, 1) + '\n');
-  else for (const f of all) for (const x of f.findings) io.out(`${f.file}:${x.start.line + 1}:${x.start.col + 1}: ${x.rule} ${x.message}\n`);
+  else for (const f of all) for (const x of f.findings) io.out(`${plain(f.file)}:${x.start.line + 1}:${x.start.col + 1}: ${x.rule} ${plain(x.message)}\n`);
   return all.some((f) => f.findings.some((x) => x.severity === 'error')) ? 1 : 0;
 }

@@ -2,6 +2,7 @@ import { loadSnapshotFile } from '../core/snapshot/load';
 import type { Snapshot } from '../core/snapshot/model';
 import { formatBytes } from '../core/format';
 import { limitsUsage } from '../core/limits';
+import { plain } from '../core/text';
 import { cliLimits } from './args';
 
 /** For the usage text: how to raise the reader's limits. */
@@ -18,7 +19,7 @@ export async function loadForCli(path: string): Promise<Snapshot> {
       const now = Date.now();
       if (!tty || !total || total < 32 << 20 || now - last < 200) return;
       last = now;
-      process.stderr.write(`\rreading ${path}: ${formatBytes(read)} / ${formatBytes(total)} (${Math.floor((read / total) * 100)}%)`);
+      process.stderr.write(`\rreading ${plain(path)}: ${formatBytes(read)} / ${formatBytes(total)} (${Math.floor((read / total) * 100)}%)`);
     },
   });
   if (tty && last) process.stderr.write('\r\x1b[K');

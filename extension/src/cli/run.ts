@@ -15,10 +15,11 @@ import { loadAddon, runSmi } from '../core/gpu/sources';
 import type { GpuProbe } from '../core/gpu/types';
 import { RunServer } from '../core/run/server';
 import { liveStatus, statusText } from '../core/run/status';
-import { loadSnapshotFile } from '../core/snapshot/load';
+import { plain } from '../core/text';
 import { agentDir } from './agentDir';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
+import { loadForCli } from './load';
 import { renderReport } from './render';
 
 export const RUN_USAGE = `usage: headroom run [--out DIR] [--stacks python|all] [--context alloc|all|state] [--max-entries N]
@@ -83,7 +84,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
     connect: (s) => void pids.add(s.hello.pid),
     message: (s, m) => {
       if (m.type === 'sample') latest.set(`${s.id}/${m.device}`, { rank: s.hello.rank, pid: s.hello.pid, sample: m });
-      else if (m.type === 'log' && m.level !== 'info') io.err(`headroom: ${m.message}\n`);
+      else if (m.type === 'log' && m.level !== 'info') io.err(`headroom: ${plain(m.message)}\n`);
       else if (m.type === 'event' && m.event === 'oom' && typeof m.device === 'number') {
         probe ??= chooseProbe(() => loadAddon(join(__dirname, '..')), runSmi);
         const at = { t: m.t, device: m.device, run: [...pids] };
@@ -108,7 +109,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   const tick = setInterval(() => {
     const st = liveStatus(latest.values());
     if (!st) return;
-    const text = `headroom ▸ ${statusText(st)}${st.warnings.length ? ` ⚠ ${st.warnings[0]}` : ''}`;
+    const text = `headroom ▸ ${statusText(st)}${st.warnings.length ? ` ⚠ ${plain(st.warnings[0]!)}` : ''}`;
     if (tty) process.stderr.write(`\r\x1b[K${text}`);
     else if (Date.now() - lastLine >= 10_000) {
       lastLine = Date.now();
@@ -163,7 +164,7 @@ async function report(processes: ReturnType<typeof readRun>['processes'], io: Io
   }
   for (const p of withSnapshots) {
     const snap = bestSnapshot(p)!;
-    const s = await loadSnapshotFile(snap.path);
+    const s = await loadForCli(snap.path);
     const d = defaultDevice(s);
     if (d === undefined) continue;
     const { report: r } = buildReport(s, analyzeDevice(s, d, undefined, p.backward), 'peak', 10);

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { isSnapshotError } from '../core/errors';
 import type { SnapshotErrorCode } from '../core/errors';
 import { formatBytes } from '../core/format';
+import { limitsFromSetting } from '../core/limits';
+import { messageText } from '../core/text';
 import { loadSnapshotFile } from '../core/snapshot/load';
 import type { Snapshot } from '../core/snapshot/model';
 
@@ -11,6 +13,10 @@ import type { Snapshot } from '../core/snapshot/model';
  */
 export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputChannel, quiet: readonly SnapshotErrorCode[] = []): Promise<Snapshot | undefined> {
   const name = uri.path.split('/').pop() ?? uri.fsPath;
+  // Raised only from user or machine settings: the setting is machine-scoped, so a workspace's own
+  // settings (a stranger's repository) cannot lift the limits on its own snapshots.
+  const { limits, problems } = limitsFromSetting(vscode.workspace.getConfiguration('headroom').get('limits'));
+  for (const p of problems) log.warn(p);
   try {
     return await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Reading ${name}`, cancellable: true },
@@ -21,6 +27,7 @@ export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputCha
         try {
           return await loadSnapshotFile(uri.fsPath, {
             signal: abort.signal,
+            limits,
             onProgress: (read, total) => {
               if (!total) return;
               const pct = (read / total) * 100;
@@ -37,7 +44,7 @@ export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputCha
     if (isSnapshotError(e)) {
       if (e.code === 'cancelled') return undefined;
       log.warn(`${uri.fsPath}: ${e.code}: ${e.message}`);
-      if (!quiet.includes(e.code)) void vscode.window.showErrorMessage(`Headroom cannot open ${name}: ${e.message}`);
+      if (!quiet.includes(e.code)) void vscode.window.showErrorMessage(`Headroom cannot open ${messageText(name)}: ${messageText(e.message)}`);
       return undefined;
     }
     throw e;
