@@ -6,8 +6,7 @@ import { Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
 
-const SHARED = process.env.HEADROOM_SHARED ?? join(__dirname, '..', '..', '..', 'shared');
-const FIXTURE = join(SHARED, 'fixtures', 'snapshots', 'oom_plain.pickle');
+const FIXTURE = join(__dirname, '..', 'fixtures', 'snapshots', 'shared', 'oom_plain.pickle');
 const TRUTH = JSON.parse(readFileSync(FIXTURE.replace(/\.pickle$/, '.truth.json'), 'utf8')) as { requested_bytes_peak: number };
 
 // Reading a snapshot executes nothing, so it must work in an untrusted folder too

@@ -6,8 +6,7 @@ import { Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
 
-const SHARED = process.env.HEADROOM_SHARED ?? join(__dirname, '..', '..', '..', 'shared');
-const FIXTURE = join(SHARED, 'fixtures', 'snapshots', 'mlp_train.pickle');
+const FIXTURE = join(__dirname, '..', 'fixtures', 'snapshots', 'shared', 'mlp_train.pickle');
 const TRUTH = JSON.parse(readFileSync(FIXTURE.replace(/\.pickle$/, '.truth.json'), 'utf8')) as { requested_bytes_peak: number; requested_bytes_current: number };
 
 describe('Headroom in a real VS Code (code-server)', () => {

@@ -23,7 +23,7 @@ if (!modes.every((m) => ['pickle', 'gz', 'run'].includes(m))) throw new Error(`-
 const BASE_RUN = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
 const HANG_MS = 120_000;
 
-const dirs = [join(ROOT, '..', 'shared', 'fixtures', 'snapshots'), join(ROOT, 'test', 'fixtures', 'snapshots')];
+const dirs = [join(ROOT, 'test', 'fixtures', 'snapshots', 'shared'), join(ROOT, 'test', 'fixtures', 'snapshots')];
 const seeds = dirs.flatMap((d) =>
   readdirSync(d)
     .filter((f) => f.endsWith('.pickle'))

@@ -3,13 +3,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '..', '..');
-export const SHARED = process.env.HEADROOM_SHARED ?? resolve(ROOT, '..', 'shared');
-export const SHARED_SNAPSHOTS = join(SHARED, 'fixtures', 'snapshots');
 export const OWN_SNAPSHOTS = join(ROOT, 'test', 'fixtures', 'snapshots');
-
-if (!existsSync(SHARED_SNAPSHOTS)) {
-  throw new Error(`the shared fixtures are missing: expected ${SHARED_SNAPSHOTS} (set HEADROOM_SHARED to the shared/ folder)`);
-}
+/** The project's shared captures, copied into the repository: a clone needs nothing beside it. */
+export const SHARED_SNAPSHOTS = join(OWN_SNAPSHOTS, 'shared');
 
 export interface Fixture {
   name: string;

@@ -10,7 +10,7 @@ import { isFromWebview } from '../../extension/src/core/protocol';
 import { parseOomMessages } from '../../extension/src/core/oomMessage';
 import { deviceFactsBeside, deviceTotalBeside } from '../../extension/src/core/run/deviceFacts';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
-import { ROOT, SHARED } from './helpers';
+import { ROOT, SHARED_SNAPSHOTS } from './helpers';
 
 // The OOM doctor on real OOMs captured on H200/H100 GPUs: what the snapshot says (segments rebuilt
 // at the OOM event, live tensors) must agree with what PyTorch's own message says, and the remedy
@@ -22,7 +22,7 @@ const cases = [
   { file: join(SNAP, 'private_pool_oom.pickle'), truth: join(SNAP, 'private_pool_oom.truth.json') },
   { file: join(SNAP, 'demand_oom.pickle'), truth: join(SNAP, 'demand_oom.truth.json') },
   { file: join(SNAP, 'batch_oom.pickle'), truth: join(SNAP, 'batch_oom.truth.json') },
-  { file: join(SHARED, 'fixtures', 'snapshots', 'oom_plain.pickle'), truth: join(SHARED, 'fixtures', 'snapshots', 'oom_plain.truth.json') },
+  { file: join(SHARED_SNAPSHOTS, 'oom_plain.pickle'), truth: join(SHARED_SNAPSHOTS, 'oom_plain.truth.json') },
 ];
 
 describe('OOM doctor', () => {
@@ -170,7 +170,7 @@ describe('OOM doctor', () => {
   });
 
   it('a pasted message under a memory fraction is a cap; one with the device full and little unallocated is demand', () => {
-    const cap = parseOomMessages(readFileSync(join(SHARED, 'fixtures', 'snapshots', 'oom_fraction_message.txt'), 'utf8'));
+    const cap = parseOomMessages(readFileSync(join(SHARED_SNAPSHOTS, 'oom_fraction_message.txt'), 'utf8'));
     assert.equal(diagnoseMessage(cap[0]!).kind, 'cap');
     const full = (JSON.parse(readFileSync(join(SNAP, 'demand_oom.truth.json'), 'utf8')) as { oom: { message: string } }).oom.message;
     const d = diagnoseMessage(parseOomMessages(full)[0]!);
