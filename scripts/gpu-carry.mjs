@@ -17,6 +17,9 @@ buildSync({ ...common, entryPoints: ['test/gpu/overhead.bench.ts'], outfile: '.c
 buildSync({ ...common, entryPoints: ['test/gpu/nvml.gpu.test.ts'], outfile: '.carry/nvml.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/doctor.gpu.test.ts'], outfile: '.carry/doctor.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/agent.gpu.test.ts'], outfile: '.carry/agent.gpu.test.js' });
+// The fuzzer, for the host's many cores: HEADROOM_ROOT=$PWD HEADROOM_FUZZ_WORKER=$PWD/.carry/fuzz-worker.js /tmp/node .carry/fuzz.js N
+buildSync({ ...common, entryPoints: ['test/fuzz/fuzz.ts'], outfile: '.carry/fuzz.js', external: ['esbuild'] });
+buildSync({ ...common, entryPoints: ['test/fuzz/worker.ts'], outfile: '.carry/fuzz-worker.js' });
 // The addon as built here (npm run build:native); the GPU host's glibc is newer, so it loads there.
 if (existsSync('native/build/Release/headroom_nvml.node')) copyFileSync('native/build/Release/headroom_nvml.node', '.carry/headroom_nvml.node');
 execFileSync('bash', ['../shared/tools/pack-node.sh', '.carry'], { stdio: 'inherit' });

@@ -8,9 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildSync } from 'esbuild';
 
-const ROOT = resolve(__dirname, '..', '..');
+const ROOT = process.env.HEADROOM_ROOT ?? resolve(__dirname, '..', '..');
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : d);
 const N = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1]?.startsWith('--') !== true) ?? 100_000);
@@ -42,6 +41,10 @@ interface Crash {
 
 /** The worker runs the bundled engine, as the extension does (no transpiler in the hot loop). */
 function bundleWorker(): string {
+  // A prebuilt worker (a machine without esbuild, such as the GPU host: scripts/gpu-carry.mjs).
+  if (process.env.HEADROOM_FUZZ_WORKER) return process.env.HEADROOM_FUZZ_WORKER;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { buildSync } = require('esbuild') as typeof import('esbuild');
   const out = join(ROOT, 'out', 'fuzz', 'worker.js');
   buildSync({ entryPoints: [join(__dirname, 'worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'warning' });
   return out;
