@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -112,6 +112,37 @@ describe('a crafted snapshot is shown as plain text', () => {
       notes = await s.workbench.notifications();
     }
     assert.ok(notes.some((n) => /not in this workspace/.test(n)), JSON.stringify(notes));
+  });
+
+  e2e('hostile files never hold the extension host: a FIFO, a compression bomb, a run folder whose samples are /dev/zero', () => s!, async (s) => {
+    const w = s.workspace;
+    execFileSync('mkfifo', [join(w, 'fifo.pickle')]);
+    // 300 MB of MARK opcodes in ~300 KB of gzip: refused at the marks limit.
+    execFileSync('python3', ['-c', 'import gzip,sys; gzip.open(sys.argv[1], "wb").write(b"\\x80\\x04" + b"(" * 300_000_000)', join(w, 'bomb.pickle.gz')]);
+    const run = join(w, 'runs', 'r');
+    mkdirSync(run, { recursive: true });
+    writeFileSync(join(run, 'meta.json'), '{"pid": 1, "status": "ended"}');
+    symlinkSync('/dev/zero', join(run, 'samples.jsonl'));
+    symlinkSync('/dev/zero', join(run, 'events.jsonl'));
+    copyFileSync(join(w, 'hostile.pickle'), join(run, 'snapshot-exit-1.pickle'));
+    const hostFree = async () => {
+      await s.workbench.openFile('train.py');
+      await s.workbench.runCommand('Headroom: Show GPUs (device memory and processes)');
+      for (let i = 0; i < 100 && (await s.workbench.activeFile()) !== 'GPUs.txt'; i++) await s.page.waitForTimeout(200);
+      assert.equal(await s.workbench.activeFile(), 'GPUs.txt', 'another command answered');
+    };
+    // Each is refused with its typed reason (in Headroom's log) while the host stays free.
+    for (const [file, why] of [['fifo.pickle', /fifo\.pickle: io: .*FIFO \(named pipe\), not a regular file/], ['bomb.pickle.gz', /bomb\.pickle\.gz: limit: .*--limit marks/]] as const) {
+      await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+      await s.workbench.answerFileDialog(join(w, file));
+      await hostFree();
+      assert.match(await s.waitForLog('Headroom.log', why, 60_000), why);
+    }
+    await s.workbench.runCommand('Headroom: Open Run…');
+    await s.workbench.answerFileDialog(run);
+    await hostFree();
+    // The snapshot beside the refused side files still opens: its summary comes up.
+    await webviewContent(s.page, (await s.page.locator('iframe.webview.ready').count()) - 1).locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
   });
 
   e2e('nothing was fetched: no pixel, no request outside code-server', () => s!, async () => {
