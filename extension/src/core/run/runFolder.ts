@@ -95,7 +95,7 @@ function snapshotStat(dir: string, f: string): { bytes: number; mtimeMs: number 
   }
 }
 
-function readProcess(dir: string): ProcessRun {
+function readProcess(dir: string, withSamples: boolean): ProcessRun {
   const meta = readJson(join(dir, 'meta.json'));
   const events = readLines(join(dir, 'events.jsonl'), (m) => (m?.type === 'event' ? m : undefined));
   const snapshots: RunSnapshot[] = readdirSync(dir)
@@ -116,7 +116,7 @@ function readProcess(dir: string): ProcessRun {
     rank,
     pid: rank === null ? named.pid : null,
     meta,
-    samples: readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined)),
+    samples: withSamples ? readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined)) : [],
     events,
     snapshots,
     backward,
@@ -131,8 +131,12 @@ const isDir = (p: string) => {
   }
 };
 
-/** Reads a run, given its folder or any of its process folders (also a copy from a cluster). */
-export function readRun(dir: string): Run {
+/**
+ * Reads a run, given its folder or any of its process folders (also a copy from a cluster).
+ * `samples: false` skips the samples (the largest file by far: a day at 100 ms is ~200 MB), for
+ * the editor's paths that run on its main thread while a job goes.
+ */
+export function readRun(dir: string, opts: { samples?: boolean } = {}): Run {
   const main = runDirOf(dir);
   const parent = dirname(main);
   const name = basename(main);
@@ -147,8 +151,8 @@ export function readRun(dir: string): Run {
   // The launched process first, then ranks in order, then other processes by pid.
   const order = (p: ProcessRun) => (p.dir === main ? -1 : p.rank !== null ? p.rank : 1e9 + (p.pid ?? 0));
   const processes = dirs
-    .map(readProcess)
-    .filter((p) => p.meta || p.samples.length || p.snapshots.length)
+    .map((d) => readProcess(d, opts.samples !== false))
+    .filter((p) => p.meta || p.samples.length || p.snapshots.length || existsSync(join(p.dir, 'samples.jsonl')))
     .sort((a, b) => order(a) - order(b));
   return { dir: main, launch: existsSync(join(main, 'launch.json')) ? readJson(join(main, 'launch.json')) : undefined, processes };
 }
