@@ -2,7 +2,7 @@
 // test/agent/workloads/harm.py with and without the agent, on fakecuda.py's device, under a Python
 // without torch (the stand-in in fake_torch/) and under Debian's CPU torch.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -154,6 +154,20 @@ for (const [label, python, extraPath] of [
       const r = await harm(['cuda-no-alloc'], agentEnv(runs));
       assert.equal(r.code, 0);
       assert.deepEqual(readdirSync(runs), []);
+    });
+
+    it("when nothing was recorded, the launched process says why in the launcher's folder, and writes nothing else", async () => {
+      for (const [args, why] of [[['cuda-no-alloc'], 'no-memory'], [['-c', 'print(1)'], 'no-torch'], [['-c', 'import torch'], 'no-cuda']] as const) {
+        const runs = fresh();
+        mkdirSync(join(runs, 'r')); // made by the launcher, with its launch.json
+        const r = await runAsync(python, args[0] === '-c' ? [...args] : [HARM, ...args], agentEnv(runs), { hangGuardMs: 120_000 });
+        assert.equal(r.code, 0, r.err);
+        assert.equal(r.err, '');
+        assert.deepEqual(readdirSync(runs), ['r']);
+        assert.deepEqual(readdirSync(join(runs, 'r')), ['agent.log.jsonl']);
+        const last = readFileSync(join(runs, 'r', 'agent.log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { nothing_recorded?: string }).at(-1);
+        assert.equal(last?.nothing_recorded, why, args.join(' '));
+      }
     });
   });
 }

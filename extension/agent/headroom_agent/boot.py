@@ -3,7 +3,9 @@
 The agent writes nothing to the workload's stdout or stderr: what it has to say goes to the run
 folder and to the editor (whose launcher prints warnings as its own status lines).
 """
+import atexit
 import importlib.abc
+import json
 import os
 import sys
 
@@ -108,6 +110,29 @@ class Agent(object):
 
         sys.excepthook = excepthook
 
+    def explain_nothing(self):
+        """At the launched process's exit, when no process folder was claimed: its log and why
+        nothing was recorded, in the run's own folder (made by the launcher; never created here),
+        so that the launcher can say why."""
+        if self.folder.claimed or os.getpid() != self.identity.pid:
+            return
+        run = os.path.join(self.config.runs_dir, self.config.run_id) if self.config.run_id else ""
+        if not run or not os.path.isdir(run):
+            return
+        if self.torch is None:
+            why, text = "no-torch", "the process never imported torch"
+        elif self.recorder is None:
+            why, text = "no-cuda", "torch was imported but CUDA was never initialized"
+        else:
+            why, text = "no-memory", "CUDA was initialized but no CUDA memory was held"
+        try:
+            with open(os.path.join(run, "agent.log.jsonl"), "a") as f:
+                for _, line in self.folder.early_lines("agent.log.jsonl"):
+                    f.write(line)
+                f.write(json.dumps({"t": now_us(), "level": "info", "pid": os.getpid(), "message": "nothing recorded: " + text, "nothing_recorded": why}) + "\n")
+        except Exception:
+            pass
+
     # -- fork ----------------------------------------------------------------------------------
 
     def _threads(self):
@@ -200,6 +225,8 @@ def install(entry):
     if not config.enabled:
         return None
     _agent = Agent(config)
+    if _agent.identity.role == "root":
+        atexit.register(_agent.explain_nothing)
     if "torch" in sys.modules:
         _agent.arm(sys.modules["torch"])
     else:

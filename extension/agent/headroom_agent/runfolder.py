@@ -132,6 +132,11 @@ class RunFolder(object):
         except Exception:
             pass
 
+    def early_lines(self, name):
+        """What was kept for `name` before any claim: (name, line) pairs."""
+        with self._lock:
+            return [(n, line) for n, line in self._early if n == name]
+
     def forked(self):
         """In a forked child: nothing of the parent's folder. Its lock may have been held by a thread
         that does not exist here, and its open files must never be flushed or closed from here."""
