@@ -1,6 +1,7 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
 import { plain } from '../text';
 import { formatBytes } from '../format';
+import { keepsPerIteration } from './leakText';
 import { Origin } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases } from '../timeline/categories';
@@ -174,11 +175,12 @@ function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[],
   return { ...none, bytesPerIteration: slope, leaking: slope >= floor && grown.length > 0, lines: grown, moment: { index: last, timeUs: Number.isNaN(a.replay.timeUs[last] ?? NaN) ? null : a.replay.timeUs[last]! } };
 }
 
-/** "line 57 keeps +64 MiB per iteration (48 tensors of 1.3 MiB created there, never freed)". */
+/** "train.py:57 (step) keeps 2 tensors of 2.00 MiB per iteration = 4.00 MiB, created there and never freed". */
 export function describeLeak(r: LeakReport): string[] {
-  if (!r.leaking) return [`no leak: live memory changes by ${formatBytes(r.bytesPerIteration)} per iteration over ${Math.max(0, r.boundaries.length)} iterations (${r.basis})`];
+  const n = Math.max(0, r.boundaries.length);
+  if (!r.leaking) return [`No leak: live memory changes by ${formatBytes(r.bytesPerIteration)} per iteration over ${n} iteration${n === 1 ? '' : 's'} (${r.basis}).`];
   return [
-    `leak: live memory grows by ${formatBytes(r.bytesPerIteration)} per iteration over ${r.boundaries.length} iterations (${r.basis}), the last at event #${r.moment?.index ?? '?'}`,
-    ...r.lines.slice(0, 5).map((l) => `  ${plain(l.file)}:${l.line} (${plain(l.name)}) keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created there, never freed)`),
+    `Live memory grows by ${formatBytes(r.bytesPerIteration)} per iteration over ${n} iterations (${r.basis}), the last at event #${r.moment?.index ?? '?'}.`,
+    ...r.lines.slice(0, 5).map((l) => `  ${plain(l.file)}:${l.line} (${plain(l.name)}) keeps ${keepsPerIteration(l)}, created there and never freed`),
   ];
 }

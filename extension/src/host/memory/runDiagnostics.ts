@@ -7,6 +7,7 @@ import type { LeakReport } from '../../core/diagnose/leaks';
 import { diagnoseSnapshot } from '../../core/diagnose/oom';
 import { deviceFactsBeside } from '../../core/run/deviceFacts';
 import { formatBytes } from '../../core/format';
+import { keepsPerIteration } from '../../core/diagnose/leakText';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
 
@@ -98,7 +99,7 @@ export class RunDiagnostics implements vscode.Disposable {
         add(
           local.get(l.file),
           l.line,
-          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps +${formatBytes(l.bytesPerIteration)} per iteration (${+l.blocksPerIteration.toFixed(1)} tensors of ${formatBytes(l.blockBytes)} created here, never freed), measured over ${leak.boundaries.length} iterations of ${plain(c.label)} (the last at event #${leak.moment?.index ?? '?'}; the quick fix shows it on the timeline).`, vscode.DiagnosticSeverity.Warning),
+          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps ${keepsPerIteration(l)}, created here and never freed; measured over ${leak.boundaries.length} iterations of ${plain(c.label)} (the last at event #${leak.moment?.index ?? '?'}; the quick fix shows it on the timeline).`, vscode.DiagnosticSeverity.Warning),
           leak.moment ? { index: leak.moment.index, what: 'leak' } : undefined,
         );
     for (const [file, ds] of byFile) this.collection.set(vscode.Uri.file(file), ds);
