@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { formatBytes, parseBytes } from '../../extension/src/core/format';
+import { formatBytes, parseBytes, parseSizeWithUnit } from '../../extension/src/core/format';
 import { fixture, ROOT } from './helpers';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -74,13 +74,13 @@ describe('headroom CLI', () => {
   it('check exits 1 with one line over budget, 0 within, for peak and reserved', () => {
     const f = fixture('oom_plain');
     const peak = f.truth!.requested_bytes_peak;
-    const over = headroom('check', f.path, '--max-peak', String(peak - 1));
+    const over = headroom('check', f.path, '--max-peak', `${peak - 1}B`);
     assert.equal(over.code, 1);
     assert.equal(over.out.trim().split('\n').length, 1);
     assert.match(over.out, /^over budget: device 0 peaks at/);
-    assert.equal(headroom('check', f.path, '--max-peak', String(peak)).code, 0);
+    assert.equal(headroom('check', f.path, '--max-peak', `${peak}B`).code, 0);
     assert.equal(headroom('check', f.path, '--max-peak', '20GiB').code, 0);
-    const res = headroom('check', f.path, '--max-peak', '20GiB', '--max-reserved', String(f.truth!.max_memory_reserved - 1));
+    const res = headroom('check', f.path, '--max-peak', '20GiB', '--max-reserved', `${f.truth!.max_memory_reserved - 1}B`);
     assert.equal(res.code, 1);
     assert.match(res.out, /reserves up to/);
     assert.equal(headroom('check', f.path, '--max-peak', 'lots').code, 2);
@@ -110,11 +110,11 @@ describe('headroom CLI', () => {
     const leaks = join(ROOT, 'test', 'fixtures', 'leaks');
     const bad = headroom('check', join(leaks, 'leak_append.pickle'), '--no-leak');
     assert.equal(bad.code, 1);
-    assert.match(bad.out, /^device 0: leak: live memory grows by .* per iteration/);
-    assert.match(bad.out, /leaks\.py:\d+ \(train\) keeps \+/);
+    assert.match(bad.out, /^device 0: Live memory grows steadily by \+[\d.]+ \S+ per iteration/);
+    assert.match(bad.out, /leaks\.py:\d+ \(train\) keeps (1 tensor of [\d.]+ \S+ per iteration|\d+ tensors of [\d.]+ \S+ per iteration = )/);
     const good = headroom('check', join(leaks, 'clean_train.pickle'), '--no-leak');
     assert.equal(good.code, 0, good.out);
-    assert.match(good.out, /^within budget: device 0: no leak/);
+    assert.match(good.out, /^within budget: device 0: No leak/);
   });
 
   it('errors go to stderr with exit code 2 and no stack trace, unless --debug', () => {
@@ -132,7 +132,7 @@ describe('headroom CLI', () => {
     assert.match(headroom('analyze', bad, '--debug').err, /\n\s+at /);
   });
 
-  it('lint prints file:line:col: HRnnn, exits 1 on an error-level finding, and --select narrows it', () => {
+  it('lint prints file:line:col: severity HRnnn, exits 1 on an error-level finding, and --select narrows it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-lint-'));
     writeFileSync(join(dir, 'train.py'), 'import torch\ntotal = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    total += loss\n');
     writeFileSync(join(dir, 'ok.py'), 'import torch\nfrom torch.utils.checkpoint import checkpoint\ny = checkpoint(f, x, use_reentrant=False)\n');
@@ -141,7 +141,7 @@ describe('headroom CLI', () => {
     assert.equal(r.code, 1, r.err);
     const lines = r.out.trim().split('\n');
     assert.equal(lines.length, 1);
-    assert.match(lines[0]!, new RegExp(`^${join(dir, 'train.py').replace(/[.*+?^$()[\]\\]/g, '\\$&')}:5:5: HR001 \`total\` accumulates \`loss\``));
+    assert.match(lines[0]!, new RegExp(`^${join(dir, 'train.py').replace(/[.*+?^$()[\]\\]/g, '\\$&')}:5:5: error HR001 \`total\` accumulates \`loss\``));
     const only = headroom('lint', dir, '--select', 'HR006');
     assert.deepEqual([only.code, only.out], [0, '']);
     const j = JSON.parse(headroom('lint', dir, '--json').out) as { files: number; findings: { rule: string; fixes: unknown[] }[] };
@@ -153,6 +153,137 @@ describe('headroom CLI', () => {
   });
 });
 
+describe('headroom CLI: help, sizes, the lines footer, diff and run', () => {
+  before(() => {
+    const b = spawnSync(process.execPath, [join(ROOT, 'esbuild.mjs')], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(b.status, 0, b.stderr);
+  });
+
+  it('every command answers --help and -h with its usage on stdout, exit 0', () => {
+    for (const cmd of ['analyze', 'check', 'diff', 'lint', 'run']) {
+      for (const h of ['--help', '-h']) {
+        const r = headroom(cmd, h);
+        assert.deepEqual([r.code, r.err], [0, ''], `${cmd} ${h}`);
+        assert.match(r.out, new RegExp(`^usage: headroom ${cmd} `), `${cmd} ${h}`);
+      }
+    }
+    // Among other options too, and as `headroom help CMD`; after run's `--` it is the workload's.
+    assert.match(headroom('analyze', 'x.pickle', '--top', '3', '--help').out, /^usage: headroom analyze /);
+    assert.match(headroom('help', 'diff').out, /^usage: headroom diff /);
+    const top = headroom('--help');
+    assert.equal(top.code, 0);
+    for (const cmd of ['analyze', 'check', 'diff', 'lint', 'run']) assert.match(top.out, new RegExp(`usage: headroom ${cmd} `));
+    const py = spawnSync(process.execPath, [CLI, 'run', '--out', mkdtempSync(join(tmpdir(), 'headroom-help-')), '--', 'python3', '-c', 'import sys; print(sys.argv[1:])', '--help'], { encoding: 'utf8' });
+    assert.equal(py.status, 0, py.stderr);
+    assert.equal(py.stdout, "['--help']\n");
+  });
+
+  it('sizes need a unit: a bare number is refused with a hint, 150B is bytes', () => {
+    const f = fixture('oom_plain');
+    for (const flag of ['--max-peak', '--max-reserved']) {
+      const r = headroom('check', f.path, flag, '150');
+      assert.equal(r.code, 2);
+      assert.equal(r.out, '');
+      assert.equal(r.err, `headroom: ${flag} expects a size with a unit, such as 20GiB or 512MiB; got "150" (150B if you mean bytes)\n`);
+    }
+    // 150 bytes is far below any real peak: over budget.
+    assert.equal(headroom('check', f.path, '--max-peak', '150B').code, 1);
+    assert.equal(headroom('check', f.path, '--max-peak', '20 GiB').code, 0);
+    const lim = headroom('analyze', f.path, '--limit', 'file-bytes=4000');
+    assert.equal(lim.code, 2);
+    assert.match(lim.err, /--limit file-bytes expects a size with a unit, such as 4GiB; got "4000"/);
+    // A count limit takes a bare number.
+    assert.equal(headroom('analyze', f.path, '--limit', 'trace-entries=4000').code, 0);
+  });
+
+  it('the "more lines" footer counts the lines left out, and --top 0 shows them all', () => {
+    const f = fixture('leaky_demo').path;
+    const all = JSON.parse(headroom('analyze', f, '--json', '--top', '0').out) as { lines: { file: string; line: number; self_bytes: number }[] };
+    // The text report lists the lines that hold memory themselves.
+    const holders = all.lines.filter((l) => l.self_bytes > 0).map((l) => `${l.file}:${l.line} (`);
+    assert.ok(holders.length > 3, 'the fixture has more than 3 lines holding memory');
+    for (const top of ['1', '3', String(holders.length - 1), String(holders.length), String(holders.length + 5), '0']) {
+      const out = headroom('analyze', f, '--top', top).out;
+      const listed = holders.filter((h) => out.includes(h)).length;
+      const want = top === '0' ? holders.length : Math.min(Number(top), holders.length);
+      assert.equal(listed, want, `--top ${top}`);
+      const footer = /… (\d+) more lines? \(--top 0 shows all/.exec(out);
+      if (listed === holders.length) assert.equal(footer, null, `--top ${top}: nothing left out, no footer`);
+      else assert.equal(Number(footer?.[1]), holders.length - listed, `--top ${top}`);
+    }
+    assert.equal(headroom('analyze', f, '--top', '-1').code, 2);
+  });
+
+  it('diff warns when the two snapshots share no source lines, and not when they do', () => {
+    const a = fixture('leaky_demo').path;
+    const b = fixture('frag_oom').path;
+    const ja = JSON.parse(headroom('analyze', a, '--json', '--top', '0').out) as { lines: { file: string }[] };
+    const jb = JSON.parse(headroom('analyze', b, '--json', '--top', '0').out) as { lines: { file: string }[] };
+    assert.ok(!ja.lines.some((x) => jb.lines.some((y) => y.file === x.file)), 'the two fixtures come from different scripts');
+    const r = headroom('diff', a, b);
+    assert.equal(r.code, 0);
+    assert.ok(r.err.includes(`${a} and ${b} share no source lines: they look like different scripts; the per-line diff compares nothing`), r.err);
+    const j = headroom('diff', a, b, '--json');
+    assert.ok(JSON.parse(j.out).lines_total > 0, 'stdout stays JSON');
+    assert.match(j.err, /share no source lines/);
+    assert.doesNotMatch(headroom('diff', a, a).err, /share no source lines/);
+  });
+});
+
+describe('headroom run when nothing was recorded', () => {
+  const FAKE_TORCH = join(ROOT, 'test', 'agent', 'fake_torch');
+  const HARM = join(ROOT, 'test', 'agent', 'workloads', 'harm.py');
+  /** `headroom run --out DIR -- ARGS`; the run folder is the one folder it made. */
+  const run = (args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const out = mkdtempSync(join(tmpdir(), 'headroom-run-'));
+    const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, '--', ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+    const dirs = readdirSync(out);
+    assert.equal(dirs.length, 1, dirs.join(' '));
+    const dir = join(out, dirs[0]!);
+    return { code: r.status, out: r.stdout, err: r.stderr, dir, launch: JSON.parse(readFileSync(join(dir, 'launch.json'), 'utf8')) as Record<string, unknown> };
+  };
+  const sentence = {
+    'no-torch': 'headroom: nothing was recorded: the workload never imported torch (is it a Python script? did it run under another interpreter?)',
+    'no-cuda': 'headroom: nothing was recorded: the workload imported torch but never used CUDA (torch.cuda.is_available() was False, or the model stayed on the CPU)',
+    'no-memory': 'headroom: nothing was recorded: the workload used CUDA but never held CUDA memory',
+  } as const;
+  const lastReason = (dir: string) => (readFileSync(join(dir, 'agent.log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { nothing_recorded?: string }).at(-1)?.nothing_recorded);
+
+  it('a Python command without torch: the agent’s reason when it wrote its log, else that it never started', () => {
+    const r = run(['python3', '-c', 'print(1)']);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, '1\n');
+    if (existsSync(join(r.dir, 'agent.log.jsonl'))) {
+      assert.equal(lastReason(r.dir), 'no-torch');
+      assert.ok(r.err.includes(sentence['no-torch'] + '\n'), r.err);
+      assert.equal(r.launch.nothing_recorded, 'no-torch');
+    } else {
+      assert.ok(r.err.includes(`agent never started in any Python process of the command`) && r.err.includes(r.dir), r.err);
+    }
+    assert.doesNotMatch(r.err, /see agent\.log\.jsonl|no snapshot was recorded \(/);
+  });
+
+  it('torch imported without CUDA, and CUDA without memory (the agent tests’ torch stand-in)', () => {
+    const env = { PYTHONPATH: FAKE_TORCH };
+    for (const [args, why] of [[['python3', '-c', 'import torch'], 'no-cuda'], [['python3', HARM, 'cuda-no-alloc'], 'no-memory']] as const) {
+      const r = run([...args], env);
+      assert.equal(r.code, 0, r.err);
+      assert.equal(lastReason(r.dir), why, 'the agent wrote its reason');
+      assert.ok(r.err.includes(sentence[why] + '\n'), r.err);
+      assert.equal(r.launch.nothing_recorded, why);
+    }
+  });
+
+  it('a command that is not Python: the agent never started, the run folder named, the workload’s exit code kept', () => {
+    const r = run(['sh', '-c', 'exit 3']);
+    assert.equal(r.code, 3);
+    assert.ok(!existsSync(join(r.dir, 'agent.log.jsonl')));
+    assert.ok(r.err.includes(`headroom: nothing was recorded: Headroom's agent never started in any Python process of the command (is the command Python? did it replace PYTHONPATH?); the run folder is ${r.dir}\n`), r.err);
+    assert.equal(r.launch.nothing_recorded, 'no-agent');
+    assert.equal(r.launch.exit_code, 3);
+  });
+});
+
 describe('byte sizes', () => {
   it('parses budgets in binary and decimal units', () => {
     assert.equal(parseBytes('20GiB'), 20 * 2 ** 30);
@@ -161,6 +292,17 @@ describe('byte sizes', () => {
     assert.equal(parseBytes('20GB'), 20e9);
     assert.equal(parseBytes('800000000'), 8e8);
     for (const bad of ['', 'GiB', '1.2.3G', '-5G', '5 parsecs']) assert.equal(parseBytes(bad), undefined, bad);
+  });
+
+  it('a size typed on the command line needs its unit', () => {
+    assert.equal(parseSizeWithUnit('150'), undefined);
+    assert.equal(parseSizeWithUnit(' 1.5 '), undefined);
+    assert.equal(parseSizeWithUnit('150B'), 150);
+    assert.equal(parseSizeWithUnit('2KB'), 2000);
+    assert.equal(parseSizeWithUnit('2KiB'), 2048);
+    assert.equal(parseSizeWithUnit('3 TiB'), 3 * 2 ** 40);
+    assert.equal(parseSizeWithUnit('3TB'), 3e12);
+    assert.equal(parseSizeWithUnit('5 parsecs'), undefined);
   });
 
   it('formats within 0.5% and parses its own output back', () => {

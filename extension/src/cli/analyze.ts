@@ -41,14 +41,16 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   if (!s.devices.includes(device)) throw new UsageError(`device ${device} is not in ${plain(path)} (it has: ${s.devices.join(', ') || 'none'})`);
   const rule = { include: p.flags.get('include') ?? [], exclude: p.flags.get('exclude') ?? [] };
   const analysis = analyzeDevice(s, device, rule);
+  const json = flag(p, 'json') !== undefined;
   let report;
   try {
-    ({ report } = buildReport(s, analysis, at, top));
+    // The text report picks its lines itself (it lists only lines that hold memory): it gets them all.
+    ({ report } = buildReport(s, analysis, at, json ? top : 0));
   } catch (e) {
     if (e instanceof RangeError) throw new UsageError(e.message);
     throw e;
   }
   // --json is JSON (its strings escaped by JSON.stringify); the text report is made plain, line by line.
-  io.out(flag(p, 'json') ? JSON.stringify(report, null, 1) + '\n' : plainLines(renderReport(report, path)));
+  io.out(json ? JSON.stringify(report, null, 1) + '\n' : plainLines(renderReport(report, path, top)));
   return 0;
 }

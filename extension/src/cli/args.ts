@@ -1,3 +1,4 @@
+import { parseSizeWithUnit } from '../core/format';
 import { parseLimitAssignment } from '../core/limits';
 import type { Limits } from '../core/limits';
 
@@ -57,6 +58,7 @@ export function parseArgs(argv: readonly string[], commandSpec: Record<string, F
   const limits: Partial<Limits> = {};
   for (const a of commandSpec.limit ? [] : (flags.get('limit') ?? [])) {
     try {
+      refuseBareByteLimit(a);
       const [name, v] = parseLimitAssignment(a);
       limits[name] = v;
     } catch (e) {
@@ -76,4 +78,32 @@ export function intFlag(p: Parsed, name: string): number | undefined {
   if (v === undefined) return undefined;
   if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} expects an integer, got "${v}"`);
   return Number(v);
+}
+
+const SIZE_EXAMPLE = 'such as 20GiB or 512MiB';
+const bare = (v: string): boolean => /^\s*\d+(?:\.\d+)?\s*$/.test(v);
+
+/** A byte size from a flag; a bare number is refused, since "150" could mean bytes, MiB or GiB. */
+export function sizeFlag(p: Parsed, name: string): number | undefined {
+  const v = flag(p, name);
+  if (v === undefined) return undefined;
+  const n = parseSizeWithUnit(v);
+  if (n === undefined) throw new UsageError(`--${name} expects a size with a unit, ${SIZE_EXAMPLE}; got "${v}"${bare(v) ? ` (${v.trim()}B if you mean bytes)` : ''}`);
+  return n;
+}
+
+/**
+ * `--limit file-bytes=4000` is refused like a bare --max-peak. Only byte limits take a unit: a count
+ * limit refuses "1B", which tells them apart without a second table of names.
+ */
+function refuseBareByteLimit(assignment: string): void {
+  const eq = assignment.indexOf('=');
+  const value = assignment.slice(eq + 1);
+  if (eq < 0 || !bare(value)) return;
+  try {
+    parseLimitAssignment(`${assignment.slice(0, eq)}=1B`);
+  } catch {
+    return; // a count limit (or an unknown name, reported by the real parse)
+  }
+  throw new UsageError(`--limit ${assignment.slice(0, eq)} expects a size with a unit, such as 4GiB; got "${value}" (${value.trim()}B if you mean bytes)`);
 }

@@ -6,24 +6,25 @@ import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../core/diag
 import { deviceFactsBeside } from '../core/run/deviceFacts';
 import { openRegularSync } from '../core/safeFile';
 import { parseOomMessages } from '../core/oomMessage';
-import { formatBytes, parseBytes } from '../core/format';
+import { formatBytes } from '../core/format';
 import { plain, plainLines } from '../core/text';
-import { flag, intFlag, parseArgs, UsageError } from './args';
+import { flag, intFlag, parseArgs, sizeFlag, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
 
-export const CHECK_USAGE = `usage: headroom check SNAPSHOT [--max-peak SIZE] [--max-reserved SIZE] [--device N] [--explain-oom] [--no-leak]
+export const CHECK_USAGE = `usage: headroom check SNAPSHOT [--max-peak SIZE] [--max-reserved SIZE] [--device N] [--explain-oom] [--no-leak [--leak-min SIZE]]
        headroom check OOM_MESSAGE.txt --explain-oom
 
   Exits 1 with a one-line reason when a device's peak (requested bytes) or peak reserved memory
-  is over budget, 0 otherwise. SIZE: 20GiB, 512MiB, 1.5G (binary) or 20GB (decimal).
+  is over budget, 0 otherwise. SIZE needs a unit: 20GiB, 512MiB, 1.5G (binary), 20GB (decimal),
+  4096B (bytes).
   --explain-oom prints the OOM doctor's diagnosis of every OOM in the snapshot, or of every CUDA
   OOM message in a text file (a log, a pasted message): fragmentation, cap, non-PyTorch or demand,
   with the figures and the remedies.
-  --no-leak exits 1 when live memory grows steadily from iteration to iteration (a robust slope
-  past the warm-up, before each optimizer step, at the end of each backward pass or at each pass of
-  the loop's first line), and
-  names the lines that create what stays alive.`;
+  --no-leak exits 1 when live memory grows steadily from iteration to iteration, by any amount:
+  measured at the run's step boundaries (optimizer steps, else backward passes, else the outermost
+  loop) past a warm-up, and held by tensors created at the same lines in most iterations and never
+  freed; it names those lines. --leak-min SIZE tolerates a steady growth below SIZE per iteration.`;
 
 /** Pickle files start with the PROTO opcode (0x80); snapshots are never text. Reads one byte. */
 function isPickle(path: string): boolean {
@@ -53,24 +54,18 @@ function readLog(path: string): string {
   }
 }
 
-function budget(p: ReturnType<typeof parseArgs>, name: string): number | undefined {
-  const v = flag(p, name);
-  if (v === undefined) return undefined;
-  const n = parseBytes(v);
-  if (n === undefined) throw new UsageError(`--${name} expects a size such as 20GiB or 512MiB, got "${v}"`);
-  return n;
-}
-
 export async function checkCommand(argv: readonly string[], raw: Io): Promise<number> {
   // Paths, frame names and OOM messages are data: escaped where they are quoted, and every line
   // written goes through plainLines as a net (check has no --json to keep byte for byte).
   const io: Io = { out: (t) => raw.out(plainLines(t)), err: (t) => raw.err(plainLines(t)) };
-  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {}, 'no-leak': {} });
+  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {}, 'no-leak': {}, 'leak-min': { value: true } });
   if (p.positional.length !== 1) throw new UsageError(CHECK_USAGE);
-  const maxPeak = budget(p, 'max-peak');
-  const maxReserved = budget(p, 'max-reserved');
+  const maxPeak = sizeFlag(p, 'max-peak');
+  const maxReserved = sizeFlag(p, 'max-reserved');
   const explain = flag(p, 'explain-oom') !== undefined;
   const noLeak = flag(p, 'no-leak') !== undefined;
+  const leakMin = sizeFlag(p, 'leak-min');
+  if (leakMin !== undefined && !noLeak) throw new UsageError('--leak-min goes with --no-leak\n' + CHECK_USAGE);
   if (maxPeak === undefined && maxReserved === undefined && !explain && !noLeak) throw new UsageError('check needs --max-peak, --max-reserved, --no-leak or --explain-oom\n' + CHECK_USAGE);
   const path = p.positional[0]!;
   // A text file (a log, a pasted message) is read for OOM messages, not as a snapshot.
@@ -106,7 +101,7 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
   for (const d of devices) {
     const a = analysis(d);
     if (noLeak) {
-      const leak = detectLeaks(s, a);
+      const leak = leakMin === undefined ? detectLeaks(s, a) : detectLeaks(s, a, { minBytesPerIteration: leakMin });
       if (leak.leaking) {
         io.out(`device ${d}: ${describeLeak(leak).join('\n')}\n`);
         return 1;

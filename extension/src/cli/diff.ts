@@ -15,6 +15,7 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const p = parseArgs(argv, { device: { value: true }, top: { value: true }, json: {} });
   if (p.positional.length !== 2) throw new UsageError(DIFF_USAGE);
   const top = intFlag(p, 'top') ?? 15;
+  if (top < 0) throw new UsageError('--top must be 0 (all) or more');
   const side = async (path: string) => {
     const s = await loadForCli(path);
     const d = intFlag(p, 'device') ?? defaultDevice(s);
@@ -23,6 +24,11 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
     return { device: d, peak: a.replay.peak, attr: attributeAt(s, a, a.replay.peak) };
   };
   const [before, after] = [await side(p.positional[0]!), await side(p.positional[1]!)];
+  // Two unrelated scripts diff as "everything removed, everything added": say so (on stderr, so --json stays JSON).
+  const seen = new Set(before.attr.lines.map((l) => `${l.line}\u0000${l.file}`));
+  if (before.attr.lines.length && after.attr.lines.length && !after.attr.lines.some((l) => seen.has(`${l.line}\u0000${l.file}`))) {
+    io.err(`headroom: warning: ${plain(p.positional[0]!)} and ${plain(p.positional[1]!)} share no source lines: they look like different scripts; the per-line diff compares nothing\n`);
+  }
   const d = diffAttributions(before.attr, after.attr);
   const lines = top > 0 ? d.lines.slice(0, top) : d.lines;
   if (flag(p, 'json')) {

@@ -2,30 +2,47 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { lintText, RULES } from '../core/lint/lint';
 import { PythonParser } from '../core/lint/parser';
-import type { Finding, RuleId } from '../core/lint/types';
+import type { RuleId } from '../core/lint/types';
 import { plain } from '../core/text';
 import { flag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
+import type { LintedFile, LintFormat } from './lintOutput';
+import { formatLintGithub, formatLintJson, formatLintText, LINT_FORMATS } from './lintOutput';
+import { formatLintSarif } from './sarif';
 
-export const LINT_USAGE = `usage: headroom lint PATH... [--json] [--select HR001,HR006]
+export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sarif|github] [--json] [--select HR001,HR006]
 
-  Reports GPU-memory anti-patterns in Python files (directories are searched for *.py), one line
-  each: file:line:col: HRnnn message. Exits 1 when a finding is an error, 0 otherwise.
+  Reports GPU-memory anti-patterns in Python files (directories are searched for *.py).
+  --format text (default): one line each, file:line:col: severity HRnnn message (1-based).
+  --format json (or --json): every finding with its fixes; lines and columns 1-based.
+  --format sarif: SARIF 2.1.0, for GitHub code scanning (github/codeql-action/upload-sarif).
+  --format github: GitHub Actions annotations (::error file=…,line=…::message).
+  Exits 1 when a finding is an error, 2 when no Python file was found (or on a usage error),
+  0 otherwise.
   Rules: ${Object.entries(RULES)
     .map(([id, r]) => `${id} ${r.name}`)
     .join(', ')}.`;
 
 const SKIP_DIRS = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', 'site-packages', '.headroom']);
 
+/** The Python files at `path`: itself if it is one, else the *.py files under it (not in SKIP_DIRS). */
 function pythonFiles(path: string, out: string[]): void {
   const st = statSync(path);
-  if (st.isFile()) out.push(path);
-  else if (st.isDirectory()) {
+  if (st.isFile()) {
+    if (path.endsWith('.py')) out.push(path);
+  } else if (st.isDirectory()) {
     for (const e of readdirSync(path, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (e.isDirectory() && !SKIP_DIRS.has(e.name)) pythonFiles(join(path, e.name), out);
       else if (e.isFile() && e.name.endsWith('.py')) out.push(join(path, e.name));
     }
   }
+}
+
+function lintFormat(p: ReturnType<typeof parseArgs>): LintFormat {
+  const f = flag(p, 'format');
+  if (f !== undefined && !(LINT_FORMATS as readonly string[]).includes(f)) throw new UsageError(`--format is ${LINT_FORMATS.join(', ')}; got "${f}"`);
+  if (p.flags.has('json') && f !== undefined && f !== 'json') throw new UsageError(`--json is --format json: it cannot go with --format ${f}`);
+  return p.flags.has('json') ? 'json' : ((f ?? 'text') as LintFormat);
 }
 
 /** The parser's WebAssembly files: beside the bundle, or in node_modules when run from source. */
@@ -37,8 +54,9 @@ export function wasmDir(): string {
 }
 
 export async function lintCommand(argv: readonly string[], io: Io): Promise<number> {
-  const p = parseArgs(argv, { json: {}, select: { value: true } });
+  const p = parseArgs(argv, { json: {}, format: { value: true }, select: { value: true } });
   if (!p.positional.length) throw new UsageError(LINT_USAGE);
+  const format = lintFormat(p);
   const select = flag(p, 'select')
     ?.split(',')
     .map((s) => s.trim().toUpperCase())
@@ -47,17 +65,25 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
   const files: string[] = [];
   for (const path of p.positional) {
     if (!existsSync(path)) throw new UsageError(`no such file or directory: ${path}`);
+    const before = files.length;
     pythonFiles(path, files);
+    // A path with nothing to lint is said, not passed over: a CI step on the wrong path would pass forever.
+    if (files.length === before) io.err(`headroom lint: no Python file (.py) in ${plain(path)}\n`);
   }
+  if (!files.length) return 2;
   const parser = await PythonParser.load(wasmDir());
-  const all: { file: string; findings: Finding[]; broken: boolean }[] = [];
+  const all: LintedFile[] = [];
   for (const file of files) {
     const r = lintText(parser, readFileSync(file, 'utf8'), select ? { select: select as RuleId[] } : {});
     r.tree.delete();
     const rel = relative(process.cwd(), file);
     all.push({ file: rel && !rel.startsWith('..') ? rel : file, findings: r.findings, broken: r.broken });
   }
-  if (p.flags.has('json')) io.out(JSON.stringify({ files: all.length, findings: all.flatMap((f) => f.findings.map((x) => ({ file: f.file, ...x }))), broken: all.filter((f) => f.broken).map((f) => f.file) }, null, 1) + '\n');
-  else for (const f of all) for (const x of f.findings) io.out(`${plain(f.file)}:${x.start.line + 1}:${x.start.col + 1}: ${x.rule} ${plain(x.message)}\n`);
+  if (format === 'json') io.out(formatLintJson(all));
+  else if (format === 'sarif') io.out(formatLintSarif(all, select ? (select as RuleId[]) : (Object.keys(RULES) as RuleId[]).filter((id) => !RULES[id].off)));
+  else {
+    io.out(format === 'github' ? formatLintGithub(all) : formatLintText(all));
+    for (const f of all) if (f.broken) io.err(`headroom lint: ${plain(f.file)} has syntax errors: findings in the broken parts may be missing\n`);
+  }
   return all.some((f) => f.findings.some((x) => x.severity === 'error')) ? 1 : 0;
 }

@@ -9,10 +9,7 @@ import { RUN_USAGE, runCommand } from './run';
 import type { Io } from './io';
 import { processIo } from './io';
 import { plain, plainLines } from '../core/text';
-
-declare const __HEADROOM_VERSION__: string | undefined;
-/** Injected by esbuild from package.json; 'dev' when run from source. */
-const VERSION = typeof __HEADROOM_VERSION__ === 'string' ? __HEADROOM_VERSION__ : 'dev';
+import { VERSION } from './version';
 
 const USAGE = `headroom — PyTorch CUDA memory snapshots, analyzed
 
@@ -26,28 +23,43 @@ ${LINT_USAGE}
 
 ${RUN_USAGE}
 
-Global options: --debug (show stack traces of errors), --help, --version
+Global options: --debug (show stack traces of errors), --help (also after a command: headroom analyze --help), --version
 ${LIMIT_USAGE}
-Exit codes: 0 ok, 1 over budget (check) or an error-level finding (lint), 2 error.`;
+Exit codes: 0 ok, 1 over budget (check) or an error-level finding (lint), 2 error (a usage error, an
+  unreadable snapshot, or no Python file to lint); run exits with the workload's own code.`;
 
 type Command = (argv: readonly string[], io: Io) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  analyze: analyzeCommand,
-  check: checkCommand,
-  diff: diffCommand,
-  lint: lintCommand,
-  run: runCommand,
+/** Each command and its help: its usage, plus how to raise the reader's limits where it reads snapshots. */
+const COMMANDS: Record<string, { run: Command; help: string }> = {
+  analyze: { run: analyzeCommand, help: `${ANALYZE_USAGE}\n\n${LIMIT_USAGE}` },
+  check: { run: checkCommand, help: `${CHECK_USAGE}\n\n${LIMIT_USAGE}` },
+  diff: { run: diffCommand, help: `${DIFF_USAGE}\n\n${LIMIT_USAGE}` },
+  lint: { run: lintCommand, help: LINT_USAGE },
+  run: { run: runCommand, help: `${RUN_USAGE}\n\n${LIMIT_USAGE}` },
 };
+
+const isHelp = (a: string): boolean => a === '--help' || a === '-h';
+
+/** `--help` among a command's own options; after `--` it belongs to the workload (`run -- python x.py --help`). */
+function wantsHelp(rest: readonly string[]): boolean {
+  const sep = rest.indexOf('--');
+  return (sep < 0 ? rest : rest.slice(0, sep)).some(isHelp);
+}
 
 /** Runs the CLI and returns its exit code. Errors are one clear line on stderr, exit code 2. */
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
-  const debug = argv.includes('--debug');
-  const args = argv.filter((a) => a !== '--debug');
+  // Ours before `--`; after it, the workload's (`run -- python x.py --debug`).
+  const sep = argv.indexOf('--');
+  const own = sep < 0 ? argv : argv.slice(0, sep);
+  const debug = own.includes('--debug');
+  const args = [...own.filter((a) => a !== '--debug'), ...(sep < 0 ? [] : argv.slice(sep))];
   try {
     const [name, ...rest] = args;
-    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-      io.out(USAGE + '\n');
+    if (name === undefined || isHelp(name) || name === 'help') {
+      // `headroom help analyze` is `headroom analyze --help`.
+      const topic = name === 'help' && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
+      io.out((topic?.help ?? USAGE) + '\n');
       return name === undefined ? 2 : 0;
     }
     if (name === '--version') {
@@ -55,8 +67,12 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       return 0;
     }
     const cmd = COMMANDS[name];
-    if (!cmd) throw new UsageError(`unknown command "${name}" (try: ${Object.keys(COMMANDS).join(', ')})`);
-    return await cmd(rest, io);
+    if (!cmd) throw new UsageError(`unknown command "${name}" (try: ${Object.keys(COMMANDS).join(', ')}, or --help)`);
+    if (wantsHelp(rest)) {
+      io.out(cmd.help + '\n');
+      return 0;
+    }
+    return await cmd.run(rest, io);
   } catch (e) {
     if (debug) io.err(`${(e as Error).stack ?? String(e)}\n`);
     // Messages can quote paths and snapshot text: shown escaped, one line each (usage keeps its lines).

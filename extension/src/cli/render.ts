@@ -16,8 +16,9 @@ function time(us: number | null): string {
 /**
  * The human `headroom analyze` report: short, readable, every figure labelled. Every string from
  * the snapshot (and the path) goes through plain(): no control character reaches the terminal.
+ * `top` lines holding memory are listed (0: all), from a report built with every line.
  */
-export function renderReport(r: AnalyzeReport, path: string): string {
+export function renderReport(r: AnalyzeReport, path: string, top = 0): string {
   const out: string[] = [];
   const devs = r.devices.length > 1 ? ` (devices: ${r.devices.join(', ')})` : '';
   out.push(`${plain(path)} — device ${r.device}${devs}, ${r.events} trace events`);
@@ -30,8 +31,10 @@ export function renderReport(r: AnalyzeReport, path: string): string {
   const total = r.at.requested_bytes;
   const what = r.at.kind === 'index' ? `event #${r.at.trace_index}` : `the ${r.at.kind}`;
   out.push(`Live at ${what}: ${formatBytes(total)}`);
-  // Lines that only hold memory through the calls they make are in --json; here, the holders.
-  const holders = r.lines.filter((l) => l.self_bytes > 0);
+  // Lines that only hold memory through the calls they make are in --json; here, the holders. The
+  // report must list every line (top 0) so that the footer counts the holders really left out.
+  const all = r.lines.filter((l) => l.self_bytes > 0);
+  const holders = top > 0 ? all.slice(0, top) : all;
   if (holders.length) {
     out.push(`  ${'self'.padStart(10)} ${'share'.padStart(6)} ${'inclusive'.padStart(10)} ${'blocks'.padStart(6)}  line`);
     for (const l of holders) {
@@ -39,7 +42,8 @@ export function renderReport(r: AnalyzeReport, path: string): string {
         `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`,
       );
     }
-    if (r.lines_total > r.lines.length) out.push(`  … ${r.lines_total - r.lines.length} more lines (--top 0 shows all; --json adds the callers' inclusive figures)`);
+    const left = all.length - holders.length;
+    if (left > 0) out.push(`  … ${left} more ${left === 1 ? 'line' : 'lines'} (--top 0 shows all; --json adds the callers' inclusive figures)`);
   }
   for (const b of r.buckets) {
     out.push(`  ${formatBytes(b.bytes).padStart(10)} ${pct(b.bytes, total).padStart(6)} ${''.padStart(10)} ${String(b.blocks).padStart(6)}  [${BUCKET_LABELS[b.kind]}]`);

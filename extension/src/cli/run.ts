@@ -15,8 +15,9 @@ import { loadAddon, runSmi } from '../core/gpu/sources';
 import type { GpuProbe } from '../core/gpu/types';
 import { RunServer } from '../core/run/server';
 import { liveStatus, statusText } from '../core/run/status';
-import { plain } from '../core/text';
+import { plain, plainLines } from '../core/text';
 import { agentDir } from './agentDir';
+import { explainNothingRecorded } from './nothingRecorded';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
@@ -102,7 +103,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
     join(plan.runDir, 'launch.json'),
     JSON.stringify({ command, cwd: process.cwd(), started: new Date().toISOString(), launcher: 'cli', settings, status: 'running' }, null, 1),
   );
-  io.err(`headroom: recording into ${plan.runDir}\n`);
+  io.err(`headroom: recording into ${plain(plan.runDir)}\n`);
 
   const tty = process.stderr.isTTY === true;
   let lastLine = 0;
@@ -127,9 +128,11 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   const onTerm = forward('SIGTERM');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  let started = true;
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => {
     child.once('error', (e) => {
-      io.err(`headroom: cannot start ${command[0]}: ${e.message}\n`);
+      started = false;
+      io.err(`headroom: cannot start ${plain(command[0]!)}: ${plain(e.message)}\n`);
       res({ code: 127, signal: null });
     });
     child.once('exit', (code, signal) => res({ code, signal }));
@@ -143,11 +146,15 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
 
   try {
     const run = readRun(plan.runDir);
-    recordExit(run, { code: exit.code, signal: exit.signal, endedAt: new Date().toISOString() });
+    // Nothing recorded: the reason goes to the terminal and into launch.json (for the editor).
+    const nothing = !started || run.processes.some((p) => bestSnapshot(p)) ? undefined : explainNothingRecorded(plan.runDir);
+    const launch = nothing && run.launch ? { ...run.launch, nothing_recorded: nothing.reason } : run.launch;
+    recordExit({ ...run, launch }, { code: exit.code, signal: exit.signal, endedAt: new Date().toISOString() });
     if (exit.signal) io.err(`headroom: the workload ended on ${exit.signal}: no snapshot was taken at the signal (Headroom never delays one); the analysis uses the last snapshot written before it\n`);
-    await report(run.processes, io);
+    if (nothing) io.err(`${nothing.sentence}\n`);
+    else if (started) await report(run.processes, io);
   } catch (e) {
-    io.err(`headroom: the run folder could not be analyzed: ${(e as Error).message}\n`);
+    io.err(`headroom: the run folder could not be analyzed: ${plain((e as Error).message)}\n`);
   }
   if (exit.signal) {
     process.kill(process.pid, exit.signal);
@@ -158,19 +165,14 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
 
 async function report(processes: ReturnType<typeof readRun>['processes'], io: Io): Promise<void> {
   const withSnapshots = processes.filter((p) => bestSnapshot(p));
-  if (!withSnapshots.length) {
-    io.err('headroom: no snapshot was recorded (no process of the workload held CUDA memory, or recording could not start; a process that held any has its agent.log.jsonl in its folder)\n');
-    return;
-  }
   for (const p of withSnapshots) {
     const snap = bestSnapshot(p)!;
     const s = await loadForCli(snap.path);
     const d = defaultDevice(s);
     if (d === undefined) continue;
-    const { report: r } = buildReport(s, analyzeDevice(s, d, undefined, p.backward), 'peak', 10);
+    const { report: r } = buildReport(s, analyzeDevice(s, d, undefined, p.backward), 'peak', 0);
     const label = processes.length > 1 ? processLabel(p) : '';
-    io.err(`\n${label ? `${label}: ` : ''}${snap.kind} snapshot\n`);
-    io.err(renderReport(r, snap.path));
+    io.err(plainLines(`\n${label ? `${label}: ` : ''}${snap.kind} snapshot\n${renderReport(r, snap.path, 10)}`));
   }
 }
 

@@ -14,7 +14,8 @@ export function formatBytes(n: number): string {
     v /= 1024;
     u++;
   }
-  if (u === 0) return `${sign}${Number.isInteger(v) ? v : v.toFixed(1)} B`;
+  // Per-iteration averages land a hair off whole bytes (3.9999…): those are whole bytes.
+  if (u === 0) return `${sign}${Math.abs(v - Math.round(v)) < 0.01 ? Math.round(v) : v.toFixed(1)} B`;
   const digits = v >= 100 ? 0 : v >= 10 ? 1 : 2;
   return `${sign}${v.toFixed(digits)} ${units[u]}`;
 }
@@ -49,4 +50,12 @@ export function parseBytes(text: string): number | undefined {
   const unit = UNIT[m[2]!.toLowerCase()];
   if (unit === undefined) return undefined;
   return Math.round(Number(m[1]) * unit);
+}
+
+/**
+ * A size the user typed where a bare number would be ambiguous (is `--max-peak 150` bytes, MiB or
+ * GiB?): like {@link parseBytes}, but the unit is required ("150B" for bytes).
+ */
+export function parseSizeWithUnit(text: string): number | undefined {
+  return /[a-zA-Z]\s*$/.test(text) ? parseBytes(text) : undefined;
 }
