@@ -154,13 +154,13 @@ describe('the OOM doctor in the editor', () => {
     const acc = rows.find((r) => r.text.includes('HR001') && r.text.includes(`[Ln ${l.acc_eval}, `));
     assert.ok(acc, JSON.stringify(rows));
     assert.match(acc.text, /Confirmed by run .*: \+\d+ KiB per iteration/);
-    const kept = rows.find((r) => r.text.startsWith('Keeps +') && r.text.includes(`[Ln ${l.eval_out}, `));
+    const kept = rows.find((r) => r.text.startsWith('Keeps ') && r.text.includes(`[Ln ${l.eval_out}, `));
     assert.ok(kept, JSON.stringify(rows));
     // Its quick fix shows the leak's last iteration on the timeline: the moment the CLI names.
     const cli = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(s.workspace, 'total_loss_eval.pickle'), '--no-leak'], { encoding: 'utf8' });
     const at = Number(/the last at event #(\d+)/.exec(cli.stdout)![1]);
     // Double-clicking the problem puts the cursor on its line, in its editor.
-    await s.page.locator('.markers-panel .monaco-list-row', { hasText: `[Ln ${l.eval_out}, ` }).filter({ hasText: 'Keeps +' }).first().dblclick();
+    await s.page.locator('.markers-panel .monaco-list-row', { hasText: `[Ln ${l.eval_out}, ` }).filter({ hasText: 'Keeps ' }).first().dblclick();
     await s.page.waitForTimeout(500);
     const fixes = await s.problems.quickFixes();
     const show = `Show the leak’s last iteration on the memory timeline (event #${at})`;

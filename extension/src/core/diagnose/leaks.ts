@@ -4,8 +4,7 @@ import { formatBytes } from '../format';
 import { keepsPerIteration } from './leakText';
 import { Origin } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
-import { backwardPhases } from '../timeline/categories';
-import { eventAt } from '../timeline/lod';
+import { iterationBoundaries } from './leakBoundaries';
 
 /**
  * Runtime leak detection: live bytes measured at the same point of every iteration; when they grow
@@ -37,6 +36,10 @@ export interface LeakReport {
   lines: LeakLine[];
   /** The last boundary (for the timeline): event index and time. */
   moment: { index: number; timeUs: number | null } | null;
+  /** A warning when a million more iterations would fill what the device has left; else a hint. */
+  severity: 'hint' | 'warning';
+  /** A steady growth below minBytesPerIteration. */
+  tolerated?: boolean;
 }
 
 export type LeakBasis = 'optimizer step' | 'backward' | 'repeating line';
@@ -46,10 +49,12 @@ export interface LeakOptions {
   warmup?: number;
   /** Fewer measured iterations than this: no verdict. */
   minIterations?: number;
-  /** A slope below this is noise or bytes (a scalar's graph history), not a leak. */
+  /** Growth below this per iteration is tolerated (`headroom check --leak-min`); default 0: any steady growth. */
   minBytesPerIteration?: number;
-  /** Force how iterations are found (default: every way that finds enough, the one that leaks most wins). */
+  /** Force how iterations are found (default: the run's own structure, see leakBoundaries.ts). */
   basis?: LeakBasis;
+  /** The device's memory, for the severity (default 80 GiB). */
+  deviceTotal?: number;
 }
 
 const median = (xs: number[]): number => {
@@ -66,64 +71,6 @@ export function theilSen(ys: readonly number[]): number {
   return median(slopes);
 }
 
-/** Where each of the trace's loops starts an iteration: one candidate per number of passes. */
-function loopsByLine(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
-  const e = a.replay.elements;
-  const order = Array.from({ length: e.count }, (_, k) => k).filter((k) => e.origin[k] === Origin.Trace).sort((x, y) => e.alloc[x]! - e.alloc[y]!);
-  const byLine = new Map<string, number[]>();
-  let previous = '';
-  for (const k of order) {
-    const f = a.classifier.firstUser(s.stacks.get(e.stack[k]!));
-    const key = f < 0 ? '' : `${s.frames.fileOf(f)}:${s.frames.lineOf(f)}`;
-    // One visit per run of allocations from the same line (a forward allocates several tensors).
-    if (key && key !== previous) byLine.set(key, [...(byLine.get(key) ?? []), e.alloc[k]!]);
-    previous = key;
-  }
-  // Lines of one loop run as often as each other: per count, the earliest line marks the iterations.
-  const first = new Map<number, number[]>();
-  for (const visits of byLine.values()) {
-    if (visits.length < min) continue;
-    const seen = first.get(visits.length);
-    if (!seen || visits[0]! < seen[0]!) first.set(visits.length, visits);
-  }
-  return [...first.values()].map((v) => v.map((i) => i - 1).slice(1));
-}
-
-/**
- * The event before each `Optimizer.step` starts, one series per optimizer (a GAN steps two): the
- * annotations PyTorch records while history is on (2.5+, needs times to be placed on the trace).
- */
-function optimizerSteps(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
-  const times = a.replay.timeUs;
-  const n = a.replay.n;
-  if (!s.hasTimes || !n) return [];
-  const byName = new Map<string, number[]>();
-  for (const an of s.annotations) {
-    if (an.device !== a.device || an.stage !== 'START' || !an.name.startsWith('Optimizer.step#') || Number.isNaN(an.timeUs)) continue;
-    const i = eventAt(times, n, an.timeUs);
-    if (i > 0 && i < n) byName.set(an.name, [...(byName.get(an.name) ?? []), i - 1]);
-  }
-  return [...byName.values()].filter((at) => at.length >= min);
-}
-
-/**
- * Iteration boundaries, every way there is: before each optimizer step; the end of each backward
- * pass (the step's activations are freed, its gradients made); and, for loops without either (an
- * eval loop, also one beside training), the allocations of the earliest line of each group of
- * lines that run equally often.
- */
-function candidates(s: Snapshot, a: DeviceAnalysis, min: number, force?: LeakBasis): { basis: LeakBasis; at: number[] }[] {
-  const n = a.replay.n;
-  const out: { basis: LeakBasis; at: number[] }[] = [];
-  if (!force || force === 'optimizer step') for (const at of optimizerSteps(s, a, min)) out.push({ basis: 'optimizer step', at });
-  // A backward pass still open when the trace ends is no finished iteration (and the run's own
-  // teardown frees follow it).
-  const ends = [...backwardPhases(s, a).end].filter((i) => i < n);
-  if (ends.length >= min && (!force || force === 'backward')) out.push({ basis: 'backward', at: ends.map((i) => i - 1) });
-  if (!force || force === 'repeating line') for (const at of loopsByLine(s, a, min)) out.push({ basis: 'repeating line', at });
-  return out;
-}
-
 // The editor's diagnostics, the summary page and the CLI ask for the default report of one analysis.
 const defaults = new WeakMap<DeviceAnalysis, LeakReport>();
 
@@ -137,15 +84,18 @@ export function detectLeaks(s: Snapshot, a: DeviceAnalysis, opts: LeakOptions = 
 function findLeaks(s: Snapshot, a: DeviceAnalysis, opts: LeakOptions): LeakReport {
   const warmup = opts.warmup ?? 2;
   const min = opts.minIterations ?? 6;
-  const reports = candidates(s, a, min + warmup, opts.basis).map((c) => measure(s, a, c.basis, c.at, warmup, min, opts.minBytesPerIteration ?? 64 * 1024));
-  // The loop that leaks most, else the first way of counting iterations (backward passes).
-  const leaking = reports.filter((r) => r.leaking).sort((x, y) => y.bytesPerIteration - x.bytesPerIteration);
-  return leaking[0] ?? reports[0] ?? { device: a.device, basis: 'none', boundaries: [], live: [], bytesPerIteration: 0, leaking: false, lines: [], moment: null };
+  const headroom = (opts.deviceTotal ?? 80 * 2 ** 30) - a.replay.reservedPeak.bytes;
+  const reports = iterationBoundaries(s, a, min + warmup, opts.basis).map((c) => measure(s, a, c.basis, c.at, warmup, min, opts.minBytesPerIteration ?? 0, headroom));
+  // The training structure first; an eval loop beside it only when it leaks itself.
+  return reports.find((r) => r.leaking) ?? reports[0] ?? { device: a.device, basis: 'none', boundaries: [], live: [], bytesPerIteration: 0, leaking: false, lines: [], moment: null, severity: 'hint' };
 }
 
-function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[], warmup: number, min: number, floor: number): LeakReport {
+/** Share of the measured iterations in which a line created something still alive at the end. */
+const STEADY = 0.6;
+
+function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[], warmup: number, min: number, floor: number, headroom: number): LeakReport {
   const live = at.map((i) => (i < 0 ? a.replay.start.requestedBytes : a.replay.requested[i]!));
-  const none: LeakReport = { device: a.device, basis, boundaries: at, live, bytesPerIteration: 0, leaking: false, lines: [], moment: null };
+  const none: LeakReport = { device: a.device, basis, boundaries: at, live, bytesPerIteration: 0, leaking: false, lines: [], moment: null, severity: 'hint' };
   if (at.length < min + warmup) return none;
   const slope = theilSen(live.slice(warmup));
   // What was created between the first measured boundary and the one before last and is still
@@ -155,32 +105,58 @@ function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[],
   const last = at.at(-1)!;
   const iterations = at.length - 2 - warmup;
   const e = a.replay.elements;
-  const lines = new Map<string, LeakLine & { sizes: number[] }>();
+  const lines = new Map<string, LeakLine & { sizes: number[]; iterations: Set<number> }>();
   for (let k = 0; k < e.count; k++) {
     if (e.origin[k] !== Origin.Trace || e.alloc[k]! <= from || e.alloc[k]! > to || e.free[k]! <= last) continue;
     const f = a.classifier.firstUser(s.stacks.get(e.stack[k]!));
     if (f < 0) continue;
     // Frames of one line (several stacks) merge into the line.
     const key = `${s.frames.fileOf(f)}:${s.frames.lineOf(f)}`;
-    const l = lines.get(key) ?? { file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), bytesPerIteration: 0, blocksPerIteration: 0, blockBytes: 0, sizes: [] };
+    const l = lines.get(key) ?? { file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), bytesPerIteration: 0, blocksPerIteration: 0, blockBytes: 0, sizes: [] as number[], iterations: new Set<number>() };
     l.bytesPerIteration += e.size[k]! / iterations;
     l.blocksPerIteration += 1 / iterations;
     l.sizes.push(e.size[k]!);
+    l.iterations.add(iterationOf(at, e.alloc[k]!));
     lines.set(key, l);
   }
+  // Steady: created at the same line in most iterations and never freed. A cache that grew during
+  // the first steps and then stopped (lazy init, workspaces, a bounded buffer) is not.
   const grown = [...lines.values()]
-    .map(({ sizes, ...l }) => ({ ...l, blockBytes: median(sizes) }))
-    .filter((l) => l.bytesPerIteration > 0)
+    .filter((l) => l.bytesPerIteration > 0 && l.iterations.size >= STEADY * iterations)
+    .map(({ sizes, iterations: _, ...l }) => ({ ...l, blockBytes: median(sizes) }))
     .sort((x, y) => y.bytesPerIteration - x.bytesPerIteration);
-  return { ...none, bytesPerIteration: slope, leaking: slope >= floor && grown.length > 0, lines: grown, moment: { index: last, timeUs: Number.isNaN(a.replay.timeUs[last] ?? NaN) ? null : a.replay.timeUs[last]! } };
+  const kept = grown.reduce((t, l) => t + l.bytesPerIteration, 0);
+  // The steady lines explain the slope (within a factor of two): the growth is theirs.
+  const steady = slope > 0 && grown.length > 0 && kept >= slope / 2 && kept <= slope * 2;
+  const leaking = steady && slope >= floor;
+  const severity = leaking && slope * 1e6 >= headroom ? 'warning' : 'hint';
+  return { ...none, bytesPerIteration: slope, leaking, ...(steady && !leaking ? { tolerated: true } : {}), lines: leaking ? grown : [], severity, moment: { index: last, timeUs: Number.isNaN(a.replay.timeUs[last] ?? NaN) ? null : a.replay.timeUs[last]! } };
+}
+
+/** The iteration (index of the boundary it follows) an event belongs to. */
+function iterationOf(at: readonly number[], event: number): number {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at[mid]! < event) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** "+2.50 KiB per iteration: 24.4 MiB per 10,000 iterations". */
+export function projection(r: LeakReport): string {
+  return `+${formatBytes(r.bytesPerIteration)} per iteration: ${formatBytes(r.bytesPerIteration * 10_000)} per 10,000 iterations`;
 }
 
 /** "train.py:57 (step) keeps 2 tensors of 2.00 MiB per iteration = 4.00 MiB, created there and never freed". */
 export function describeLeak(r: LeakReport): string[] {
   const n = Math.max(0, r.boundaries.length);
+  if (r.tolerated) return [`Steady growth of ${projection(r)}, below the tolerated minimum (${n} iterations, ${r.basis}).`];
   if (!r.leaking) return [`No leak: live memory changes by ${formatBytes(r.bytesPerIteration)} per iteration over ${n} iteration${n === 1 ? '' : 's'} (${r.basis}).`];
   return [
-    `Live memory grows by ${formatBytes(r.bytesPerIteration)} per iteration over ${n} iterations (${r.basis}), the last at event #${r.moment?.index ?? '?'}.`,
+    `Live memory grows steadily by ${projection(r)} (${n} iterations, ${r.basis}; the last at event #${r.moment?.index ?? '?'}).`,
     ...r.lines.slice(0, 5).map((l) => `  ${plain(l.file)}:${l.line} (${plain(l.name)}) keeps ${keepsPerIteration(l)}, created there and never freed`),
   ];
 }

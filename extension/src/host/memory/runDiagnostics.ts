@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { plain } from '../../core/text';
 import { linesRanByFile } from '../../core/diagnose/evidence';
 import type { RunEvidence } from '../../core/diagnose/evidence';
-import { detectLeaks } from '../../core/diagnose/leaks';
+import { detectLeaks, projection } from '../../core/diagnose/leaks';
 import type { LeakReport } from '../../core/diagnose/leaks';
 import { diagnoseSnapshot } from '../../core/diagnose/oom';
 import { deviceFactsBeside } from '../../core/run/deviceFacts';
@@ -99,7 +99,12 @@ export class RunDiagnostics implements vscode.Disposable {
         add(
           local.get(l.file),
           l.line,
-          new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), `Keeps ${keepsPerIteration(l)}, created here and never freed; measured over ${leak.boundaries.length} iterations of ${plain(c.label)} (the last at event #${leak.moment?.index ?? '?'}; the quick fix shows it on the timeline).`, vscode.DiagnosticSeverity.Warning),
+          new vscode.Diagnostic(
+            new vscode.Range(0, 0, 0, 0),
+            `Keeps ${keepsPerIteration(l)}, created here and never freed (${projection({ ...leak, bytesPerIteration: l.bytesPerIteration })}); measured over ${leak.boundaries.length} iterations of ${plain(c.label)} (the last at event #${leak.moment?.index ?? '?'}; the quick fix shows it on the timeline).`,
+            // Small and steady: a hint; one that would fill the device within a million steps: a warning.
+            leak.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information,
+          ),
           leak.moment ? { index: leak.moment.index, what: 'leak' } : undefined,
         );
     for (const [file, ds] of byFile) this.collection.set(vscode.Uri.file(file), ds);
