@@ -15,6 +15,9 @@ export const DEFAULT_EXCLUDE: readonly string[] = [
   '**/lib/python[0-9]*/**',
   '**/lib64/python[0-9]*/**',
   '**/Lib/**', // Windows stdlib
+  // Code torch.compile generates (Inductor's cache, its debug dumps): never the user's lines.
+  '**/torchinductor_*/**',
+  '**/torch_compile_debug/**',
 ];
 
 export function globToRegExp(glob: string): RegExp {

@@ -7,6 +7,8 @@ import { i32, StringTable } from './columns';
  * Frames and stacks, interned. Frame dicts are shared objects in the pickle (memoized), so an
  * identity cache catches nearly all of them; stacks are deduplicated by content through a hash.
  */
+const OWN_FILE = /(^|[\\/])headroom_agent[\\/][^\\/]+\.py$/;
+
 export class FrameTable {
   readonly strings = new StringTable();
   readonly file = i32();
@@ -14,6 +16,7 @@ export class FrameTable {
   readonly name = i32();
   private readonly byObject = new Map<object, number>();
   private readonly byValue = new Map<string, number>();
+  private readonly own = new Map<number, boolean>();
 
   get size(): number {
     return this.line.length;
@@ -40,6 +43,13 @@ export class FrameTable {
     }
     this.byObject.set(frame, id);
     return id;
+  }
+
+  /** A frame of Headroom's agent (extension/agent/headroom_agent/*.py): never shown, never attributed. */
+  isOwn(id: number): boolean {
+    let own = this.own.get(this.file.data[id]!);
+    if (own === undefined) this.own.set(this.file.data[id]!, (own = OWN_FILE.test(this.fileOf(id))));
+    return own;
   }
 
   fileOf(id: number): string {
@@ -74,16 +84,18 @@ export class StackTable {
   }
 
   intern(list: readonly PyValue[]): number {
-    const n = list.length;
-    if (n === 0) return 0;
-    if (n > this.scratch.length) this.scratch = new Int32Array(n * 2);
+    if (list.length === 0) return 0;
+    if (list.length > this.scratch.length) this.scratch = new Int32Array(list.length * 2);
     const ids = this.scratch;
-    let h = 0x811c9dc5 ^ n;
-    for (let i = 0; i < n; i++) {
+    let n = 0;
+    for (let i = 0; i < list.length; i++) {
       const id = this.frameTable.intern(list[i]!);
-      ids[i] = id;
-      h = Math.imul(h ^ id, 16777619);
+      // Headroom's own agent (its backward() wrapper) is never part of a user's stack.
+      if (!this.frameTable.isOwn(id)) ids[n++] = id;
     }
+    if (n === 0) return 0;
+    let h = 0x811c9dc5 ^ n;
+    for (let i = 0; i < n; i++) h = Math.imul(h ^ ids[i]!, 16777619);
     const head = this.heads.get(h);
     for (let s = head ?? -1; s >= 0; s = this.chain.data[s]!) {
       if (this.equals(s, ids, n)) return s;
