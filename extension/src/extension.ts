@@ -92,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.registerTextDocumentContentProvider(GpusPage.scheme, gpusPage),
     new MemoryStatusBar(runs, gpus),
     new MemoryDecorations(view),
+    cmd(CommandId.QuickFixApplied, () => undefined),
     vscode.languages.registerCodeLensProvider(python, new MainCodeLens()),
     vscode.languages.registerCodeLensProvider(python, new MemoryLens(view, mapping)),
     vscode.languages.registerHoverProvider(python, new MemoryHover(view, mapping)),

@@ -36,7 +36,7 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   const table = el('table');
   table.append(el('caption', 'Live at the peak, by source line (self: innermost line of your code)'));
   const head = el('tr');
-  head.append(el('th', 'self'), el('th', 'inclusive'), el('th', 'blocks'), el('th', 'line'));
+  head.append(el('th', 'self', 'bytes'), el('th', 'inclusive', 'bytes'), el('th', 'blocks', 'bytes'), el('th', 'line'));
   table.append(head);
   for (const l of r.lines.filter((x) => x.self_bytes > 0)) {
     const tr = el('tr');

@@ -15,6 +15,15 @@ export function renderSegmentMap(o: Oom): HTMLElement {
   const biggest = Math.max(1, ...rows.map((r) => r.size));
   const fits = rows.some((r) => r.runs.some(([st, b]) => st === 'free' && b >= o.request));
   box.append(el('h3', `Segments at the OOM${rows.length < total ? ` (the ${rows.length} biggest of ${total})` : ''}: a ${bytes(o.request)} request needs one free run that large — ${fits ? 'one is marked' : 'none is'}`));
+  // The key to the bars' colours, and their scale (widths are to scale with the biggest).
+  const key = el('div', undefined, 'segkey');
+  for (const [cls, label] of [['allocated', 'allocated'], ['pending', 'pending free'], ['free', 'free'], ['free fits', `free, fits ${bytes(o.request)}`]] as const) {
+    const item = el('span');
+    item.append(el('span', undefined, `run ${cls} swatch`), el('span', label));
+    key.append(item);
+  }
+  key.append(el('span', `longest bar = ${bytes(biggest)}`, 'segscale'));
+  box.append(key);
   for (const r of rows) {
     const row = el('div');
     row.className = 'segrow';

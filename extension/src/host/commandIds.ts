@@ -32,4 +32,6 @@ export const enum CommandId {
   ShowGpus = 'headroom.showGpus',
   /** {@link lintWorkspaceCommand} */
   LintWorkspace = 'headroom.lintWorkspace',
+  /** Run after a lint quick fix's edit (LintCodeActions); does nothing: it completes the walkthrough's step. */
+  QuickFixApplied = 'headroom.quickFixApplied',
 }

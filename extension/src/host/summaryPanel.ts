@@ -8,12 +8,15 @@ body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size
 h1 { font-size: 1.4em; font-weight: 600; margin: 16px 0 8px; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 4px 16px; margin: 8px 0 16px; }
 dt { color: var(--vscode-descriptionForeground); }
-dd { margin: 0; font-variant-numeric: tabular-nums; font-weight: 600; }
+dd { margin: 0; font-variant-numeric: tabular-nums; font-weight: 600; white-space: nowrap; }
 table { border-collapse: collapse; min-width: 60%; }
 caption { text-align: left; font-weight: 600; padding: 8px 0; }
-th { text-align: left; color: var(--vscode-descriptionForeground); font-weight: normal; padding: 2px 12px 2px 0; }
+th { white-space: nowrap; text-align: left; color: var(--vscode-descriptionForeground); font-weight: normal; padding: 2px 12px 2px 0; }
 td { padding: 2px 12px 2px 0; font-variant-numeric: tabular-nums; }
-td.bytes { text-align: right; }
+/* Figures never wrap ("133 / MiB"): their columns take their width; only the line column wraps. */
+td.bytes { text-align: right; white-space: nowrap; }
+td:last-child { overflow-wrap: anywhere; }
+th.bytes { text-align: right; }
 tr.bucket td { color: var(--vscode-descriptionForeground); font-style: italic; }
 a { color: var(--vscode-textLink-foreground); text-decoration: none; }
 a:hover, a:focus { text-decoration: underline; }
@@ -26,7 +29,10 @@ a:hover, a:focus { text-decoration: underline; }
 .run.free { background: transparent; }
 .run.free.fits { background: var(--vscode-charts-green); }
 .run + .run { border-left: 1px solid var(--vscode-editor-background); }
-.seglabel { color: var(--vscode-descriptionForeground); font-size: 0.9em; font-variant-numeric: tabular-nums; }
+.segkey { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 4px 0; color: var(--vscode-descriptionForeground); font-size: 0.9em; }
+.segkey > span { display: inline-flex; gap: 6px; align-items: center; white-space: nowrap; }
+.segkey .swatch { width: 10px; height: 10px; border: 1px solid var(--vscode-panel-border, var(--vscode-foreground)); }
+.seglabel { color: var(--vscode-descriptionForeground); font-size: 0.9em; font-variant-numeric: tabular-nums; white-space: nowrap; }
 `;
 
 function nonce(): string {

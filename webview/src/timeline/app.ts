@@ -15,7 +15,7 @@ import type { Placed } from './raster';
 import { SegmentsView } from './segmentsView';
 import { DEFAULT_STATE } from './state';
 import type { UiState } from './state';
-import { describeBand } from './tooltip';
+import { describeBand, fillTooltip, placeTooltip } from './tooltip';
 import { clampView } from './viewport';
 import type { Viewport } from './viewport';
 
@@ -102,7 +102,10 @@ export class TimelineApp {
       case 'element':
         this.elements.set(m.info.id, m.info);
         // The tooltip asked for this element: fill in its line now rather than on the next move.
-        if (this.hover && this.hover.band >= 0 && this.primary?.frame.band[this.hover.band] === m.info.id && !this.dom.tooltip.hidden) this.dom.tooltip.textContent = this.describe(this.hover.band);
+        if (this.hover && this.hover.band >= 0 && this.primary?.frame.band[this.hover.band] === m.info.id && !this.dom.tooltip.hidden) {
+          fillTooltip(this.dom.tooltip, this.describe(this.hover.band));
+          placeTooltip(this.dom.tooltip, this.hover.cx, this.hover.cy, this.dom.canvas.clientWidth, this.dom.canvas.clientHeight);
+        }
         return this.invalidate();
       case 'instant':
         if (this.init && m.session === this.init.session) this.init.instant = { index: m.index, label: m.label, timeUs: m.timeUs };

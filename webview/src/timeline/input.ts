@@ -1,6 +1,7 @@
 import { bytes, count } from '../format';
 import type { TimelineApp } from './app';
 import { bandAt, bandsOf, columnAt } from './raster';
+import { fillTooltip, placeTooltip } from './tooltip';
 import { clampView, panBy, zoomAt } from './viewport';
 
 const CLICK_SLOP = 4;
@@ -79,12 +80,10 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
     const b = pt && p && !app.live.active ? bandAt(p, app.view, app.chart.plot.w, app.chart.plot.h, app.yMax(), pt.px, pt.py) : -1;
     app.hover = pt ? { band: b, cx, cy } : undefined;
     if (b >= 0) {
-      tooltip.textContent = app.describe(b);
+      fillTooltip(tooltip, app.describe(b));
       tooltip.hidden = false;
       const r = canvas.getBoundingClientRect();
-      const left = Math.min(cx + 14, r.width - tooltip.offsetWidth - 4);
-      tooltip.style.left = `${Math.max(0, left)}px`;
-      tooltip.style.top = `${Math.max(0, cy + 14)}px`;
+      placeTooltip(tooltip, cx, cy, r.width, r.height);
     } else tooltip.hidden = true;
     app.invalidate();
   }

@@ -2,6 +2,7 @@ import type { PoolSummary, SegState, ToTimeline } from '../../../extension/src/c
 import { bytes, count, el } from '../format';
 import type { Theme } from './colors';
 import { cssOf } from './colors';
+import { SegmentsKey } from './segmentsKey';
 
 type SegmentsMsg = Extract<ToTimeline, { type: 'segments' }>;
 
@@ -34,6 +35,7 @@ export class SegmentsView {
   private readonly verdict = el('p', '', 'verdict');
   private readonly scroller = el('div', undefined, 'seg-scroll');
   private readonly canvas = el('canvas');
+  private readonly key = new SegmentsKey();
   private msg: SegmentsMsg | undefined;
   private rows: SegState[] = [];
 
@@ -59,9 +61,13 @@ export class SegmentsView {
     const lab = el('label', ' only segments with free space');
     lab.prepend(only);
     bar.append(pool, req, lab);
-    this.scroller.append(this.canvas);
+    // The axis sticks to the top of the scrolling bars, so it has the canvas's width and stays in view.
+    this.scroller.append(this.key.axis, this.canvas);
     this.scroller.addEventListener('scroll', () => this.paint());
-    this.root.append(bar, this.verdict, this.table, this.scroller);
+    // The table scrolls sideways inside its own box rather than pushing out of a narrow panel.
+    const tableBox = el('div', undefined, 'seg-table');
+    tableBox.append(this.table);
+    this.root.append(bar, this.verdict, tableBox, this.key.legend, this.scroller);
     this.canvas.setAttribute('role', 'img');
     // The block under the pointer, as the canvas's own tooltip.
     this.canvas.addEventListener('pointermove', (e) => {
@@ -79,6 +85,7 @@ export class SegmentsView {
 
   setTheme(t: Theme): void {
     this.theme = t;
+    this.key.setTheme(t, parseSize(this.filter.request));
     this.paint();
   }
 
@@ -113,19 +120,38 @@ export class SegmentsView {
       .filter((g) => (!this.filter.pool || poolKey(g) === this.filter.pool) && (!this.filter.onlyFree || g.blocks.some((b) => b.state === 'free')))
       .sort((a, b) => b.size - a.size);
     this.canvas.style.height = `${Math.max(ROW, this.rows.length * ROW)}px`;
+    this.key.setScale(this.rows[0]?.size ?? 0);
+    this.key.setTheme(this.theme, want);
     this.canvas.setAttribute('aria-label', `${this.rows.length} segments, largest ${bytes(this.rows[0]?.size ?? 0)}`);
     this.paint();
   }
 
   private header(withFit: boolean): HTMLElement {
     const tr = el('tr');
-    for (const h of ['pool', 'segments', 'reserved', 'allocated', 'pending free', 'free', 'largest free block', ...(withFit ? ['fits?'] : [])]) tr.append(el('th', h));
+    const cols: [string, string, boolean][] = [
+      ['pool', 'Pool and stream', false],
+      ['segments', 'Segments (cudaMalloc calls kept)', true],
+      ['reserved', 'Reserved from CUDA', true],
+      ['allocated', 'In blocks in use', true],
+      ['pending', 'Freed, waiting on a stream', true],
+      ['free', 'Reserved but unallocated', true],
+      ['largest', 'The largest free block: the biggest request served without a new segment', true],
+    ];
+    if (withFit) cols.push(['fits?', 'Whether the request fits in a free block', false]);
+    for (const [h, title, num] of cols) {
+      const th = el('th', h, num ? 'bytes' : undefined);
+      th.title = title;
+      tr.append(th);
+    }
     return tr;
   }
 
   private poolRow(p: PoolSummary, want: number | undefined): HTMLElement {
     const tr = el('tr');
-    tr.append(el('td', p.key), el('td', String(p.segments)));
+    // "large, stream 0": the column's header already says pool; the cell's title has the whole key.
+    const key = el('td', p.key.replace(/ pool\b/, ''));
+    key.title = p.key;
+    tr.append(key, el('td', String(p.segments), 'bytes'));
     for (const v of [p.reserved, p.allocated, p.pending, p.free, p.largestFree]) tr.append(el('td', bytes(v), 'bytes'));
     if (want !== undefined) tr.append(el('td', p.largestFree >= want ? 'yes' : 'no'));
     return tr;
@@ -135,7 +161,7 @@ export class SegmentsView {
   paint(): void {
     const c = this.canvas;
     const d = window.devicePixelRatio || 1;
-    const top = this.scroller.scrollTop;
+    const top = Math.max(0, this.scroller.scrollTop - c.offsetTop);
     const vis = this.scroller.clientHeight || 300;
     c.width = Math.max(1, Math.round(c.clientWidth * d));
     c.height = Math.max(1, Math.round(Math.max(ROW, this.rows.length * ROW) * d));

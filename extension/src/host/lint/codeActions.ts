@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Finding } from '../../core/lint/types';
+import { CommandId } from '../commandIds';
 import type { LintDiagnostics } from './diagnostics';
 
 /** Quick fixes for Headroom's diagnostics: the rule's own fixes, and "ignore on this line". */
@@ -28,6 +29,8 @@ export class LintCodeActions implements vscode.CodeActionProvider {
     a.isPreferred = preferred;
     a.edit = new vscode.WorkspaceEdit();
     for (const e of edits) a.edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.start), doc.positionAt(e.end)), e.text);
+    // Runs after the edit: the Getting Started walkthrough's step completes on it (onCommand).
+    a.command = { title, command: CommandId.QuickFixApplied };
     return a;
   }
 

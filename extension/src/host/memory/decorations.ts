@@ -1,8 +1,21 @@
 import * as vscode from 'vscode';
+import { formatBytes } from '../../core/format';
 import { plain } from '../../core/text';
 import type { MemoryView, ViewLine } from './view';
 
 const HEAT = [0, 1, 2, 3, 4];
+
+/**
+ * The after-line text, short enough to fit beside code in an editor half the screen wide: the
+ * figure, the instant only when it is not the peak (the lens, hover and tree say so), "stale"
+ * without the reason (the hover gives it). Compare mode's signed texts are kept as they are.
+ */
+export function shortText(l: ViewLine, instantLabel: string): string {
+  const self = l.text.startsWith('▲');
+  if (!self && !l.text.startsWith('⊂')) return l.stale ? `${l.text} · stale` : l.text;
+  const figure = self ? `▲${formatBytes(l.selfBytes)}${l.text.includes('(⊂') ? ` ⊂${formatBytes(l.inclusiveBytes)}` : ''}` : `⊂${formatBytes(l.inclusiveBytes)}`;
+  return `${figure}${instantLabel && instantLabel !== 'at peak' ? ` ${instantLabel}` : ''}${l.stale ? ' · stale' : ''}`;
+}
 
 /**
  * A fixed set of decoration types (one per heat level, plus stale), created once; each editor gets
@@ -18,12 +31,12 @@ export class MemoryDecorations implements vscode.Disposable {
       borderWidth: '0 0 0 3px',
       borderStyle: 'solid',
       borderColor: new vscode.ThemeColor(`headroom.heat${h}`),
-      after: { color: new vscode.ThemeColor('headroom.annotationForeground'), margin: '0 0 0 3em', fontStyle: 'normal' },
+      after: { color: new vscode.ThemeColor('headroom.annotationForeground'), margin: '0 0 0 1em', fontStyle: 'normal' },
     }),
   );
   private readonly stale = vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
-    after: { color: new vscode.ThemeColor('headroom.staleAnnotationForeground'), margin: '0 0 0 3em', fontStyle: 'italic' },
+    after: { color: new vscode.ThemeColor('headroom.staleAnnotationForeground'), margin: '0 0 0 1em', fontStyle: 'italic' },
   });
   private readonly subs: vscode.Disposable[];
 
@@ -54,9 +67,8 @@ export class MemoryDecorations implements vscode.Disposable {
   }
 
   private option(l: ViewLine, line: number): vscode.DecorationOptions {
-    const text = l.stale ? `${l.text} · stale: the file changed since the run` : l.text;
     // The text can quote a baseline's label (a file name): shown plain.
-    return { range: new vscode.Range(line, 0, line, 0), renderOptions: { after: { contentText: plain(text) } } };
+    return { range: new vscode.Range(line, 0, line, 0), renderOptions: { after: { contentText: plain(shortText(l, this.view.current?.instantLabel ?? '')) } } };
   }
 
   dispose(): void {

@@ -8,6 +8,20 @@ import type { MemoryView } from './view';
 
 /** The only command links a hover may hold: Headroom's own, without arguments. */
 const ENABLED = [CommandId.ShowSummary, CommandId.ShowTimeline];
+/** User frames a hover lists before it counts the rest (a stack of SHOWN + 1 is listed whole). */
+const SHOWN = 3;
+
+/** "2.00 MiB ×5, 1.00 MiB": equal neighbours counted, so the line stays one line. */
+function runs(sizes: string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < sizes.length; ) {
+    let j = i;
+    while (j < sizes.length && sizes[j] === sizes[i]) j++;
+    out.push(j - i > 1 ? `${sizes[i]} ×${j - i}` : sizes[i]!);
+    i = j;
+  }
+  return out.join(', ');
+}
 
 /**
  * The memory behind a decorated line: figures, largest tensors, the stack, the line's history.
@@ -29,10 +43,12 @@ export class MemoryHover implements vscode.HoverProvider {
     const md = new vscode.MarkdownString(undefined, false);
     md.supportHtml = false;
     md.isTrusted = { enabledCommands: ENABLED };
-    md.appendMarkdown(`**Headroom** — ${markdownText(c.label)}, device ${c.device}, ${c.instantLabel}${v.stale ? ' *(stale: the file changed since the run)*' : ''}\n\n`);
+    md.appendMarkdown(`**Headroom** — ${markdownText(c.label)}, device ${c.device}, ${c.instantLabel}${v.stale ? ' *(stale: the file changed since the run)*' : ''}`);
+    // Lines joined by hard breaks ("  \n"), not paragraphs: the hover must not cover the code it explains.
     if (stat) {
-      md.appendMarkdown(`self **${formatBytes(stat.selfBytes)}** in ${stat.selfBlocks} blocks · inclusive ${formatBytes(stat.inclusiveBytes)} (${stat.inclusiveBlocks} blocks)\n\n`);
-      if (stat.largest.length) md.appendMarkdown(`largest tensors: ${stat.largest.map((b) => formatBytes(b.bytes)).join(', ')}\n\n`);
+      md.appendMarkdown(`  \nself **${formatBytes(stat.selfBytes)}** in ${stat.selfBlocks} blocks · inclusive ${formatBytes(stat.inclusiveBytes)} (${stat.inclusiveBlocks} blocks)`);
+      if (stat.largest.length) md.appendMarkdown(`  \nlargest tensors: ${runs(stat.largest.map((b) => formatBytes(b.bytes)))}`);
+      md.appendMarkdown('\n\n');
       const top = stat.largest[0];
       if (top) {
         const frames = stackOf(c.snapshot, c.analysis, top.element);
@@ -41,22 +57,38 @@ export class MemoryHover implements vscode.HoverProvider {
           false,
         );
         md.appendMarkdown('stack of the largest, innermost first:\n\n');
+        // A long stack would cover the code it explains: past SHOWN user frames the rest is counted.
+        const users = frames.filter((f) => 'file' in f).length;
+        let shown = 0;
+        let more = 0;
+        // Library frames inside a user frame go on its item ("via 7 library frames"), not a line of their own.
+        let via = 0;
+        const lib = (n: number) => `${n} library frame${n > 1 ? 's' : ''}`;
         for (const f of frames) {
-          if (!('file' in f)) {
-            md.appendMarkdown(`- *… ${f.collapsed} library frame${f.collapsed > 1 ? 's' : ''}*\n`);
+          if (users > SHOWN + 1 && shown >= SHOWN) {
+            more += 'file' in f ? 1 : f.collapsed;
             continue;
           }
+          if (!('file' in f)) {
+            via = f.collapsed;
+            continue;
+          }
+          shown++;
           const where = local.get(f.file);
           const label = markdownText(`${f.file.split('/').pop()}:${f.line} ${f.name}`);
+          const notes = [...(where ? [] : ['not in this workspace']), ...(via ? [`via ${lib(via)}`] : [])];
+          via = 0;
           // `where` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
-          md.appendMarkdown(where ? `- [${label}](<${vscode.Uri.file(where).with({ fragment: `L${f.line}` }).toString()}>)\n` : `- ${label} *(not in this workspace)*\n`);
+          md.appendMarkdown(`- ${where ? `[${label}](<${vscode.Uri.file(where).with({ fragment: `L${f.line}` }).toString()}>)` : label}${notes.length ? ` *(${notes.join(', ')})*` : ''}\n`);
         }
+        if (via) md.appendMarkdown(`- *… ${lib(via)}*\n`);
+        if (more) md.appendMarkdown(`- *+${more} more frame${more > 1 ? 's' : ''} (the timeline shows the whole stack of a pinned block)*\n`);
         md.appendMarkdown('\n');
       }
       const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
-      md.appendMarkdown(`over the whole trace this line allocated ${h.count} times, ${formatBytes(h.bytes)} in all\n\n`);
-    } else md.appendMarkdown(`${markdownText(v.text)}\n\n`);
-    md.appendMarkdown(`[Show the summary of this moment](command:${CommandId.ShowSummary}) · [Show the memory timeline](command:${CommandId.ShowTimeline})`);
+      md.appendMarkdown(`over the whole trace this line allocated ${h.count} times, ${formatBytes(h.bytes)} in all · `);
+    } else md.appendMarkdown(`\n\n${markdownText(v.text)}\n\n`);
+    md.appendMarkdown(`[Summary](command:${CommandId.ShowSummary}) · [Timeline](command:${CommandId.ShowTimeline})`);
     return new vscode.Hover(md);
   }
 }

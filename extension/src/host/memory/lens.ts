@@ -31,7 +31,7 @@ export class MemoryLens implements vscode.CodeLensProvider {
       for (const site of bw.sites) {
         if (local.get(site.file) !== doc.uri.fsPath) continue;
         const range = new vscode.Range(site.line - 1, 0, site.line - 1, 0);
-        out.push(new vscode.CodeLens(range, { title: `${formatBytes(site.bytes)} held by the backward pass ${c.instantLabel} (no Python stack) · show in summary`, command: 'headroom.showSummary' }));
+        out.push(new vscode.CodeLens(range, { title: `${formatBytes(site.bytes)} held by backward ${c.instantLabel} · show in summary`, command: 'headroom.showSummary' }));
       }
     }
     return out;

@@ -69,11 +69,13 @@ export class SummaryTree implements vscode.TreeDataProvider<Node> {
   private async sourceChildren(): Promise<Node[]> {
     const c = this.view.current!;
     const r = c.analysis.replay;
+    // Labels stay short (a side bar is ~300 px wide): the figure in the label, the rest in the
+    // description, and everything in the tooltip.
     const out: Node[] = [
-      leaf(`Peak ${formatBytes(r.peak.requestedBytes)} requested`, `event #${r.peak.index}`, { title: 'Show', command: 'headroom.showMemoryAt', arguments: ['peak'] }),
-      leaf(`Now showing ${formatBytes(c.instant.requestedBytes)}`, c.instantLabel),
+      leaf(`Peak ${formatBytes(r.peak.requestedBytes)}`, `#${r.peak.index}`, { title: 'Show', command: 'headroom.showMemoryAt', arguments: ['peak'] }, `Peak: ${formatBytes(r.peak.requestedBytes)} requested, at event #${r.peak.index}`),
+      leaf(`Shown ${formatBytes(c.instant.requestedBytes)}`, c.instantLabel, undefined, `Now showing ${formatBytes(c.instant.requestedBytes)} requested, ${c.instantLabel}`),
       leaf(`Reserved ${formatBytes(reservedAt(r, c.instant.index))}`, `peak ${formatBytes(r.reservedPeak.bytes)}`),
-      leaf('Show memory timeline', `${r.n.toLocaleString('en-US')} events`, { title: 'Show Memory Timeline', command: 'headroom.showTimeline' }),
+      leaf('Timeline', `${r.n.toLocaleString('en-US')} events`, { title: 'Show Memory Timeline', command: 'headroom.showTimeline' }, 'Show the memory timeline'),
     ];
     const local = await this.mapping.resolve(c.attribution.lines.slice(0, 15).map((l) => l.file), false);
     out.push(
@@ -84,15 +86,15 @@ export class SummaryTree implements vscode.TreeDataProvider<Node> {
           .map((l) => {
             const f = local.get(l.file);
             const cmd = f ? { title: 'Open', command: 'vscode.open', arguments: [vscode.Uri.file(f), { selection: new vscode.Range(l.line - 1, 0, l.line - 1, 0) }] } : undefined;
-            return leaf(`${l.file.split('/').pop()}:${l.line}`, `${formatBytes(l.selfBytes)} · ${l.name}`, cmd, f ? l.file : `${l.file} (not in this workspace)`);
+            return leaf(`${formatBytes(l.selfBytes)} ${l.file.split('/').pop()}:${l.line}`, l.name, cmd, `${formatBytes(l.selfBytes)} at ${l.file}:${l.line} (${l.name})${f ? '' : ', not in this workspace'}`);
           }),
         true,
       ),
     );
-    if (c.attribution.buckets.length) out.push(group('Without a user frame', () => c.attribution.buckets.map((b) => leaf(BUCKET_LABELS[b.kind], `${formatBytes(b.bytes)} · ${b.blocks} blocks`))));
+    if (c.attribution.buckets.length) out.push(group('Without a user frame', () => c.attribution.buckets.map((b) => leaf(formatBytes(b.bytes), BUCKET_LABELS[b.kind], undefined, `${formatBytes(b.bytes)} in ${b.blocks} blocks: ${BUCKET_LABELS[b.kind]}`))));
     if (this.view.unmapped.length) {
       out.push(
-        group('Frames not in this workspace', () => this.view.unmapped.map((u) => leaf(u.file, `${formatBytes(u.selfBytes)} · ${u.lines} lines`, undefined, 'Map it with headroom.pathMappings')), false, `${this.view.unmapped.length}`),
+        group('Frames not in this workspace', () => this.view.unmapped.map((u) => leaf(u.file.split('/').pop() ?? u.file, `${formatBytes(u.selfBytes)} · ${u.lines} lines`, undefined, `${u.file}: map it with headroom.pathMappings`)), false, `${this.view.unmapped.length}`),
       );
     }
     return out;
