@@ -71,6 +71,22 @@ describe('layout at 1440×900, side by side', () => {
     paths.push(await shot(s, 'summary'));
   });
 
+  e2e('the leak lines on the summary are links that open their line, with the full path only in the title', () => s!, async (s) => {
+    const items = summary.locator('section.leak li');
+    assert.ok((await items.count()) >= 1, 'the demo leaks');
+    const first = items.first();
+    const link = first.locator('a');
+    assert.match(await link.innerText(), /^train_leaky\.py:\d+$/);
+    assert.doesNotMatch(await first.innerText(), /\//, 'no absolute path in the text');
+    assert.match(await first.innerText(), /keeps /);
+    const line = Number(/:(\d+)$/.exec(await link.innerText())![1]);
+    await s.workbench.openFile('README.md');
+    await link.click();
+    for (let i = 0; i < 50 && (await s.workbench.activeFile()) !== 'train_leaky.py'; i++) await s.page.waitForTimeout(200);
+    assert.equal(await s.workbench.activeFile(), 'train_leaky.py');
+    assert.ok(line > 0);
+  });
+
   e2e('the hover on the hottest line is at most half the editor high', () => s!, async (s) => {
     const text = await s.editor.hover(top.line);
     assert.match(text, /stack of the largest, innermost first/);

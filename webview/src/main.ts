@@ -7,6 +7,18 @@ declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
 const vscode = acquireVsCodeApi();
 const root = document.getElementById('root')!;
 
+/** "file.py:38", opening the line through the host's path mapping; the full path in its title. */
+function lineLink(file: string, line: number, fn: string): HTMLAnchorElement {
+  const link = el('a', `${file.split('/').pop()}:${line}`);
+  link.href = '#';
+  link.title = shown(`${file}:${line} (${fn})`);
+  link.addEventListener('click', (ev) => {
+    ev.preventDefault();
+    vscode.postMessage({ type: 'openLine', file, line });
+  });
+  return link;
+}
+
 function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   const r = m.report;
   root.replaceChildren();
@@ -40,15 +52,8 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   table.append(head);
   for (const l of r.lines.filter((x) => x.self_bytes > 0)) {
     const tr = el('tr');
-    const link = el('a', `${l.file.split('/').pop()}:${l.line}`);
-    link.href = '#';
-    link.title = shown(`${l.file}:${l.line} (${l.function})`);
-    link.addEventListener('click', (ev) => {
-      ev.preventDefault();
-      vscode.postMessage({ type: 'openLine', file: l.file, line: l.line });
-    });
     const where = el('td');
-    where.append(link, document.createTextNode(shown(` ${l.function}`)));
+    where.append(lineLink(l.file, l.line, l.function), document.createTextNode(shown(` ${l.function}`)));
     tr.append(el('td', bytes(l.self_bytes), 'bytes'), el('td', bytes(l.inclusive_bytes), 'bytes'), el('td', String(l.blocks), 'bytes'), where);
     table.append(tr);
   }
@@ -115,6 +120,15 @@ function renderDoctor(d: DoctorJson): void {
     sec.className = 'leak';
     sec.append(el('h2', d.leak.leaking ? 'Leak' : 'No leak'));
     for (const line of d.leak.summary) sec.append(el('p', line));
+    if (d.leak.lines.length) {
+      const list = el('ul');
+      for (const l of d.leak.lines) {
+        const li = el('li');
+        li.append(lineLink(l.file, l.line, l.name), document.createTextNode(shown(` ${l.name} ${l.keeps}`)));
+        list.append(li);
+      }
+      sec.append(list);
+    }
     root.append(sec);
   }
 }

@@ -31,7 +31,8 @@ export interface DoctorJson {
     segments: { rows: SegmentMapRow[]; total: number };
     remedies: { id: string; title: string; change: string; effect: string; allocConf?: Record<string, string>; capGib?: number; line?: { file: string; line: number } }[];
   }[];
-  leak: { leaking: boolean; summary: string[] } | null;
+  /** The verdict's headline, then each leaking line (opened through the path mapping, as the table's). */
+  leak: { leaking: boolean; summary: string[]; lines: { file: string; line: number; name: string; keeps: string }[] } | null;
 }
 
 export type FromWebview =

@@ -2,6 +2,7 @@ import type { DeviceAnalysis } from '../analysis/analyze';
 import type { DoctorJson } from '../protocol';
 import type { DeviceFacts } from '../run/deviceFacts';
 import type { Snapshot } from '../snapshot/model';
+import { keepsPerIteration } from './leakText';
 import { describeLeak, detectLeaks } from './leaks';
 import { diagnoseSnapshot } from './oom';
 
@@ -14,6 +15,13 @@ export function doctorFor(s: Snapshot, a: DeviceAnalysis, device: DeviceFacts = 
       const pools = d.pools.map((p) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes }));
       return { kind: d.kind, why: d.why, pools, request: d.requestBytes, segments: d.segmentMap ?? { rows: [], total: 0 }, remedies: d.remedies };
     }),
-    leak: leak.basis === 'none' ? null : { leaking: leak.leaking, summary: describeLeak(leak) },
+    leak:
+      leak.basis === 'none'
+        ? null
+        : {
+            leaking: leak.leaking,
+            summary: describeLeak(leak).slice(0, 1),
+            lines: leak.lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, name: l.name, keeps: `keeps ${keepsPerIteration(l)}, created there and never freed` })),
+          },
   };
 }
