@@ -18,11 +18,13 @@ export function packageVsix({ out, extra = [], production = true }) {
     cwd: ROOT,
     stdio: 'pipe',
   });
-  for (const f of ['package.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(stage, f));
+  for (const f of ['package.json', 'package.nls.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(stage, f));
   // The Python agent ships as source: the extension puts this folder on the workload's PYTHONPATH.
   cpSync(join(ROOT, 'extension', 'agent'), join(stage, 'extension', 'agent'), { recursive: true, filter: (p) => !p.includes('__pycache__') });
   // The lint rules' pages, which diagnostics link to.
   cpSync(join(ROOT, 'docs', 'rules'), join(stage, 'docs', 'rules'), { recursive: true });
+  // The Getting Started walkthrough's step pages.
+  cpSync(join(ROOT, 'docs', 'walkthrough'), join(stage, 'docs', 'walkthrough'), { recursive: true });
   // A platform VSIX (--target linux-x64) carries the NVML addon built here for that platform; the
   // universal one has none and reads nvidia-smi instead.
   const target = extra.includes('--target') ? extra[extra.indexOf('--target') + 1] : undefined;

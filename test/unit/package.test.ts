@@ -26,7 +26,14 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 describe('the extension package', () => {
   it('is a VS Code manifest with lazy activation, limited trust and the CLI', () => {
     assert.equal(manifest.name, 'headroom');
-    assert.equal(manifest.displayName, 'Headroom — PyTorch GPU Memory');
+    // Every title and description is in package.nls.json (l10n-ready); the manifest names the keys.
+    const nls = JSON.parse(readFileSync(join(ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
+    assert.equal(manifest.displayName, '%displayName%');
+    assert.equal(nls.displayName, 'Headroom — PyTorch GPU Memory');
+    const keys = [...readFileSync(join(ROOT, 'package.json'), 'utf8').matchAll(/"%([^"%]+)%"/g)].map((m) => m[1]!);
+    assert.ok(keys.length > 50);
+    assert.deepEqual(keys.filter((k) => typeof nls[k] !== 'string'), [], 'every %key% has its text');
+    for (const c of manifest.contributes.commands) assert.match(c.title, /^%command\.[A-Za-z]+\.title%$/);
     assert.match(manifest.engines.vscode, /^\^1\.\d+\.\d+$/);
     assert.deepEqual(manifest.extensionKind, ['workspace']);
     assert.ok(!manifest.activationEvents.includes('*'));
@@ -84,7 +91,9 @@ describe('the extension package', () => {
         ...agent,
         'extension/extension/agent/sitecustomize.py',
         'extension/package.json',
+        'extension/package.nls.json',
         'extension/readme.md',
+        ...['lint-fix', 'open-snapshot', 'run-script'].map((f) => `extension/docs/walkthrough/${f}.md`),
       ].sort(),
     );
     assert.ok(!files.some((f) => f.endsWith('.node')), 'the universal VSIX has no addon (it reads nvidia-smi)');
