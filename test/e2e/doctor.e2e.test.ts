@@ -96,10 +96,10 @@ describe('the OOM doctor in the editor', () => {
     const why = (await doctor.locator('p').first().innerText()).trim();
     assert.equal(`${heading.replace(/^OOM: /, '')} — ${why}`, cliVerdict());
     // The segment map: the one segment (all that was reserved) in runs, and no free run that fits.
-    const pieces = await doctor.locator('.segmap .run').evaluateAll((rs) => rs.map((r) => Number((r as HTMLElement).dataset.bytes)));
+    const pieces = await doctor.locator('.segmap .seg .run').evaluateAll((rs) => rs.map((r) => Number((r as HTMLElement).dataset.bytes)));
     const reserved = Number(await page.locator('dd[data-fact="reserved-peak"]').getAttribute('data-bytes'));
     assert.equal(pieces.reduce((x, y) => x + y, 0), reserved);
-    assert.equal(await doctor.locator('.segmap .run.fits').count(), 0);
+    assert.equal(await doctor.locator('.segmap .seg .run.fits').count(), 0);
     assert.match(await doctor.locator('.segmap h3').innerText(), /none is/);
     const launch = await rerunBy(s, doctor.locator('button[data-remedy="expandable-segments"]'));
     assert.equal(launch.launcher, 'vscode');

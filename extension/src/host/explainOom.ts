@@ -25,10 +25,10 @@ export class OomExplanations implements vscode.TextDocumentContentProvider {
     if (!ms.length) ms = parseOomMessages(await vscode.env.clipboard.readText().then((t) => t, () => ''));
     if (!ms.length) {
       const pasted = await vscode.window.showInputBox({
-        title: 'Headroom: explain a CUDA out-of-memory error',
-        prompt: 'Paste the error (from a terminal, a log or a notebook)',
+        title: vscode.l10n.t('Headroom: explain a CUDA out-of-memory error'),
+        prompt: vscode.l10n.t('Paste the error (from a terminal, a log or a notebook)'),
         ignoreFocusOut: true,
-        validateInput: (v) => (parseOomMessages(v).length ? undefined : 'No CUDA out-of-memory message in this text.'),
+        validateInput: (v) => (parseOomMessages(v).length ? undefined : vscode.l10n.t('No CUDA out-of-memory message in this text.')),
       });
       ms = parseOomMessages(pasted ?? '');
     }

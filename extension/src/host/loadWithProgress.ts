@@ -19,7 +19,7 @@ export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputCha
   for (const p of problems) log.warn(p);
   try {
     return await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Reading ${name}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading {0}', name), cancellable: true },
       async (progress, token) => {
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort());
@@ -31,7 +31,7 @@ export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputCha
             onProgress: (read, total) => {
               if (!total) return;
               const pct = (read / total) * 100;
-              progress.report({ increment: pct - reported, message: `${formatBytes(read)} of ${formatBytes(total)}` });
+              progress.report({ increment: pct - reported, message: vscode.l10n.t('{0} of {1}', formatBytes(read), formatBytes(total)) });
               reported = pct;
             },
           });
@@ -44,7 +44,7 @@ export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputCha
     if (isSnapshotError(e)) {
       if (e.code === 'cancelled') return undefined;
       log.warn(`${uri.fsPath}: ${e.code}: ${e.message}`);
-      if (!quiet.includes(e.code)) void vscode.window.showErrorMessage(`Headroom cannot open ${messageText(name)}: ${messageText(e.message)}`);
+      if (!quiet.includes(e.code)) void vscode.window.showErrorMessage(vscode.l10n.t('Headroom cannot open {0}: {1}', messageText(name), messageText(e.message)));
       return undefined;
     }
     throw e;

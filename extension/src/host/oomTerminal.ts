@@ -25,7 +25,7 @@ export class OomTerminalLinks implements vscode.TerminalLinkProvider<OomLink> {
     if (!ms.length) return [];
     const d = diagnoseMessage(ms[0]!);
     const start = Math.max(0, context.line.lastIndexOf('CUDA', at));
-    return [{ startIndex: start, length: at + 'out of memory'.length - start, tooltip: `Headroom: explain this OOM (${d.kind})`, line: context.line }];
+    return [{ startIndex: start, length: at + 'out of memory'.length - start, tooltip: vscode.l10n.t('Headroom: explain this OOM ({0})', d.kind), line: context.line }];
   }
 
   handleTerminalLink(link: OomLink): Promise<void> {
@@ -66,7 +66,8 @@ export function watchShellOutput(explanations: OomExplanations, window: ShellExe
     const ms = parseOomMessages(chunks.join('').slice(-TAIL).replace(ESCAPES, ''));
     if (!ms.length) return;
     const d = diagnoseMessage(ms.at(-1)!);
-    const pick = await vscode.window.showWarningMessage(messageText(`CUDA out of memory in the terminal: ${d.kind} — ${d.why}`), 'Explain');
-    if (pick === 'Explain') await explanations.show(ms);
+    const explain = vscode.l10n.t('Explain');
+    const pick = await vscode.window.showWarningMessage(messageText(vscode.l10n.t('CUDA out of memory in the terminal: {0} — {1}', d.kind, d.why)), explain);
+    if (pick === explain) await explanations.show(ms);
   });
 }

@@ -30,8 +30,8 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
     (
       await vscode.window.showOpenDialog({
         canSelectMany: false,
-        openLabel: 'Open Snapshot',
-        filters: { 'PyTorch memory snapshots': ['pickle', 'pkl', 'gz'], 'All files': ['*'] },
+        openLabel: vscode.l10n.t('Open Snapshot'),
+        filters: { [vscode.l10n.t('PyTorch memory snapshots')]: ['pickle', 'pkl', 'gz'], [vscode.l10n.t('All files')]: ['*'] },
       })
     )?.[0];
   if (!target) return;
@@ -52,9 +52,9 @@ export async function showSnapshot(
   if (!s) return false;
   const loadMs = performance.now() - t0;
   try {
-    await deps.view.show({ snapshot: s, path: target.fsPath, label: opts.title ?? target.path.split('/').pop() ?? 'snapshot', ...(opts.calls ? { calls: opts.calls } : {}), ...(opts.sources ? { sources: opts.sources } : {}) });
+    await deps.view.show({ snapshot: s, path: target.fsPath, label: opts.title ?? target.path.split('/').pop() ?? vscode.l10n.t('snapshot'), ...(opts.calls ? { calls: opts.calls } : {}), ...(opts.sources ? { sources: opts.sources } : {}) });
   } catch (e) {
-    void vscode.window.showWarningMessage(`Headroom: ${messageText((e as Error).message)}: there is nothing to show.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Headroom: {0}: there is nothing to show.', messageText((e as Error).message)));
     return false;
   }
   const c = deps.view.current!;
@@ -70,7 +70,7 @@ export async function showSnapshot(
 export function showSummaryPanel(deps: OpenSnapshotDeps): void {
   const c = deps.view.current;
   if (!c) {
-    void vscode.window.showInformationMessage('Headroom: open a memory snapshot or a run first.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Headroom: open a memory snapshot or a run first.'));
     return;
   }
   const { message, onMessage } = summaryFor(c, deps.view.mapping);

@@ -67,19 +67,19 @@ export function probe(interp: Interpreter, cwd: string | undefined): Promise<Pro
 export async function checkInterpreter(interp: Interpreter, p: Probe | undefined): Promise<boolean> {
   if (!p) {
     const pick = await vscode.window.showErrorMessage(
-      `Headroom cannot start the Python interpreter "${interp.path}" (from ${interp.source}). Select an interpreter with the Python extension, or set headroom.pythonPath.`,
-      'Open Settings',
+      vscode.l10n.t('Headroom cannot start the Python interpreter "{0}" (from {1}). Select an interpreter with the Python extension, or set headroom.pythonPath.', interp.path, interp.source),
+      vscode.l10n.t('Open Settings'),
     );
     if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'headroom.pythonPath');
     return false;
   }
   if (!p.torch) {
     void vscode.window.showWarningMessage(
-      `PyTorch is not importable in ${interp.path} (${p.error ?? 'no torch'}): install it there with "${interp.path} -m pip install torch", or select another interpreter. Running anyway.`,
+      vscode.l10n.t('PyTorch is not importable in {0} ({1}): install it there with "{0} -m pip install torch", or select another interpreter. Running anyway.', interp.path, p.error ?? vscode.l10n.t('no torch')),
     );
   } else if (!p.cuda) {
     void vscode.window.showWarningMessage(
-      `torch ${p.torch} in ${interp.path} sees no CUDA GPU (torch.cuda.is_available() is False): Headroom records CUDA memory only, so this run will have live output but no memory figures.`,
+      vscode.l10n.t('torch {0} in {1} sees no CUDA GPU (torch.cuda.is_available() is False): Headroom records CUDA memory only, so this run will have live output but no memory figures.', p.torch, interp.path),
     );
   }
   return true;

@@ -16,7 +16,7 @@ function activePythonFile(uri?: vscode.Uri): vscode.Uri | undefined {
   if (uri instanceof vscode.Uri) return uri;
   const doc = vscode.window.activeTextEditor?.document;
   if (doc?.languageId === 'python') return doc.uri;
-  void vscode.window.showWarningMessage('Open a Python file to run it with memory tracking.');
+  void vscode.window.showWarningMessage(vscode.l10n.t('Open a Python file to run it with memory tracking.'));
   return undefined;
 }
 
@@ -31,10 +31,10 @@ export async function runTorchrunCommand(runs: RunController, uri?: vscode.Uri):
   const script = activePythonFile(uri);
   if (!script) return;
   const n = await vscode.window.showInputBox({
-    title: `torchrun ${basename(script.fsPath)}`,
-    prompt: 'Processes per node (--nproc-per-node)',
+    title: vscode.l10n.t('torchrun {0}', basename(script.fsPath)),
+    prompt: vscode.l10n.t('Processes per node (--nproc-per-node)'),
     value: '2',
-    validateInput: (v) => (/^[1-9]\d*$/.test(v) ? undefined : 'a positive whole number'),
+    validateInput: (v) => (/^[1-9]\d*$/.test(v) ? undefined : vscode.l10n.t('a positive whole number')),
   });
   if (n) await runs.start({ script, nproc: Number(n) });
 }
@@ -68,7 +68,7 @@ export class LiveSnapshots {
         this.next = undefined;
         const proc = readRun(n.run.dir, { samples: false }).processes.find((p) => p.dir === dirname(n.path));
         const label = proc ? processLabel(proc) : '';
-        await showSnapshot(this.deps, vscode.Uri.file(n.path), { title: `${n.run.name}${label ? ` ${label}` : ''} (running, ${n.kind})`, ...(proc ? runContext(proc) : {}) });
+        await showSnapshot(this.deps, vscode.Uri.file(n.path), { title: vscode.l10n.t('{0} (running, {1})', `${n.run.name}${label ? ` ${label}` : ''}`, n.kind), ...(proc ? runContext(proc) : {}) });
       }
     } catch (e) {
       this.deps.log.warn(`could not show the run's snapshot: ${(e as Error).message}`);
@@ -87,7 +87,7 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
     const chosen = await vscode.window.showOpenDialog({
       canSelectFolders: true,
       canSelectFiles: false,
-      openLabel: 'Open Run',
+      openLabel: vscode.l10n.t('Open Run'),
       ...(runsDir && existsSync(runsDir) ? { defaultUri: vscode.Uri.file(runsDir) } : {}),
     });
     dir = chosen?.[0]?.fsPath;
@@ -97,11 +97,13 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
   try {
     run = readRun(dir);
   } catch (e) {
-    void vscode.window.showErrorMessage(`Headroom: ${messageText((e as Error).message)}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Headroom: {0}', messageText((e as Error).message)));
     return;
   }
   if (!processesWithSnapshots(run).length) {
-    void vscode.window.showInformationMessage(`${messageText(basename(dir))} has no snapshot yet (recording starts when a process first holds CUDA memory; Headroom: Capture Snapshot Now asks for one).`);
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('{0} has no snapshot yet (recording starts when a process first holds CUDA memory; Headroom: Capture Snapshot Now asks for one).', messageText(basename(dir))),
+    );
     return;
   }
   // Several processes (ranks, spawned workers): the user picks one, the fullest first.
@@ -115,7 +117,9 @@ export async function notifyFinished(deps: OpenSnapshotDeps, run: FinishedRun): 
   try {
     const { best } = pick(run.dir);
     if (!best) {
-      void vscode.window.showInformationMessage(`Headroom: ${messageText(run.name)} ended (exit code ${run.exitCode ?? '?'}) without a snapshot: no process held CUDA memory, or recording could not start (see the run folder's agent log).`);
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t("Headroom: {0} ended (exit code {1}) without a snapshot: no process held CUDA memory, or recording could not start (see the run folder's agent log).", messageText(run.name), run.exitCode ?? '?'),
+      );
       return;
     }
     // The finished run's memory goes onto the code at once; the summary is one click away.
@@ -123,12 +127,14 @@ export async function notifyFinished(deps: OpenSnapshotDeps, run: FinishedRun): 
     const c = deps.view.current!;
     const { report } = buildReport(c.snapshot, c.analysis, 'peak', 1);
     const top = report.lines[0];
-    const where = top ? `; top line ${messageText(basename(top.file))}:${top.line} (${formatBytes(top.self_bytes)})` : '';
+    const where = top ? vscode.l10n.t('; top line {0}:{1} ({2})', messageText(basename(top.file)), top.line, formatBytes(top.self_bytes)) : '';
+    const on = processLabel(best.process) ? ` ${vscode.l10n.t('on {0}', processLabel(best.process))}` : '';
+    const show = vscode.l10n.t('Show');
     const pickAction = await vscode.window.showInformationMessage(
-      `Headroom: ${messageText(run.name)} ended (exit code ${run.exitCode ?? '?'}). Peak ${formatBytes(report.peak.requested_bytes)} requested${processLabel(best.process) ? ` on ${processLabel(best.process)}` : ''}${where}.`,
-      'Show',
+      vscode.l10n.t('Headroom: {0} ended (exit code {1}). Peak {2} requested{3}{4}.', messageText(run.name), run.exitCode ?? '?', formatBytes(report.peak.requested_bytes), on, where),
+      show,
     );
-    if (pickAction === 'Show') showSummaryPanel(deps);
+    if (pickAction === show) showSummaryPanel(deps);
   } catch (e) {
     deps.log.warn(`could not summarize ${run.dir}: ${messageText((e as Error).message)}`);
   }

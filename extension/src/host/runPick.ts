@@ -53,11 +53,14 @@ export async function chooseProcess(run: Run): Promise<PickedProcess | undefined
   const all = processesWithSnapshots(run);
   if (all.length <= 1) return all[0];
   const items = all.map((p, i) => ({
-    label: messageText(processLabel(p.process) || 'launched process'),
-    description: `peak ${formatBytes(p.peak)} allocated${i === 0 ? ' · the fullest' : ''}`,
+    label: messageText(processLabel(p.process) || vscode.l10n.t('launched process')),
+    description: `${vscode.l10n.t('peak {0} allocated', formatBytes(p.peak))}${i === 0 ? ` · ${vscode.l10n.t('the fullest')}` : ''}`,
     detail: messageText(basename(p.path)),
     process: p,
   }));
-  const chosen = await vscode.window.showQuickPick(items, { title: `${messageText(basename(run.dir))}: ${all.length} processes recorded memory`, placeHolder: 'Open which process?' });
+  const chosen = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('{0}: {1} processes recorded memory', messageText(basename(run.dir)), all.length),
+    placeHolder: vscode.l10n.t('Open which process?'),
+  });
   return chosen?.process;
 }

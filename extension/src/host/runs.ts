@@ -76,11 +76,11 @@ export class RunController implements vscode.Disposable {
 
   async start(req: RunRequest): Promise<boolean> {
     if (!vscode.workspace.isTrusted) {
-      void vscode.window.showWarningMessage('Running a workload executes workspace code: Headroom runs only in a trusted workspace.');
+      void vscode.window.showWarningMessage(vscode.l10n.t('Running a workload executes workspace code: Headroom runs only in a trusted workspace.'));
       return false;
     }
     if (this.current) {
-      void vscode.window.showWarningMessage(`A Headroom run is in progress (${this.current.name}): stop it first.`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('A Headroom run is in progress ({0}): stop it first.', this.current.name));
       return false;
     }
     const folder = vscode.workspace.getWorkspaceFolder(req.script);
@@ -138,7 +138,7 @@ export class RunController implements vscode.Disposable {
     const task = new vscode.Task(
       { type: 'headroom', script: req.script.fsPath },
       folder ?? vscode.TaskScope.Workspace,
-      `${run.name}${req.nproc ? ` ×${req.nproc}` : ''} (memory tracking)`,
+      vscode.l10n.t('{0} (memory tracking)', `${run.name}${req.nproc ? ` ×${req.nproc}` : ''}`),
       'Headroom',
       new vscode.ProcessExecution(interp.path, args, { cwd, env: { ...config.env, ...plan.env } }),
     );
@@ -161,11 +161,11 @@ export class RunController implements vscode.Disposable {
 
   capture(): void {
     if (!this.current?.server.connected.length) {
-      void vscode.window.showInformationMessage('No running workload is recording yet (recording starts at its first CUDA use).');
+      void vscode.window.showInformationMessage(vscode.l10n.t('No running workload is recording yet (recording starts at its first CUDA use).'));
       return;
     }
     this.current.server.broadcast({ type: 'capture' });
-    void vscode.window.showInformationMessage("Snapshot requested: it is written after the workload's next backward() (or at exit).");
+    void vscode.window.showInformationMessage(vscode.l10n.t("Snapshot requested: it is written after the workload's next backward() (or at exit)."));
   }
 
   stop(): void {

@@ -27,7 +27,7 @@ export class MemoryStatusBar implements vscode.Disposable {
     private readonly runs: RunController,
     private readonly gpus: GpuMonitor,
   ) {
-    this.item.name = 'Headroom GPU Memory';
+    this.item.name = vscode.l10n.t('Headroom GPU Memory');
     this.subs = [runs.onDidChange(() => this.schedule()), gpus.onDidChange(() => this.schedule())];
     this.render();
   }
@@ -36,10 +36,13 @@ export class MemoryStatusBar implements vscode.Disposable {
   private deviceRows(pid: number | undefined, device: number, reserved: number): string[] {
     const r = this.gpus.latest;
     if (!r) return [];
-    if (!r.ok) return [`| device used by this process | not available: ${r.reason.replace(/\|/g, '/')} |`];
+    if (!r.ok) return [`| ${vscode.l10n.t('device used by this process')} | ${vscode.l10n.t('not available: {0}', r.reason.replace(/\|/g, '/'))} |`];
     const m = pid === undefined ? undefined : processMemory(r.snapshot, pid, reserved, device);
-    if (!m) return [`| device used by this process | not listed by the driver (${sourceLabel(r.snapshot.source)}) |`];
-    return [`| device used by this process | ${formatBytes(m.used)} (${sourceLabel(r.snapshot.source)}) |`, `| non-PyTorch = device used − reserved | ${formatBytes(m.nonPyTorch)} (CUDA context, libraries' workspaces) |`];
+    if (!m) return [`| ${vscode.l10n.t('device used by this process')} | ${vscode.l10n.t('not listed by the driver ({0})', sourceLabel(r.snapshot.source))} |`];
+    return [
+      `| ${vscode.l10n.t('device used by this process')} | ${formatBytes(m.used)} (${sourceLabel(r.snapshot.source)}) |`,
+      `| ${vscode.l10n.t('non-PyTorch = device used − reserved')} | ${vscode.l10n.t("{0} (CUDA context, libraries' workspaces)", formatBytes(m.nonPyTorch))} |`,
+    ];
   }
 
   private schedule(): void {
@@ -63,41 +66,41 @@ export class MemoryStatusBar implements vscode.Disposable {
       this.item.text = `$(pulse) ${statusText(st)}`;
       this.item.backgroundColor = st.warnings.length ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
       const md = new vscode.MarkdownString(undefined, true);
-      const who = st.streams > 1 ? ` (${processLabel(w)}, the fullest of ${st.streams} processes)` : '';
-      md.appendMarkdown(`**Headroom — ${markdownText(live.name)}**${who}, device ${w.device}\n\n`);
+      const who = st.streams > 1 ? ` ${vscode.l10n.t('({0}, the fullest of {1} processes)', processLabel(w), st.streams)}` : '';
+      md.appendMarkdown(`${vscode.l10n.t('**Headroom — {0}**{1}, device {2}', markdownText(live.name), who, w.device)}\n\n`);
       md.appendMarkdown(
         [
           `| | |`,
           `|---|---|`,
-          `| allocated | ${formatBytes(w.allocated)} |`,
-          `| reserved | ${formatBytes(w.reserved)} |`,
-          `| active | ${formatBytes(w.active)} |`,
-          `| reserved but unallocated | ${formatBytes(w.reserved - w.allocated)} |`,
-          `| inactive split (non-releasable) | ${formatBytes(w.inactive_split)} |`,
-          `| peak allocated | ${formatBytes(st.peakAllocated)} |`,
-          `| cudaMalloc retries | ${w.retries} |`,
-          `| OOMs | ${w.ooms} |`,
-          ...(w.device_used !== undefined ? [`| device used (all of it) | ${formatBytes(w.device_used)}${w.device_total ? ` of ${formatBytes(w.device_total)}` : ''} |`] : []),
+          `| ${vscode.l10n.t('allocated')} | ${formatBytes(w.allocated)} |`,
+          `| ${vscode.l10n.t('reserved')} | ${formatBytes(w.reserved)} |`,
+          `| ${vscode.l10n.t('active')} | ${formatBytes(w.active)} |`,
+          `| ${vscode.l10n.t('reserved but unallocated')} | ${formatBytes(w.reserved - w.allocated)} |`,
+          `| ${vscode.l10n.t('inactive split (non-releasable)')} | ${formatBytes(w.inactive_split)} |`,
+          `| ${vscode.l10n.t('peak allocated')} | ${formatBytes(st.peakAllocated)} |`,
+          `| ${vscode.l10n.t('cudaMalloc retries')} | ${w.retries} |`,
+          `| ${vscode.l10n.t('OOMs')} | ${w.ooms} |`,
+          ...(w.device_used !== undefined ? [`| ${vscode.l10n.t('device used (all of it)')} | ${formatBytes(w.device_used)}${w.device_total ? ` ${vscode.l10n.t('of {0}', formatBytes(w.device_total))}` : ''} |`] : []),
           ...this.deviceRows(w.pid, w.device, w.reserved),
         ].join('\n'),
       );
       for (const warning of st.warnings) md.appendMarkdown(`\n\n$(warning) ${markdownText(warning)}`);
-      md.appendMarkdown(`\n\n[$(graph-line) Show the live memory timeline](command:${CommandId.ShowTimeline}) · click for the run summary.`);
+      md.appendMarkdown(`\n\n[$(graph-line) ${vscode.l10n.t('Show the live memory timeline')}](command:${CommandId.ShowTimeline}) · ${vscode.l10n.t('click for the run summary.')}`);
       md.isTrusted = { enabledCommands: [CommandId.ShowTimeline] };
       this.item.tooltip = md;
-      this.item.command = { title: 'Open Run', command: CommandId.OpenRun, arguments: [vscode.Uri.file(live.dir)] };
+      this.item.command = { title: vscode.l10n.t('Open Run'), command: CommandId.OpenRun, arguments: [vscode.Uri.file(live.dir)] };
       this.item.show();
     } else if (live) {
-      this.item.text = `$(loading~spin) ${plain(live.name).replace(/\$\(/g, '$\u200b(')}: waiting for the first CUDA use`;
-      this.item.tooltip = 'Recording starts when the workload first uses CUDA.';
+      this.item.text = `$(loading~spin) ${vscode.l10n.t('{0}: waiting for the first CUDA use', plain(live.name).replace(/\$\(/g, '$\u200b('))}`;
+      this.item.tooltip = vscode.l10n.t('Recording starts when the workload first uses CUDA.');
       this.item.backgroundColor = undefined;
       this.item.show();
     } else if (this.runs.last) {
       const l = this.runs.last;
-      this.item.text = `$(history) peak ${gib(l.peakAllocated)} GiB`;
-      this.item.tooltip = `Last Headroom run: ${plain(l.name)}, exit code ${l.exitCode ?? '?'}, peak allocated ${formatBytes(l.peakAllocated)}. Click to open it.`;
+      this.item.text = `$(history) ${vscode.l10n.t('peak {0} GiB', gib(l.peakAllocated))}`;
+      this.item.tooltip = vscode.l10n.t('Last Headroom run: {0}, exit code {1}, peak allocated {2}. Click to open it.', plain(l.name), l.exitCode ?? '?', formatBytes(l.peakAllocated));
       this.item.backgroundColor = undefined;
-      this.item.command = { title: 'Open Run', command: CommandId.OpenRun, arguments: [vscode.Uri.file(l.dir)] };
+      this.item.command = { title: vscode.l10n.t('Open Run'), command: CommandId.OpenRun, arguments: [vscode.Uri.file(l.dir)] };
       this.item.show();
     } else this.item.hide();
   }

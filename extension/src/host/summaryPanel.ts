@@ -60,7 +60,7 @@ export function attachSummary(
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${web.cspSource} 'nonce-${n}'; script-src 'nonce-${n}';">
 <meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Headroom</title>
 <style nonce="${n}">${STYLE}</style></head>
-<body><main id="root" aria-live="polite">Loading…</main><script nonce="${n}" src="${script}"></script></body></html>`;
+<body><main id="root" aria-live="polite">${vscode.l10n.t('Loading…')}</main><script nonce="${n}" src="${script}"></script></body></html>`;
   return web.onDidReceiveMessage((m: unknown) => {
     if (!isFromWebview(m)) return;
     if (m.type === 'ready') void web.postMessage(message());
@@ -75,7 +75,7 @@ export class SummaryPanel implements vscode.Disposable {
 
   constructor(extensionUri: vscode.Uri, message: ToWebview, onMessage: (m: FromWebview) => void) {
     const dist = vscode.Uri.joinPath(extensionUri, 'dist');
-    this.panel = vscode.window.createWebviewPanel('headroom.summary', `Headroom: ${message.type === 'summary' ? message.title : 'error'}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+    this.panel = vscode.window.createWebviewPanel('headroom.summary', message.type === 'summary' ? vscode.l10n.t('Headroom: {0}', message.title) : vscode.l10n.t('Headroom: error'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
       enableScripts: true,
       localResourceRoots: [dist],
     });

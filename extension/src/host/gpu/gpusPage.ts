@@ -38,7 +38,7 @@ export class GpusPage implements vscode.TextDocumentContentProvider, vscode.Disp
   }
 
   provideTextDocumentContent(): string {
-    const r: GpuResult = this.monitor.latest ?? { ok: false, source: 'none', reason: 'reading the devices…' };
+    const r: GpuResult = this.monitor.latest ?? { ok: false, source: 'none', reason: vscode.l10n.t('reading the devices…') };
     const pids = r.ok ? r.snapshot.devices.flatMap((d) => d.processes.map((p) => p.pid)) : [];
     return renderGpus(r, new Map(pids.map((p) => [p, commandOf(p) ?? ''] as const)));
   }

@@ -38,7 +38,7 @@ export class LintCodeActions implements vscode.CodeActionProvider {
   private ignore(doc: vscode.TextDocument, d: vscode.Diagnostic, f: Finding): vscode.CodeAction {
     const line = doc.lineAt(f.start.line);
     const m = /#\s*headroom:\s*ignore\[([^\]]*)\]/.exec(line.text);
-    const a = new vscode.CodeAction(`Ignore ${f.rule} on this line`, vscode.CodeActionKind.QuickFix);
+    const a = new vscode.CodeAction(vscode.l10n.t('Ignore {0} on this line', f.rule), vscode.CodeActionKind.QuickFix);
     a.diagnostics = [d];
     a.edit = new vscode.WorkspaceEdit();
     if (m) {

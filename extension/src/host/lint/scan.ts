@@ -13,7 +13,7 @@ export async function lintWorkspaceCommand(parser: PythonParser, lint: LintDiagn
   let count = 0;
   let withFindings = 0;
   const decoder = new TextDecoder();
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Headroom: linting Python files', cancellable: true }, async (progress, token) => {
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Headroom: linting Python files'), cancellable: true }, async (progress, token) => {
     for (const [i, uri] of files.entries()) {
       if (token.isCancellationRequested) break;
       const { enabled, opts, exclude } = lintOptions(uri);
@@ -30,8 +30,12 @@ export async function lintWorkspaceCommand(parser: PythonParser, lint: LintDiagn
       } catch (e) {
         log.warn(`lint: ${uri.fsPath}: ${(e as Error).message}`);
       }
-      if (i % 20 === 0) progress.report({ message: `${i + 1} of ${files.length}`, increment: (20 / files.length) * 100 });
+      if (i % 20 === 0) progress.report({ message: vscode.l10n.t('{0} of {1}', i + 1, files.length), increment: (20 / files.length) * 100 });
     }
   });
-  void vscode.window.showInformationMessage(`Headroom: ${count} finding${count === 1 ? '' : 's'} in ${withFindings} of ${files.length} Python files (see the Problems panel).`);
+  void vscode.window.showInformationMessage(
+    count === 1
+      ? vscode.l10n.t('Headroom: {0} finding in {1} of {2} Python files (see the Problems panel).', count, withFindings, files.length)
+      : vscode.l10n.t('Headroom: {0} findings in {1} of {2} Python files (see the Problems panel).', count, withFindings, files.length),
+  );
 }

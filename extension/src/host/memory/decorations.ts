@@ -12,9 +12,9 @@ const HEAT = [0, 1, 2, 3, 4];
  */
 export function shortText(l: ViewLine, instantLabel: string): string {
   const self = l.text.startsWith('▲');
-  if (!self && !l.text.startsWith('⊂')) return l.stale ? `${l.text} · stale` : l.text;
+  if (!self && !l.text.startsWith('⊂')) return l.stale ? `${l.text} · ${vscode.l10n.t('stale')}` : l.text;
   const figure = self ? `▲${formatBytes(l.selfBytes)}${l.text.includes('(⊂') ? ` ⊂${formatBytes(l.inclusiveBytes)}` : ''}` : `⊂${formatBytes(l.inclusiveBytes)}`;
-  return `${figure}${instantLabel && instantLabel !== 'at peak' ? ` ${instantLabel}` : ''}${l.stale ? ' · stale' : ''}`;
+  return `${figure}${instantLabel && instantLabel !== vscode.l10n.t('at peak') ? ` ${instantLabel}` : ''}${l.stale ? ` · ${vscode.l10n.t('stale')}` : ''}`;
 }
 
 /**

@@ -43,11 +43,11 @@ export class MemoryHover implements vscode.HoverProvider {
     const md = new vscode.MarkdownString(undefined, false);
     md.supportHtml = false;
     md.isTrusted = { enabledCommands: ENABLED };
-    md.appendMarkdown(`**Headroom** — ${markdownText(c.label)}, device ${c.device}, ${c.instantLabel}${v.stale ? ' *(stale: the file changed since the run)*' : ''}`);
+    md.appendMarkdown(vscode.l10n.t('**Headroom** — {0}, device {1}, {2}{3}', markdownText(c.label), c.device, c.instantLabel, v.stale ? ` ${vscode.l10n.t('*(stale: the file changed since the run)*')}` : ''));
     // Lines joined by hard breaks ("  \n"), not paragraphs: the hover must not cover the code it explains.
     if (stat) {
-      md.appendMarkdown(`  \nself **${formatBytes(stat.selfBytes)}** in ${stat.selfBlocks} blocks · inclusive ${formatBytes(stat.inclusiveBytes)} (${stat.inclusiveBlocks} blocks)`);
-      if (stat.largest.length) md.appendMarkdown(`  \nlargest tensors: ${runs(stat.largest.map((b) => formatBytes(b.bytes)))}`);
+      md.appendMarkdown(`  \n${vscode.l10n.t('self **{0}** in {1} blocks · inclusive {2} ({3} blocks)', formatBytes(stat.selfBytes), stat.selfBlocks, formatBytes(stat.inclusiveBytes), stat.inclusiveBlocks)}`);
+      if (stat.largest.length) md.appendMarkdown(`  \n${vscode.l10n.t('largest tensors: {0}', runs(stat.largest.map((b) => formatBytes(b.bytes))))}`);
       md.appendMarkdown('\n\n');
       const top = stat.largest[0];
       if (top) {
@@ -56,14 +56,14 @@ export class MemoryHover implements vscode.HoverProvider {
           frames.flatMap((f) => ('file' in f ? [f.file] : [])),
           false,
         );
-        md.appendMarkdown('stack of the largest, innermost first:\n\n');
+        md.appendMarkdown(`${vscode.l10n.t('stack of the largest, innermost first:')}\n\n`);
         // A long stack would cover the code it explains: past SHOWN user frames the rest is counted.
         const users = frames.filter((f) => 'file' in f).length;
         let shown = 0;
         let more = 0;
         // Library frames inside a user frame go on its item ("via 7 library frames"), not a line of their own.
         let via = 0;
-        const lib = (n: number) => `${n} library frame${n > 1 ? 's' : ''}`;
+        const lib = (n: number) => (n > 1 ? vscode.l10n.t('{0} library frames', n) : vscode.l10n.t('{0} library frame', n));
         for (const f of frames) {
           if (users > SHOWN + 1 && shown >= SHOWN) {
             more += 'file' in f ? 1 : f.collapsed;
@@ -76,19 +76,19 @@ export class MemoryHover implements vscode.HoverProvider {
           shown++;
           const where = local.get(f.file);
           const label = markdownText(`${f.file.split('/').pop()}:${f.line} ${f.name}`);
-          const notes = [...(where ? [] : ['not in this workspace']), ...(via ? [`via ${lib(via)}`] : [])];
+          const notes = [...(where ? [] : [vscode.l10n.t('not in this workspace')]), ...(via ? [vscode.l10n.t('via {0}', lib(via))] : [])];
           via = 0;
           // `where` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
           md.appendMarkdown(`- ${where ? `[${label}](<${vscode.Uri.file(where).with({ fragment: `L${f.line}` }).toString()}>)` : label}${notes.length ? ` *(${notes.join(', ')})*` : ''}\n`);
         }
         if (via) md.appendMarkdown(`- *… ${lib(via)}*\n`);
-        if (more) md.appendMarkdown(`- *+${more} more frame${more > 1 ? 's' : ''} (the timeline shows the whole stack of a pinned block)*\n`);
+        if (more) md.appendMarkdown(`- *${more > 1 ? vscode.l10n.t('+{0} more frames (the timeline shows the whole stack of a pinned block)', more) : vscode.l10n.t('+{0} more frame (the timeline shows the whole stack of a pinned block)', more)}*\n`);
         md.appendMarkdown('\n');
       }
       const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
-      md.appendMarkdown(`over the whole trace this line allocated ${h.count} times, ${formatBytes(h.bytes)} in all · `);
+      md.appendMarkdown(`${vscode.l10n.t('over the whole trace this line allocated {0} times, {1} in all', h.count, formatBytes(h.bytes))} · `);
     } else md.appendMarkdown(`\n\n${markdownText(v.text)}\n\n`);
-    md.appendMarkdown(`[Summary](command:${CommandId.ShowSummary}) · [Timeline](command:${CommandId.ShowTimeline})`);
+    md.appendMarkdown(`[${vscode.l10n.t('Summary')}](command:${CommandId.ShowSummary}) · [${vscode.l10n.t('Timeline')}](command:${CommandId.ShowTimeline})`);
     return new vscode.Hover(md);
   }
 }

@@ -23,7 +23,7 @@ export class MemoryLens implements vscode.CodeLensProvider {
     for (const l of this.view.linesFor(doc)) {
       if (!l.lens) continue;
       const range = new vscode.Range(l.currentLine! - 1, 0, l.currentLine! - 1, 0);
-      out.push(new vscode.CodeLens(range, { title: `${formatBytes(l.selfBytes)} live ${c.instantLabel} · ${l.blocks} tensors · show in summary`, command: 'headroom.showSummary' }));
+      out.push(new vscode.CodeLens(range, { title: vscode.l10n.t('{0} live {1} · {2} tensors · show in summary', formatBytes(l.selfBytes), c.instantLabel, l.blocks), command: 'headroom.showSummary' }));
     }
     const bw = c.attribution.buckets.find((b) => b.kind === 'backward');
     if (bw?.sites?.length) {
@@ -31,7 +31,7 @@ export class MemoryLens implements vscode.CodeLensProvider {
       for (const site of bw.sites) {
         if (local.get(site.file) !== doc.uri.fsPath) continue;
         const range = new vscode.Range(site.line - 1, 0, site.line - 1, 0);
-        out.push(new vscode.CodeLens(range, { title: `${formatBytes(site.bytes)} held by backward ${c.instantLabel} · show in summary`, command: 'headroom.showSummary' }));
+        out.push(new vscode.CodeLens(range, { title: vscode.l10n.t('{0} held by backward {1} · show in summary', formatBytes(site.bytes), c.instantLabel), command: 'headroom.showSummary' }));
       }
     }
     return out;

@@ -47,10 +47,10 @@ export class WorkspaceMapping {
       let r = mapper.resolve(p);
       if (r.kind === 'ambiguous' && interactive && !this.state.get<string[]>(ASKED, []).includes(p)) {
         await this.state.update(ASKED, [...this.state.get<string[]>(ASKED, []), p]);
-        const none = 'None of these';
+        const none = vscode.l10n.t('None of these');
         const pick = await vscode.window.showQuickPick([...r.candidates.map((c) => vscode.workspace.asRelativePath(c)), none], {
-          title: `Headroom: which workspace file is ${p}?`,
-          placeHolder: 'The snapshot was recorded on another machine; the answer is remembered for this workspace.',
+          title: vscode.l10n.t('Headroom: which workspace file is {0}?', p),
+          placeHolder: vscode.l10n.t('The snapshot was recorded on another machine; the answer is remembered for this workspace.'),
         });
         const chosen = pick && pick !== none ? r.candidates.find((c) => vscode.workspace.asRelativePath(c) === pick) : undefined;
         if (chosen) {

@@ -10,7 +10,7 @@ import type { WorkspaceMapping } from './mapping';
 export async function openFrameLine(mapping: WorkspaceMapping, file: string, line: number, column = vscode.ViewColumn.One): Promise<void> {
   const local = (await mapping.resolve([file], true)).get(file);
   if (!local) {
-    void vscode.window.showWarningMessage(`Headroom: ${messageText(file)} is not in this workspace. Map its folder with the headroom.pathMappings setting.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Headroom: {0} is not in this workspace. Map its folder with the headroom.pathMappings setting.', messageText(file)));
     return;
   }
   const at = Number.isSafeInteger(line) && line > 0 ? line - 1 : 0;

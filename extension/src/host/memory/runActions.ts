@@ -11,7 +11,8 @@ export class RunMomentActions implements vscode.CodeActionProvider {
   provideCodeActions(doc: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const ours = context.diagnostics.filter((d) => d.source === 'headroom');
     return this.run.momentsAt(doc.uri.fsPath, range.start.line + 1, range.end.line + 1).map((m) => {
-      const a = new vscode.CodeAction(`Show the ${m.what === 'leak' ? 'leak’s last iteration' : 'OOM'} on the memory timeline (event #${m.index})`, vscode.CodeActionKind.QuickFix);
+      const title = m.what === 'leak' ? vscode.l10n.t('Show the leak’s last iteration on the memory timeline (event #{0})', m.index) : vscode.l10n.t('Show the OOM on the memory timeline (event #{0})', m.index);
+      const a = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
       a.command = { command: CommandId.ShowTimeline, title: a.title, arguments: [m.index] };
       a.diagnostics = ours;
       return a;

@@ -92,7 +92,7 @@ export class RunDiagnostics implements vscode.Disposable {
     for (const { o, d, frame } of ooms) {
       if (frame < 0) continue;
       const remedies = d.remedies.map((r) => r.title).join('; ');
-      add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), plain(`CUDA out of memory here (${d.kind}, event #${o.index}): ${d.why} Remedies: ${remedies}.`), vscode.DiagnosticSeverity.Error), { index: o.index, what: 'oom' });
+      add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), plain(vscode.l10n.t('CUDA out of memory here ({0}, event #{1}): {2} Remedies: {3}.', d.kind, o.index, d.why, remedies)), vscode.DiagnosticSeverity.Error), { index: o.index, what: 'oom' });
     }
     if (leak.leaking)
       for (const l of leak.lines)
@@ -101,7 +101,14 @@ export class RunDiagnostics implements vscode.Disposable {
           l.line,
           new vscode.Diagnostic(
             new vscode.Range(0, 0, 0, 0),
-            `Keeps ${keepsPerIteration(l)}, created here and never freed (${projection({ ...leak, bytesPerIteration: l.bytesPerIteration })}); measured over ${leak.boundaries.length} iterations of ${plain(c.label)} (the last at event #${leak.moment?.index ?? '?'}; the quick fix shows it on the timeline).`,
+            vscode.l10n.t(
+              'Keeps {0}, created here and never freed ({1}); measured over {2} iterations of {3} (the last at event #{4}; the quick fix shows it on the timeline).',
+              keepsPerIteration(l),
+              projection({ ...leak, bytesPerIteration: l.bytesPerIteration }),
+              leak.boundaries.length,
+              plain(c.label),
+              leak.moment?.index ?? '?',
+            ),
             // Small and steady: a hint; one that would fill the device within a million steps: a warning.
             leak.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information,
           ),

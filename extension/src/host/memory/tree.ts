@@ -53,15 +53,15 @@ export class SummaryTree implements vscode.TreeDataProvider<Node> {
     if (n) return n.children ? await n.children() : [];
     const out: Node[] = [];
     const c = this.view.current;
-    if (!c) out.push(leaf('Open a memory snapshot…', undefined, { title: 'Open', command: 'headroom.openSnapshot' }));
-    else out.push(group(c.label, () => this.sourceChildren(), true, `device ${c.device} · ${c.instantLabel}`));
+    if (!c) out.push(leaf(vscode.l10n.t('Open a memory snapshot…'), undefined, { title: vscode.l10n.t('Open'), command: 'headroom.openSnapshot' }));
+    else out.push(group(c.label, () => this.sourceChildren(), true, vscode.l10n.t('device {0} · {1}', c.device, c.instantLabel)));
     const runs = this.runsDir();
     if (runs && existsSync(runs)) {
       const dirs = readdirSync(runs)
         .filter((d) => !isSideProcessFolder(d) && statSync(join(runs, d)).isDirectory())
         .sort()
         .reverse();
-      if (dirs.length) out.push(group('Runs', () => dirs.map((d) => leaf(d, undefined, { title: 'Open Run', command: 'headroom.openRun', arguments: [vscode.Uri.file(join(runs, d))] })), false, `${dirs.length}`));
+      if (dirs.length) out.push(group(vscode.l10n.t('Runs'), () => dirs.map((d) => leaf(d, undefined, { title: vscode.l10n.t('Open Run'), command: 'headroom.openRun', arguments: [vscode.Uri.file(join(runs, d))] })), false, `${dirs.length}`));
     }
     return out;
   }
@@ -72,29 +72,44 @@ export class SummaryTree implements vscode.TreeDataProvider<Node> {
     // Labels stay short (a side bar is ~300 px wide): the figure in the label, the rest in the
     // description, and everything in the tooltip.
     const out: Node[] = [
-      leaf(`Peak ${formatBytes(r.peak.requestedBytes)}`, `#${r.peak.index}`, { title: 'Show', command: 'headroom.showMemoryAt', arguments: ['peak'] }, `Peak: ${formatBytes(r.peak.requestedBytes)} requested, at event #${r.peak.index}`),
-      leaf(`Shown ${formatBytes(c.instant.requestedBytes)}`, c.instantLabel, undefined, `Now showing ${formatBytes(c.instant.requestedBytes)} requested, ${c.instantLabel}`),
-      leaf(`Reserved ${formatBytes(reservedAt(r, c.instant.index))}`, `peak ${formatBytes(r.reservedPeak.bytes)}`),
-      leaf('Timeline', `${r.n.toLocaleString('en-US')} events`, { title: 'Show Memory Timeline', command: 'headroom.showTimeline' }, 'Show the memory timeline'),
+      leaf(
+        vscode.l10n.t('Peak {0}', formatBytes(r.peak.requestedBytes)),
+        `#${r.peak.index}`,
+        { title: vscode.l10n.t('Show'), command: 'headroom.showMemoryAt', arguments: ['peak'] },
+        vscode.l10n.t('Peak: {0} requested, at event #{1}', formatBytes(r.peak.requestedBytes), r.peak.index),
+      ),
+      leaf(vscode.l10n.t('Shown {0}', formatBytes(c.instant.requestedBytes)), c.instantLabel, undefined, vscode.l10n.t('Now showing {0} requested, {1}', formatBytes(c.instant.requestedBytes), c.instantLabel)),
+      leaf(vscode.l10n.t('Reserved {0}', formatBytes(reservedAt(r, c.instant.index))), vscode.l10n.t('peak {0}', formatBytes(r.reservedPeak.bytes))),
+      leaf(vscode.l10n.t('Timeline'), vscode.l10n.t('{0} events', r.n.toLocaleString('en-US')), { title: vscode.l10n.t('Show Memory Timeline'), command: 'headroom.showTimeline' }, vscode.l10n.t('Show the memory timeline')),
     ];
     const local = await this.mapping.resolve(c.attribution.lines.slice(0, 15).map((l) => l.file), false);
     out.push(
-      group('Top lines', () =>
+      group(vscode.l10n.t('Top lines'), () =>
         c.attribution.lines
           .filter((l) => l.selfBytes > 0)
           .slice(0, 15)
           .map((l) => {
             const f = local.get(l.file);
-            const cmd = f ? { title: 'Open', command: 'vscode.open', arguments: [vscode.Uri.file(f), { selection: new vscode.Range(l.line - 1, 0, l.line - 1, 0) }] } : undefined;
-            return leaf(`${formatBytes(l.selfBytes)} ${l.file.split('/').pop()}:${l.line}`, l.name, cmd, `${formatBytes(l.selfBytes)} at ${l.file}:${l.line} (${l.name})${f ? '' : ', not in this workspace'}`);
+            const cmd = f ? { title: vscode.l10n.t('Open'), command: 'vscode.open', arguments: [vscode.Uri.file(f), { selection: new vscode.Range(l.line - 1, 0, l.line - 1, 0) }] } : undefined;
+            return leaf(
+              `${formatBytes(l.selfBytes)} ${l.file.split('/').pop()}:${l.line}`,
+              l.name,
+              cmd,
+              `${vscode.l10n.t('{0} at {1}:{2} ({3})', formatBytes(l.selfBytes), l.file, l.line, l.name)}${f ? '' : `, ${vscode.l10n.t('not in this workspace')}`}`,
+            );
           }),
         true,
       ),
     );
-    if (c.attribution.buckets.length) out.push(group('Without a user frame', () => c.attribution.buckets.map((b) => leaf(formatBytes(b.bytes), BUCKET_LABELS[b.kind], undefined, `${formatBytes(b.bytes)} in ${b.blocks} blocks: ${BUCKET_LABELS[b.kind]}`))));
+    if (c.attribution.buckets.length) out.push(group(vscode.l10n.t('Without a user frame'), () => c.attribution.buckets.map((b) => leaf(formatBytes(b.bytes), BUCKET_LABELS[b.kind], undefined, vscode.l10n.t('{0} in {1} blocks: {2}', formatBytes(b.bytes), b.blocks, BUCKET_LABELS[b.kind])))));
     if (this.view.unmapped.length) {
       out.push(
-        group('Frames not in this workspace', () => this.view.unmapped.map((u) => leaf(u.file.split('/').pop() ?? u.file, `${formatBytes(u.selfBytes)} · ${u.lines} lines`, undefined, `${u.file}: map it with headroom.pathMappings`)), false, `${this.view.unmapped.length}`),
+        group(
+          vscode.l10n.t('Frames not in this workspace'),
+          () => this.view.unmapped.map((u) => leaf(u.file.split('/').pop() ?? u.file, vscode.l10n.t('{0} · {1} lines', formatBytes(u.selfBytes), u.lines), undefined, vscode.l10n.t('{0}: map it with headroom.pathMappings', u.file))),
+          false,
+          `${this.view.unmapped.length}`,
+        ),
       );
     }
     return out;

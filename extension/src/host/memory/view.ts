@@ -74,10 +74,10 @@ export class MemoryView implements vscode.Disposable {
 
   async show(input: SourceInput, device?: number): Promise<void> {
     const d = device ?? defaultDevice(input.snapshot);
-    if (d === undefined) throw new Error('this snapshot has no device with a trace or segments');
+    if (d === undefined) throw new Error(vscode.l10n.t('this snapshot has no device with a trace or segments'));
     const t0 = performance.now();
     const analysis = analyzeDevice(input.snapshot, d, undefined, input.calls);
-    this.current = { ...input, device: d, analysis, at: 'peak', instant: analysis.replay.peak, instantLabel: 'at peak', attribution: attributeAt(input.snapshot, analysis, analysis.replay.peak) };
+    this.current = { ...input, device: d, analysis, at: 'peak', instant: analysis.replay.peak, instantLabel: vscode.l10n.t('at peak'), attribution: attributeAt(input.snapshot, analysis, analysis.replay.peak) };
     const t1 = performance.now();
     this.enabled = true; // opening a snapshot shows it, even if annotations were toggled off
     await this.recompute(true);
@@ -89,7 +89,7 @@ export class MemoryView implements vscode.Disposable {
     if (!c) return;
     c.at = at;
     c.instant = resolveAt(c.analysis, at);
-    c.instantLabel = at === 'peak' ? 'at peak' : at === 'end' ? 'at end' : `at event #${c.instant.index}`;
+    c.instantLabel = at === 'peak' ? vscode.l10n.t('at peak') : at === 'end' ? vscode.l10n.t('at end') : vscode.l10n.t('at event #{0}', c.instant.index);
     c.attribution = attributeAt(c.snapshot, c.analysis, c.instant);
     await this.recompute(false);
   }
@@ -142,7 +142,7 @@ export class MemoryView implements vscode.Disposable {
           largest: [],
           share,
           heat: heatOf(share),
-          text: `${signedBytes(d.deltaBytes, formatBytes)} vs ${c.baseline.label}`,
+          text: vscode.l10n.t('{0} vs {1}', signedBytes(d.deltaBytes, formatBytes), c.baseline.label),
           lens: false,
           stale: false,
         });

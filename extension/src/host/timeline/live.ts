@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { Sample } from '../../core/run/protocol';
 import type { LiveMarker, LiveSample, ToTimeline } from '../../core/timeline/protocol';
 import { formatBytes } from '../../core/format';
@@ -85,12 +85,12 @@ export class LiveTimeline implements vscode.Disposable {
     if (samples.length) this.sentT = samples.at(-1)!.t;
     this.sentEvents = run.events.length;
     const latest = this.key ? run.latest.get(this.key) : undefined;
-    const who = latest?.rank !== null && latest?.rank !== undefined ? `rank ${latest.rank}, ` : '';
-    const device = all[0]?.device;
-    const markers: LiveMarker[] = events.map((e) => ({ t: e.t, kind: e.event === 'snapshot' || e.event === 'oom' || e.event === 'backward' ? e.event : 'exit', label: e.event === 'snapshot' ? `snapshot (${String(e.kind ?? '')})` : e.event === 'oom' ? 'out of memory' : e.event === 'exit' ? 'exit' : 'backward()' }));
+    const device = all[0]?.device ?? '?';
+    const where = latest?.rank !== null && latest?.rank !== undefined ? vscode.l10n.t('rank {0}, device {1}', latest.rank, device) : vscode.l10n.t('device {0}', device);
+    const markers: LiveMarker[] = events.map((e) => ({ t: e.t, kind: e.event === 'snapshot' || e.event === 'oom' || e.event === 'backward' ? e.event : 'exit', label: e.event === 'snapshot' ? vscode.l10n.t('snapshot ({0})', String(e.kind ?? '')) : e.event === 'oom' ? vscode.l10n.t('out of memory') : e.event === 'exit' ? vscode.l10n.t('exit') : 'backward()' }));
     const last = [...samples].reverse().find((x) => x.processUsed !== null);
-    const beside = last ? ` · this process ${formatBytes(last.processUsed!)} on the device, non-PyTorch ${formatBytes(last.processUsed! - last.reserved)}` : '';
-    this.post({ type: 'live', session: 0, title: `${run.name} (${who}device ${device ?? '?'})${this.running ? ' — live' : ' — finished'}${beside}`, reset, samples, markers, running: this.running });
+    const beside = last ? ` · ${vscode.l10n.t('this process {0} on the device, non-PyTorch {1}', formatBytes(last.processUsed!), formatBytes(last.processUsed! - last.reserved))}` : '';
+    this.post({ type: 'live', session: 0, title: `${run.name} (${where}) — ${this.running ? vscode.l10n.t('live') : vscode.l10n.t('finished')}${beside}`, reset, samples, markers, running: this.running });
   }
 
   dispose(): void {

@@ -51,7 +51,7 @@ export class TimelinePanel implements vscode.Disposable {
       return;
     }
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    this.attach(vscode.window.createWebviewPanel(TimelinePanel.viewType, 'Memory Timeline', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, localResourceRoots: [dist] }));
+    this.attach(vscode.window.createWebviewPanel(TimelinePanel.viewType, vscode.l10n.t('Memory Timeline'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, localResourceRoots: [dist] }));
   }
 
   /** A panel VS Code restored after a reload: show what it showed, loading its snapshot again if needed. */
@@ -60,7 +60,7 @@ export class TimelinePanel implements vscode.Disposable {
     this.attach(panel);
     const path = typeof state?.path === 'string' ? state.path : undefined;
     if (!this.view.current && path) {
-      this.post({ type: 'empty', message: `Loading ${path}…` });
+      this.post({ type: 'empty', message: vscode.l10n.t('Loading {0}…', path) });
       await this.reopen(path, typeof state?.device === 'number' ? state.device : null);
     }
   }
@@ -123,8 +123,8 @@ export class TimelinePanel implements vscode.Disposable {
     if (this.live.following) return this.live.resend();
     const c = this.view.current;
     if (!c) {
-      this.panel.title = 'Memory Timeline';
-      return this.post({ type: 'empty', message: 'Open a memory snapshot (Headroom: Open Memory Snapshot…) or run a script with memory tracking to see its timeline.' });
+      this.panel.title = vscode.l10n.t('Memory Timeline');
+      return this.post({ type: 'empty', message: vscode.l10n.t('Open a memory snapshot (Headroom: Open Memory Snapshot…) or run a script with memory tracking to see its timeline.') });
     }
     if (this.sessionOf !== c || !this.session) {
       const t0 = performance.now();
@@ -133,7 +133,7 @@ export class TimelinePanel implements vscode.Disposable {
       this.log.info(`timeline: ${c.analysis.replay.n} events of device ${c.device} modelled in ${(performance.now() - t0).toFixed(0)} ms`);
     }
     this.sentInstant = c.instant.index;
-    this.panel.title = `Memory Timeline: ${c.label}`;
+    this.panel.title = vscode.l10n.t('Memory Timeline: {0}', c.label);
     this.post(this.session.init());
   }
 
