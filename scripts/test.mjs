@@ -1,33 +1,70 @@
-// The full test suite: type check, build, then every test layer in one node:test run:
-// test/unit (engine, CLI, package), test/native (the NVML addon, built here), test/agent (the Python agent under real interpreters, the
-// channel), test/gpu (skipped without a CUDA GPU, and says so) and test/e2e (a real VS Code:
-// code-server + chromium). The harnesses install what they need on first use.
-// Usage: npm test [-- PATTERN]   (PATTERN filters test names, as --test-name-pattern)
-import { execFileSync, spawnSync } from 'node:child_process';
+// The test suite: type check, build, then the chosen layers in one node:test run.
+// Usage: npm test [-- --layers unit,agent] [-- PATTERN]
+//   --layers L,...  only these layers (default: all). PATTERN filters test names (--test-name-pattern).
+// What each layer installs system-wide on first use is in LAYERS; docs/testing.md has the sizes.
+import { spawnSync, execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ensureDeps, ensureNativeTools } from './ensure-deps.mjs';
 
-ensureDeps();
-const step = (title, cmd, args) => {
-  console.log(`\n== ${title}`);
-  execFileSync(cmd, args, { stdio: 'inherit' });
+/** Each layer: its folder, whether it needs the NVML addon built, and what it installs when missing. */
+export const LAYERS = {
+  // The package test packs the linux-x64 VSIX with the addon, so unit needs the compiler too.
+  unit: { dir: 'test/unit', addon: true, installs: 'cmake, g++, binutils (Debian) if missing' },
+  // The addon under code-server's Node 24 too: the e2e harness's tools.
+  native: { dir: 'test/native', addon: true, installs: 'cmake, g++, binutils; the e2e tools (Node 24, code-server, chromium, libkrb5-dev)' },
+  agent: { dir: 'test/agent', addon: false, installs: 'python3-torch (Debian, ~1.9 GB with its dependencies)' },
+  gpu: { dir: 'test/gpu', addon: false, installs: 'nothing (skipped without a CUDA GPU)' },
+  e2e: { dir: 'test/e2e', addon: false, installs: 'Node 24 and code-server (~/.cache/headroom-e2e), chromium, libkrb5-dev (Debian)' },
 };
-step('type check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
-step('build', process.execPath, ['esbuild.mjs']);
-ensureNativeTools();
-step('build the native addon (cmake-js, from source)', process.execPath, ['node_modules/cmake-js/bin/cmake-js', 'compile', '--directory', 'native', '--out', 'native/build']);
 
-const layers = ['test/unit', 'test/native', 'test/agent', 'test/gpu', 'test/e2e'];
-const files = layers.flatMap((d) =>
-  readdirSync(d)
-    .filter((f) => f.endsWith('.test.ts'))
-    .sort()
-    .map((f) => join(d, f)),
-);
-const pattern = process.argv[2];
-console.log(`\n== tests (${files.length} files)`);
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...(pattern ? ['--test-name-pattern', pattern] : []), ...files], {
-  stdio: 'inherit',
-});
-process.exit(r.status ?? 1);
+/** Splits argv into the chosen layers and the name pattern; throws on an unknown layer. */
+export function parseArgs(argv) {
+  const rest = [];
+  let layers = Object.keys(LAYERS);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--layers' || a.startsWith('--layers=')) {
+      const value = a === '--layers' ? argv[++i] : a.slice('--layers='.length);
+      layers = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = layers.filter((l) => !(l in LAYERS));
+      if (bad.length || !layers.length) throw new Error(`unknown layer ${bad.join(', ') || '(none given)'}: choose from ${Object.keys(LAYERS).join(', ')}`);
+    } else rest.push(a);
+  }
+  return { layers, pattern: rest[0] };
+}
+
+function main() {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`npm test: ${e.message}`);
+    process.exit(2);
+  }
+  const { layers, pattern } = args;
+  ensureDeps();
+  const step = (title, cmd, argv) => {
+    console.log(`\n== ${title}`);
+    execFileSync(cmd, argv, { stdio: 'inherit' });
+  };
+  console.log(`layers: ${layers.map((l) => `${l} (installs: ${LAYERS[l].installs})`).join('; ')}`);
+  step('type check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
+  step('build', process.execPath, ['esbuild.mjs']);
+  if (layers.some((l) => LAYERS[l].addon)) {
+    ensureNativeTools();
+    step('build the native addon (cmake-js, from source)', process.execPath, ['node_modules/cmake-js/bin/cmake-js', 'compile', '--directory', 'native', '--out', 'native/build']);
+  }
+  const files = layers.flatMap((l) =>
+    readdirSync(LAYERS[l].dir)
+      .filter((f) => f.endsWith('.test.ts'))
+      .sort()
+      .map((f) => join(LAYERS[l].dir, f)),
+  );
+  console.log(`\n== tests (${files.length} files: ${layers.join(', ')})`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...(pattern ? ['--test-name-pattern', pattern] : []), ...files], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main();

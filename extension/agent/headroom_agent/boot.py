@@ -8,6 +8,7 @@ import importlib.abc
 import json
 import os
 import sys
+import threading
 
 from .channel import Channel, pid_hello
 from .config import Config
@@ -26,6 +27,7 @@ class Agent(object):
         self.recorder = None
         self.torch = None
         self.early = []
+        self._claim_lock = threading.Lock()
         _register_fork_hooks(self)
 
     def log(self, level, message):
@@ -43,7 +45,12 @@ class Agent(object):
             self.recorder.command(cmd)
 
     def claim(self):
-        """Claims this process's folder (see identity.py), then starts the channel to the editor."""
+        """Claims this process's folder (see identity.py), then starts the channel to the editor.
+        The sampler thread and the workload's thread may both get here first: one lock."""
+        with self._claim_lock:
+            return self._claim()
+
+    def _claim(self):
         was = self.folder.claimed
         path = self.folder.claim(self.identity.candidates())
         if path is None:
@@ -114,7 +121,7 @@ class Agent(object):
         """At the launched process's exit, when no process folder was claimed: its log and why
         nothing was recorded, in the run's own folder (made by the launcher; never created here),
         so that the launcher can say why."""
-        if self.folder.claimed or os.getpid() != self.identity.pid:
+        if self.folder.claimed or self.identity.role != "root" or os.getpid() != self.identity.pid:
             return
         run = os.path.join(self.config.runs_dir, self.config.run_id) if self.config.run_id else ""
         if not run or not os.path.isdir(run):
@@ -157,6 +164,7 @@ class Agent(object):
         self.channel.forked()
         self.recorder = None
         self.early = []
+        self._claim_lock = threading.Lock()
 
 
 def _register_fork_hooks(agent):

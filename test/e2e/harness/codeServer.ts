@@ -53,6 +53,11 @@ export class CodeServer {
   private proc?: ChildProcess;
   url = '';
 
+  /** The server's pid, which is also its process group's id (the demo's wrapper kills that group). */
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
+
   constructor(
     private readonly tools: Tools,
     private readonly dirs: ServerDirs,
