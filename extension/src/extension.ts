@@ -29,6 +29,7 @@ import { RunController } from './host/runs';
 import { SnapshotEditor } from './host/snapshotEditor';
 import { MemoryStatusBar } from './host/statusBar';
 import { TimelinePanel } from './host/timeline/panel';
+import { stepDone } from './host/walkthrough';
 
 /** Composes the extension. Every disposable is registered here, in context.subscriptions. */
 export function activate(context: vscode.ExtensionContext): void {
@@ -92,7 +93,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.registerTextDocumentContentProvider(GpusPage.scheme, gpusPage),
     new MemoryStatusBar(runs, gpus),
     new MemoryDecorations(view),
-    cmd(CommandId.QuickFixApplied, () => undefined),
+    cmd(CommandId.QuickFixApplied, () => stepDone('quickFixApplied')),
     vscode.languages.registerCodeLensProvider(python, new MainCodeLens()),
     vscode.languages.registerCodeLensProvider(python, new MemoryLens(view, mapping)),
     vscode.languages.registerHoverProvider(python, new MemoryHover(view, mapping)),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice, attributeAt, resolveAt } from '../../extension/src/core/analysis/analyze';
@@ -22,6 +23,22 @@ describe('a recorded run folder', () => {
     assert.equal(p.backward.length, events.filter((e) => e.event === 'backward').length);
     assert.equal(bestSnapshot(p)?.kind, 'peak');
     assert.equal((p.meta?.gpu as { name: string }).name, 'NVIDIA H200');
+  });
+
+  it("the editor's tail read of a long run's samples: the last ones only, the run's peak kept", () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'headroom-tail-')), 'run');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'meta.json'), '{"pid": 1}');
+    const n = 20_000;
+    const line = (i: number) => JSON.stringify({ t: i, device: 0, allocated: i, reserved: 2 * i, active: i, inactive_split: 0, requested: i, max_allocated: i * 3, max_reserved: 2 * i, max_requested: i, retries: 0, ooms: 0 });
+    writeFileSync(join(dir, 'samples.jsonl'), Array.from({ length: n }, (_, i) => line(i)).join('\n') + '\n');
+    const all = readRun(dir).processes[0]!.samples;
+    const tail = readRun(dir, { samples: 'tail' }).processes[0]!.samples;
+    assert.equal(all.length, n);
+    assert.ok(tail.length > 10 && tail.length < n / 10, `${tail.length} samples in the tail`);
+    assert.deepEqual(tail.at(-1), all.at(-1));
+    assert.equal(Math.max(...tail.map((x) => x.max_allocated)), (n - 1) * 3);
+    assert.equal(readRun(dir, { samples: false }).processes[0]!.samples.length, 0);
   });
 
   it('its backward() windows credit frameless backward memory to the loss.backward() line', async () => {

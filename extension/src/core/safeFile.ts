@@ -190,6 +190,21 @@ export function* readSideLines(path: string, lim: SideFileLimits & { maxLine: nu
   }
 }
 
+/** The complete lines among a side file's last `bytes` bytes (the first, likely cut, is dropped). */
+export function readSideTail(path: string, lim: SideFileLimits, bytes: number): string[] {
+  assertInside(path, lim.root);
+  const { fd, size } = openRegularSync(path);
+  try {
+    const n = Math.min(size, bytes, lim.maxBytes);
+    const buf = Buffer.alloc(n);
+    const got = readSync(fd, buf, 0, n, size - n);
+    const lines = buf.toString('utf8', 0, got).split('\n');
+    return (n < size ? lines.slice(1) : lines).filter(Boolean);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Caps for a run folder's side files: generous for a day-long run, small next to the editor's heap. */
 export const SIDE_LIMITS = {
   json: 4 << 20,

@@ -14,6 +14,7 @@ import type { WorkspaceMapping } from './memory/mapping';
 import { openFrameLine } from './memory/openFrame';
 import type { MemoryView } from './memory/view';
 import { SummaryPanel } from './summaryPanel';
+import { stepDone } from './walkthrough';
 
 export interface OpenSnapshotDeps {
   extensionUri: vscode.Uri;
@@ -63,6 +64,7 @@ export async function showSnapshot(
     `showing ${target.fsPath}: device ${c.device}, ${c.analysis.replay.n} events, peak ${c.analysis.replay.peak.requestedBytes} B; ` +
       `engine: load ${loadMs.toFixed(0)} ms, analysis ${t.analysisMs.toFixed(0)} ms; editor: mapping and annotations ${t.annotateMs.toFixed(0)} ms`,
   );
+  stepDone('snapshotOpened');
   return true;
 }
 

@@ -95,7 +95,7 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
   if (!dir) return;
   let run;
   try {
-    run = readRun(dir);
+    run = readRun(dir, { samples: 'tail' });
   } catch (e) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Headroom: {0}', messageText((e as Error).message)));
     return;

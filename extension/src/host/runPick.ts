@@ -38,7 +38,7 @@ export function processesWithSnapshots(run: Run): PickedProcess[] {
 
 /** The run and its worst process (the highest recorded peak). */
 export function pick(dir: string): { run: Run; best: PickedProcess | undefined } {
-  const run = readRun(dir);
+  const run = readRun(dir, { samples: 'tail' });
   return { run, best: processesWithSnapshots(run)[0] };
 }
 

@@ -10,6 +10,7 @@ import { RunServer } from '../core/run/server';
 import { Config } from './config';
 import { checkInterpreter, probe, resolveInterpreter } from './python';
 import type { RunOrigins } from './runOrigin';
+import { stepDone } from './walkthrough';
 
 const HISTORY_CAP = 1_000_000;
 const LIVE_EVENTS = new Set(['snapshot', 'oom', 'backward', 'exit']);
@@ -88,6 +89,7 @@ export class RunController implements vscode.Disposable {
     const config = new Config(req.script);
     const interp = await resolveInterpreter(req.script, config, this.log);
     if (!(await checkInterpreter(interp, await probe(interp, cwd)))) return false;
+    stepDone('ranScript');
 
     const runsDir = isAbsolute(config.runsFolder) ? config.runsFolder : join(cwd, config.runsFolder);
     const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, pids: new Set(), latest: new Map(), history: new Map(), events: [], peak: 0, started: Date.now() };

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, readdirSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { assertInside, openRegularSync, readSideLines, readSideText, SIDE_LIMITS } from '../safeFile';
+import { assertInside, openRegularSync, readSideLines, readSideTail, readSideText, SIDE_LIMITS } from '../safeFile';
 import { SnapshotError } from '../errors';
 import { folderIdentity, isProcessFolder, runDirOf } from './processes';
 import { parseFromAgent } from './protocol';
@@ -95,7 +95,21 @@ function snapshotStat(dir: string, f: string): { bytes: number; mtimeMs: number 
   }
 }
 
-function readProcess(dir: string, withSamples: boolean): ProcessRun {
+type SamplesMode = 'all' | 'tail' | 'none';
+
+/** The samples among the file's last 64 KiB. */
+function tailSamples(p: string): Sample[] {
+  try {
+    return readSideTail(p, { root: dirname(p), maxBytes: SIDE_LIMITS.samples }, 64 << 10).flatMap((l) => {
+      const m = parseRecord(l);
+      return m?.type === 'sample' ? [m] : [];
+    });
+  } catch {
+    return [];
+  }
+}
+
+function readProcess(dir: string, samples: SamplesMode): ProcessRun {
   const meta = readJson(join(dir, 'meta.json'));
   const events = readLines(join(dir, 'events.jsonl'), (m) => (m?.type === 'event' ? m : undefined));
   const snapshots: RunSnapshot[] = readdirSync(dir)
@@ -116,7 +130,7 @@ function readProcess(dir: string, withSamples: boolean): ProcessRun {
     rank,
     pid: rank === null ? named.pid : null,
     meta,
-    samples: withSamples ? readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined)) : [],
+    samples: samples === 'all' ? readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined)) : samples === 'tail' ? tailSamples(join(dir, 'samples.jsonl')) : [],
     events,
     snapshots,
     backward,
@@ -133,10 +147,11 @@ const isDir = (p: string) => {
 
 /**
  * Reads a run, given its folder or any of its process folders (also a copy from a cluster).
- * `samples: false` skips the samples (the largest file by far: a day at 100 ms is ~200 MB), for
- * the editor's paths that run on its main thread while a job goes.
+ * The samples are the largest file by far (a day at 100 ms is ~200 MB): the editor, on its main
+ * thread, reads none (`samples: false`) or only the last ones (`'tail'`, whose max_allocated is
+ * the run's peak: the agent never resets it).
  */
-export function readRun(dir: string, opts: { samples?: boolean } = {}): Run {
+export function readRun(dir: string, opts: { samples?: boolean | 'tail' } = {}): Run {
   const main = runDirOf(dir);
   const parent = dirname(main);
   const name = basename(main);
@@ -151,7 +166,7 @@ export function readRun(dir: string, opts: { samples?: boolean } = {}): Run {
   // The launched process first, then ranks in order, then other processes by pid.
   const order = (p: ProcessRun) => (p.dir === main ? -1 : p.rank !== null ? p.rank : 1e9 + (p.pid ?? 0));
   const processes = dirs
-    .map((d) => readProcess(d, opts.samples !== false))
+    .map((d) => readProcess(d, opts.samples === 'tail' ? 'tail' : opts.samples === false ? 'none' : 'all'))
     .filter((p) => p.meta || p.samples.length || p.snapshots.length || existsSync(join(p.dir, 'samples.jsonl')))
     .sort((a, b) => order(a) - order(b));
   return { dir: main, launch: existsSync(join(main, 'launch.json')) ? readJson(join(main, 'launch.json')) : undefined, processes };
