@@ -39,6 +39,28 @@ def evaluate(model, loader, criterion):
       assert.equal(f!.fixes[0]!.preferred, true);
     });
 
+    it('comparisons and indices carry no graph (the catalog trap): torch.eq(...).sum(), the indices of torch.max', () => {
+      const src = code(`
+import torch
+
+def evaluate(model, loader):
+    correct_sum = 0
+    hits = 0
+    for x, labels in loader:
+        outputs = model(x)
+        _, predicts = torch.max(outputs, 1)
+        correct_sum += torch.eq(predicts, labels).sum()
+        hits += outputs.argmax(1).eq(labels).sum()
+    return correct_sum, hits
+`);
+      assert.deepEqual(lint(src, 'HR001'), []);
+      // The values half of torch.max still carries the graph.
+      const values = src.replace('_, predicts = torch.max(outputs, 1)', 'best, predicts = torch.max(outputs, 1)').replace('hits += outputs.argmax(1).eq(labels).sum()', 'hits += best.sum()');
+      const [f, ...rest] = lint(values, 'HR001');
+      assert.equal(rest.length, 0);
+      assert.match(f!.message, /`hits` accumulates/);
+    });
+
     it('right after backward() only the history grows: a warning', () => {
       const src = code(`
 import torch

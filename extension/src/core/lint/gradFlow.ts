@@ -7,6 +7,10 @@ import { calleeOf, qualifiedCallee, within } from './nodeIndex';
 const KILL_METHODS = new Set(['item', 'detach', 'tolist', 'numpy', 'size', 'dim', 'numel', 'nelement']);
 const NOT_TENSOR = /size|count|^n_|^num|log|info|stats|metric|acc/i;
 const KILL_FUNCTIONS = new Set(['float', 'int', 'len', 'bool', 'str', 'round']);
+/** Comparisons, indices and tests: integer or boolean results that carry no graph (torch.X or x.X). */
+const NO_GRAD_OPS = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'less', 'greater_equal', 'less_equal', 'not_equal', 'equal', 'isclose', 'allclose', 'argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'isnan', 'isinf', 'isfinite', 'logical_and', 'logical_or', 'logical_not', 'logical_xor', 'bucketize', 'searchsorted', 'count_nonzero']);
+/** Reductions that return (values, indices) with a dim: the indices half carries no graph. */
+const VALUES_INDICES = new Set(['max', 'min', 'sort', 'topk', 'kthvalue', 'mode', 'median']);
 
 /**
  * "This name holds a tensor that carries a graph" (GT), statement by statement through a loop body:
@@ -56,10 +60,11 @@ export class GradFlow {
     if (!f) return false;
     if (f.type === 'identifier' && KILL_FUNCTIONS.has(f.text)) return false;
     if (method !== undefined) {
-      if (KILL_METHODS.has(method)) return false;
+      if (KILL_METHODS.has(method) || NO_GRAD_OPS.has(method)) return false;
       if (/(^|\.)scaler\.scale$/i.test(f.text)) return args.some((a) => this.carries(a));
     }
     const q = qualifiedCallee(c, this.qualify);
+    if (q?.startsWith('torch.') && NO_GRAD_OPS.has(q.slice(q.lastIndexOf('.') + 1))) return false;
     if (isModelCall(f.text) || isLossCall(f.text, q)) return true;
     if (q?.startsWith('torch.')) return args.some((a) => this.carries(a));
     // A method on a GT (loss.mean(), out.sum()) keeps the graph.
@@ -73,8 +78,11 @@ export class GradFlow {
     // `loss, logits = model(x)`: every name unpacked from a graph-carrying value carries it.
     if (a.type === 'assignment' && (left?.type === 'pattern_list' || left?.type === 'tuple_pattern')) {
       const gt = this.carries(right) && !this.noGrad(a);
+      const names = left.namedChildren.filter((n): n is Node => !!n);
+      // `_, predicted = torch.max(out, 1)`: the indices half of (values, indices) carries nothing.
+      const indices = names.length === 2 && right?.type === 'call' && VALUES_INDICES.has(calleeName(right)) ? names[1] : undefined;
       // Not what reads as a count or a record (fairseq criteria return loss, sample_size, logging_output).
-      for (const n of left.namedChildren) if (n?.type === 'identifier') gt && !NOT_TENSOR.test(n.text) ? this.gt.add(n.text) : this.gt.delete(n.text);
+      for (const n of names) if (n.type === 'identifier') gt && n !== indices && !NOT_TENSOR.test(n.text) ? this.gt.add(n.text) : this.gt.delete(n.text);
       return;
     }
     if (left?.type !== 'identifier') return;
@@ -93,6 +101,12 @@ export class GradFlow {
       if (a.type !== 'call') this.assign(a);
     }
   }
+}
+
+/** The last name of a call's callee: `max` for torch.max(…) and out.max(…). */
+function calleeName(c: Node): string {
+  const { node: f, method } = calleeOf(c);
+  return method ?? f?.text.split('.').pop() ?? '';
 }
 
 /** The part of `e` that carries the graph, smallest first: an identifier or call to rewrite. */
