@@ -90,6 +90,9 @@ with torch.no_grad():
       assert.deepEqual(lint(src.replace('preds.append(out)', 'preds.append(out.cpu())'), 'HR003'), []);
       // Rebound to a host copy before it is kept (a time-series repository's test loop).
       assert.deepEqual(lint(src.replace('        preds.append(out)', '        out = out[:, -24:].cpu().numpy()\n        preds.append(out)'), 'HR003'), []);
+      // Loops over `val_dl` or a tqdm `pbar` are data loops too (real code names them so).
+      for (const it of ['val_dl', 'pbar']) assert.equal(lint(src.replace('for x in loader:', `for x in ${it}:`), 'HR003').length, 1, it);
+      assert.equal(lint(src.replace('for x in loader:', 'for x in names:'), 'HR003').length, 0);
     });
 
     it('HR009 flags zero_grad between forward and backward, not gradient accumulation', () => {

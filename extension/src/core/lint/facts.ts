@@ -3,7 +3,7 @@ import { NodeIndex, anchored, calleeOf, memo, nodesOf, occurrences, within } fro
 import { qualifyDotted } from './imports';
 
 /** Names that look like data to iterate over in a training or eval loop. */
-const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter/i;
+const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter|\bdl\b|_dl\b|\bdl_|pbar/i;
 const MODEL_CALLEE = /(^|\.)(model|net|network|encoder|decoder|module|backbone|generator|discriminator)\w*$|\.forward$/i;
 const LOSS_CALLEE = /loss|criterion|crit\b/i;
 const NO_GRAD = new Set(['torch.no_grad', 'torch.inference_mode', 'torch.autograd.no_grad', 'torch.autograd.grad_mode.no_grad']);
