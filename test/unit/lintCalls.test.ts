@@ -154,6 +154,17 @@ for data, targets in batches:
       assert.ok(f);
       assert.equal(fixed(src, f), src.replace('    output, hidden = model(data, hidden)', '    hidden = hidden.detach() if isinstance(hidden, torch.Tensor) else tuple(t.detach() for t in hidden)\n    output, hidden = model(data, hidden)'));
       assert.deepEqual(lint(fixed(src, f), 'HR014'), []);
+      // A forward-only loop (a rollout, generation) keeps the whole history too, unless grad is off.
+      const rollout = code(`
+import torch
+hidden = model.init_hidden(bsz)
+outs = []
+for data in batches:
+    output, hidden = model(data, hidden)
+    outs.append(output.argmax(-1))
+`);
+      assert.equal(lint(rollout, 'HR014').length, 1);
+      assert.deepEqual(lint(rollout.replace('for data in batches:', 'with torch.no_grad():\n  for data in batches:').replace(/\n    /g, '\n      '), 'HR014'), []);
     });
 
     it('HR015: retrying the model inside except, not logging or skipping', () => {

@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { innermostStepLoops, isModelCall } from '../facts';
+import { innermostStepLoops, isModelCall, underNoGrad } from '../facts';
 import { calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
@@ -10,7 +10,9 @@ export function hr014(ctx: RuleContext): Finding[] {
   const torch = ctx.torch;
   for (const loop of innermostStepLoops(ctx.root)) {
     const body = loop.node.childForFieldName('body');
-    if (!body || !loop.backward.length) continue;
+    // Without a backward in the loop the chain is never freed at all (a forward-only rollout or
+    // generation loop): a leak unless grad is off.
+    if (!body || (!loop.backward.length && underNoGrad(loop.node, ctx.qualify))) continue;
     const assigns = within(body, ['assignment']);
     for (const a of assigns) {
       const left = a.childForFieldName('left');
