@@ -100,7 +100,8 @@ class Recorder(Dumps):
 
     def claim(self, anyway=False):
         """True once this process has its folder; claims it when the process holds (or held) CUDA
-        memory, or `anyway` (an OOM: the very first allocation may be the one that failed)."""
+        memory, or `anyway` (the caller knows it does, or an OOM: the very first allocation may be
+        the one that failed)."""
         if self.folder.claimed:
             return True
         if not anyway and not self.held_memory():
@@ -116,7 +117,8 @@ class Recorder(Dumps):
 
     def _emit_sample(self, s):
         self.agent.identity.note_rank()
-        if not self.folder.claimed and not (s["reserved"] > 0 and self.claim()):
+        # The sample itself shows the process holding memory: no second memory_stats() to ask.
+        if not self.folder.claimed and not (s["reserved"] > 0 and self.claim(True)):
             return
         self.folder.append("samples.jsonl", s)
         self.channel.send(dict(s, type="sample"))

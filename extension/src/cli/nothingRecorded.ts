@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSideLines, readSideText } from '../core/safeFile';
+import { readSideRecords, readSideText } from '../core/safeFile';
 import { plain } from '../core/text';
 
 /** Why a run holds no snapshot: the agent's own reason, or what the run folder's contents imply. */
@@ -18,14 +18,9 @@ const LOG_LIMITS = { maxBytes: 1 << 20, maxLine: 64 << 10 };
 function agentReason(runDir: string): string | undefined {
   let why = 'unknown'; // a log without a reason: the agent ran, but did not (or could not) say why
   try {
-    for (const line of readSideLines(join(runDir, 'agent.log.jsonl'), { root: runDir, ...LOG_LIMITS })) {
-      try {
-        const o: unknown = JSON.parse(line);
-        const r = typeof o === 'object' && o !== null ? (o as Record<string, unknown>).nothing_recorded : undefined;
-        if (typeof r === 'string' && AGENT_REASONS.has(r)) why = r;
-      } catch {
-        // a torn or foreign line
-      }
+    for (const o of readSideRecords(join(runDir, 'agent.log.jsonl'), { root: runDir, ...LOG_LIMITS })) {
+      const r = o.nothing_recorded;
+      if (typeof r === 'string' && AGENT_REASONS.has(r)) why = r;
     }
   } catch {
     return undefined; // missing, a link out of the folder, not a regular file

@@ -190,6 +190,28 @@ export function* readSideLines(path: string, lim: SideFileLimits & { maxLine: nu
   }
 }
 
+/**
+ * The JSON objects of a JSON-lines side file, one a line (as readSideLines reads them): torn,
+ * malformed and non-object lines are passed over. Opening errors propagate, as there.
+ */
+export function* readSideRecords(path: string, lim: SideFileLimits & { maxLine: number }): Generator<Record<string, unknown>> {
+  for (const line of readSideLines(path, lim)) {
+    const o = parseObject(line);
+    if (o) yield o;
+  }
+}
+
+/** One line's JSON object, or undefined (a torn last line, a foreign one). */
+export function parseObject(line: string): Record<string, unknown> | undefined {
+  let o: unknown;
+  try {
+    o = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  return typeof o === 'object' && o !== null && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined;
+}
+
 /** The complete lines among a side file's last `bytes` bytes (the first, likely cut, is dropped). */
 export function readSideTail(path: string, lim: SideFileLimits, bytes: number): string[] {
   assertInside(path, lim.root);

@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runDirOf } from '../run/processes';
-import { readSideLines, SIDE_LIMITS } from '../safeFile';
+import { readSideRecords, SIDE_LIMITS } from '../safeFile';
 import type { GpuProbe, GpuSnapshot } from './types';
 
 /** The driver's view of the GPUs when a run's process ran out of memory: who else held the device. */
@@ -33,15 +33,9 @@ export async function recordGpuAtOom(probe: GpuProbe, dir: string, at: Omit<GpuA
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
-/** One line of gpu-at-oom.jsonl, kept only with the types the doctor reads (the file may be anyone's). */
-function parseReading(line: string): GpuAtOom | undefined {
-  let e: unknown;
-  try {
-    e = JSON.parse(line);
-  } catch {
-    return undefined; // a torn last line
-  }
-  if (!isObj(e) || !isNum(e.t) || !isNum(e.device) || !Array.isArray(e.run) || !isObj(e.reading) || !Array.isArray(e.reading.devices)) return undefined;
+/** One record of gpu-at-oom.jsonl, kept only with the types the doctor reads (the file may be anyone's). */
+function parseReading(e: Record<string, unknown>): GpuAtOom | undefined {
+  if (!isNum(e.t) || !isNum(e.device) || !Array.isArray(e.run) || !isObj(e.reading) || !Array.isArray(e.reading.devices)) return undefined;
   const devices = e.reading.devices.filter(isObj).flatMap((d) =>
     isNum(d.index)
       ? [{ ...d, index: d.index, processes: (Array.isArray(d.processes) ? d.processes : []).filter((q): q is Record<string, unknown> => isObj(q) && isNum(q.pid)).map((q) => ({ pid: q.pid as number, used: isNum(q.used) ? q.used : null })) }]
@@ -58,8 +52,8 @@ export function othersAtOom(snapshotPath: string, device: number, oomTimeUs: num
   for (const dir of new Set([own, runDirOf(own)])) {
     try {
       // A regular file inside that folder, read a line at a time under a cap (it comes with the folder).
-      for (const line of readSideLines(join(dir, GPU_AT_OOM), { root: dir, maxBytes: SIDE_LIMITS.gpuAtOom, maxLine: SIDE_LIMITS.line })) {
-        const e = parseReading(line);
+      for (const o of readSideRecords(join(dir, GPU_AT_OOM), { root: dir, maxBytes: SIDE_LIMITS.gpuAtOom, maxLine: SIDE_LIMITS.line })) {
+        const e = parseReading(o);
         if (e?.device !== device) continue;
         if (!best || (oomTimeUs !== null && Math.abs(e.t - oomTimeUs) < Math.abs(best.t - oomTimeUs))) best = e;
       }

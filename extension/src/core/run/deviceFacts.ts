@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { othersAtOom } from '../gpu/atOom';
-import { readSideLines, SIDE_LIMITS } from '../safeFile';
+import { readSideRecords, SIDE_LIMITS } from '../safeFile';
 
 /**
  * The device's total memory as CUDA reported it during the run a snapshot belongs to (the agent's
@@ -18,21 +18,10 @@ export function deviceTotalBeside(snapshotPath: string, device: number): number 
   return undefined;
 }
 
-/**
- * The records of a side file beside the snapshot: a regular file inside the snapshot's folder, read
- * a line at a time under the run-folder caps (a link to /dev/zero or a FIFO yields nothing).
- */
+/** The records of a side file beside the snapshot (a link to /dev/zero or a FIFO yields nothing). */
 function* records(path: string, maxBytes: number): Generator<Record<string, unknown>> {
   try {
-    for (const line of readSideLines(path, { root: dirname(path), maxBytes, maxLine: SIDE_LIMITS.line })) {
-      let m: unknown;
-      try {
-        m = JSON.parse(line);
-      } catch {
-        continue; // A torn last line (a killed process) or a blank one.
-      }
-      if (m && typeof m === 'object' && !Array.isArray(m)) yield m as Record<string, unknown>;
-    }
+    yield* readSideRecords(path, { root: dirname(path), maxBytes, maxLine: SIDE_LIMITS.line });
   } catch {
     // missing or refused: no records
   }

@@ -61,6 +61,11 @@ export function parseFromAgent(line: string): FromAgent | undefined {
   } catch {
     return undefined;
   }
+  return fromAgent(m);
+}
+
+/** An already parsed message, checked as parseFromAgent checks a line. */
+export function fromAgent(m: unknown): FromAgent | undefined {
   if (typeof m !== 'object' || m === null) return undefined;
   const o = m as Record<string, unknown>;
   switch (o.type) {

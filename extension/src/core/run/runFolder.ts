@@ -1,9 +1,9 @@
 import { closeSync, existsSync, readdirSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { assertInside, openRegularSync, readSideLines, readSideTail, readSideText, SIDE_LIMITS } from '../safeFile';
+import { assertInside, openRegularSync, parseObject, readSideRecords, readSideTail, readSideText, SIDE_LIMITS } from '../safeFile';
 import { SnapshotError } from '../errors';
 import { folderIdentity, isProcessFolder, runDirOf } from './processes';
-import { parseFromAgent } from './protocol';
+import { fromAgent } from './protocol';
 import type { AgentEvent, Sample } from './protocol';
 
 export type SnapshotKind = 'oom' | 'peak' | 'exit' | 'sigterm' | 'manual';
@@ -48,32 +48,24 @@ export interface Run {
  */
 function readJson(p: string): Record<string, unknown> | undefined {
   try {
-    const o: unknown = JSON.parse(readSideText(p, { root: dirname(p), maxBytes: SIDE_LIMITS.json }));
-    return typeof o === 'object' && o !== null && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined;
+    return parseObject(readSideText(p, { root: dirname(p), maxBytes: SIDE_LIMITS.json }));
   } catch {
     return undefined;
   }
 }
 
-/** A stored line: samples are stored without their "type". Torn lines (a killed process) give undefined. */
-function parseRecord(line: string): ReturnType<typeof parseFromAgent> {
-  let o: unknown;
-  try {
-    o = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof o === 'object' && o !== null && !('type' in o) && 'allocated' in o) (o as Record<string, unknown>).type = 'sample';
-  return parseFromAgent(JSON.stringify(o));
+/** A stored record: samples are stored without their "type". */
+function record(o: Record<string, unknown> | undefined): ReturnType<typeof fromAgent> {
+  if (o && !('type' in o) && 'allocated' in o) o.type = 'sample';
+  return fromAgent(o);
 }
 
-function readLines<T>(p: string, keep: (m: ReturnType<typeof parseFromAgent>) => T | undefined): T[] {
+function readLines<T>(p: string, keep: (m: ReturnType<typeof fromAgent>) => T | undefined): T[] {
   const out: T[] = [];
   const maxBytes = basename(p) === 'samples.jsonl' ? SIDE_LIMITS.samples : SIDE_LIMITS.events;
   try {
-    for (const line of readSideLines(p, { root: dirname(p), maxBytes, maxLine: SIDE_LIMITS.line })) {
-      if (!line) continue;
-      const v = keep(parseRecord(line));
+    for (const o of readSideRecords(p, { root: dirname(p), maxBytes, maxLine: SIDE_LIMITS.line })) {
+      const v = keep(record(o));
       if (v !== undefined) out.push(v);
     }
   } catch {
@@ -101,7 +93,7 @@ type SamplesMode = 'all' | 'tail' | 'none';
 function tailSamples(p: string): Sample[] {
   try {
     return readSideTail(p, { root: dirname(p), maxBytes: SIDE_LIMITS.samples }, 64 << 10).flatMap((l) => {
-      const m = parseRecord(l);
+      const m = record(parseObject(l));
       return m?.type === 'sample' ? [m] : [];
     });
   } catch {
