@@ -3,7 +3,7 @@
 // skips them; on the GPU host: node scripts/gpu-carry.mjs here, then
 //   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/agent.gpu.test.js
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
 import { bestSnapshot, readRun } from '../../extension/src/core/run/runFolder';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
+import { cudaAvailable, NO_GPU } from './cuda';
 
 const ROOT = process.env.HEADROOM_ROOT ?? resolve(__dirname, '..', '..');
 const CLI = process.env.HEADROOM_CLI ?? join(ROOT, 'dist', 'cli.js');
@@ -18,15 +19,7 @@ const AGENT = process.env.HEADROOM_AGENT_DIR ?? join(ROOT, 'extension', 'agent')
 const WORK = join(ROOT, 'test', 'gpu', 'workloads');
 const HARM = join(WORK, 'harm_gpu.py');
 
-function cudaAvailable(): boolean {
-  try {
-    execFileSync('python3', ['-c', 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const SKIP = cudaAvailable() ? false : 'no CUDA GPU with PyTorch on this machine: the GPU tests run on the GPU host (CI skips them)';
+const SKIP = cudaAvailable() ? false : NO_GPU;
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'headroom-gpu-harm-'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -10,22 +10,15 @@ import { describe, it } from 'node:test';
 import { analyzeDevice, attributeAt, resolveAt } from '../../extension/src/core/analysis/analyze';
 import { readRun } from '../../extension/src/core/run/runFolder';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
+import { cudaAvailable, NO_GPU } from './cuda';
 
 const ROOT = process.env.HEADROOM_ROOT ?? resolve(__dirname, '..', '..');
 const CLI = process.env.HEADROOM_CLI ?? join(ROOT, 'dist', 'cli.js');
 const WORK = join(ROOT, 'test', 'gpu', 'workloads');
 
-function cudaAvailable(): boolean {
-  try {
-    execFileSync('python3', ['-c', 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const GPU = cudaAvailable();
-const SKIP = GPU ? false : 'no CUDA GPU with PyTorch on this machine: the GPU tests run on the GPU host (CI skips them)';
+const SKIP = GPU ? false : NO_GPU;
 
 function headroomRun(out: string, args: string[], cmd: string[]) {
   const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, ...args, '--', ...cmd], { encoding: 'utf8', cwd: WORK, maxBuffer: 1 << 28 });
