@@ -30,6 +30,7 @@ class Channel(object):
         self._thread = None
         self._wake = None
         self._buf = b""
+        self._closing = False
         self.dropped = 0
 
     def start(self, hello):
@@ -153,7 +154,7 @@ class Channel(object):
                     pass
                 self._sock = None
                 self._buf = b""
-        if getattr(self, "_closing", False) and self._sock is not None:
+        if self._closing and self._sock is not None:
             try:
                 self._sock.close()
             except OSError:

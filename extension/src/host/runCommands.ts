@@ -100,14 +100,15 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
     void vscode.window.showErrorMessage(vscode.l10n.t('Headroom: {0}', messageText((e as Error).message)));
     return;
   }
-  if (!processesWithSnapshots(run).length) {
+  const all = processesWithSnapshots(run);
+  if (!all.length) {
     void vscode.window.showInformationMessage(
       vscode.l10n.t('{0} has no snapshot yet (recording starts when a process first holds CUDA memory; Headroom: Capture Snapshot Now asks for one).', messageText(basename(dir))),
     );
     return;
   }
   // Several processes (ranks, spawned workers): the user picks one, the fullest first.
-  const b = await chooseProcess(run);
+  const b = await chooseProcess(run, all);
   if (!b) return;
   if (await showSnapshot(deps, vscode.Uri.file(b.path), { title: processTitle(run, b), ...runContext(b.process) })) showSummaryPanel(deps);
 }

@@ -48,9 +48,8 @@ export function processTitle(run: Run, p: PickedProcess): string {
   return `${basename(run.dir)}${label ? ` ${label}` : ''}`;
 }
 
-/** With several processes, asks which one to open (the worst first); undefined if dismissed. */
-export async function chooseProcess(run: Run): Promise<PickedProcess | undefined> {
-  const all = processesWithSnapshots(run);
+/** With several processes (processesWithSnapshots' list), asks which one to open, the worst first; undefined if dismissed. */
+export async function chooseProcess(run: Run, all: readonly PickedProcess[]): Promise<PickedProcess | undefined> {
   if (all.length <= 1) return all[0];
   const items = all.map((p, i) => ({
     label: messageText(processLabel(p.process) || vscode.l10n.t('launched process')),
