@@ -1,27 +1,22 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { messageText } from '../core/text';
 import type { RunOrigins } from './runOrigin';
 import type { RunController } from './runs';
+import { readJson } from '../core/run/runFolder';
 
 /** The script a run folder's launch.json ran (the first .py argument), and that folder, for a snapshot in or beside it. */
 function scriptOf(snapshot: string): { script: string; folder: string } | undefined {
   for (const dir of [dirname(snapshot), dirname(dirname(snapshot))]) {
-    const launch = join(dir, 'launch.json');
-    if (!existsSync(launch)) continue;
-    try {
-      // A launch.json is a few hundred bytes; anything else is not one of ours.
-      if (!statSync(launch).isFile() || statSync(launch).size > 1 << 20) continue;
-      const j = JSON.parse(readFileSync(launch, 'utf8')) as { command?: unknown; cwd?: unknown };
-      const py = Array.isArray(j.command) ? j.command.find((a): a is string => typeof a === 'string' && a.endsWith('.py')) : undefined;
-      if (!py) continue;
-      // The CLI records the command as typed: a relative script is relative to the run's cwd.
-      const script = isAbsolute(py) ? py : typeof j.cwd === 'string' && isAbsolute(j.cwd) ? resolve(j.cwd, py) : undefined;
-      if (script && existsSync(script)) return { script, folder: dir };
-    } catch {
-      // an unreadable launch.json: ask instead
-    }
+    // The run folder's own reader: a regular file inside the folder, size-capped; else absent (ask instead).
+    const j = readJson(join(dir, 'launch.json'));
+    if (!j) continue;
+    const py = Array.isArray(j.command) ? j.command.find((a): a is string => typeof a === 'string' && a.endsWith('.py')) : undefined;
+    if (!py) continue;
+    // The CLI records the command as typed: a relative script is relative to the run's cwd.
+    const script = isAbsolute(py) ? py : typeof j.cwd === 'string' && isAbsolute(j.cwd) ? resolve(j.cwd, py) : undefined;
+    if (script && existsSync(script)) return { script, folder: dir };
   }
   return undefined;
 }

@@ -46,7 +46,7 @@ export interface Run {
  * link out of it, no FIFO or device) and is read with a size cap. One that is missing, refused or
  * malformed reads as absent: the rest of the run is still worth showing.
  */
-function readJson(p: string): Record<string, unknown> | undefined {
+export function readJson(p: string): Record<string, unknown> | undefined {
   try {
     return parseObject(readSideText(p, { root: dirname(p), maxBytes: SIDE_LIMITS.json }));
   } catch {
