@@ -45,9 +45,10 @@ describe('lint in the editor', () => {
 
   e2e('the quick fix rewrites the line and the diagnostic goes away', () => s!, async (s) => {
     await s.workbench.openFile('evaluate.py');
-    await s.editor.goToLine(LEAK_LINE);
-    await s.page.keyboard.press('End');
-    const fixes = await s.problems.quickFixes();
+    const fixes = await s.problems.quickFixes(async () => {
+      await s.editor.goToLine(LEAK_LINE);
+      await s.page.keyboard.press('End');
+    });
     assert.ok(fixes.some((f) => f.includes('Accumulate a Python number: loss.item()')), JSON.stringify(fixes));
     assert.ok(fixes.some((f) => f.includes('Ignore HR001 on this line')), JSON.stringify(fixes));
     await s.problems.applyQuickFix('Accumulate a Python number');
@@ -73,11 +74,13 @@ describe('lint in the editor', () => {
     await s.page.keyboard.press('Control+Shift+M');
     const rows = s.page.locator('.markers-panel .monaco-list-row');
     let texts: string[] = [];
-    for (let i = 0; i < 100 && !texts.some((t) => t.includes('HR001')); i++) {
+    // evaluate.py's own HR001 may still be listed (if the test before failed): look for the cell's.
+    const cell = (t: string) => t.includes('HR001') && t.includes('`test_loss`');
+    for (let i = 0; i < 150 && !texts.some(cell); i++) {
       await s.page.waitForTimeout(200);
       texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
     }
-    const hit = texts.find((t) => t.includes('HR001'));
+    const hit = texts.find(cell);
     assert.ok(hit, JSON.stringify(texts));
     assert.match(hit, /`test_loss` accumulates `loss`/);
     assert.match(hit, /\[Ln 4, Col 5\]/);
