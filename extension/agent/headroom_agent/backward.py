@@ -25,9 +25,10 @@ def _caller():
     return None, 0, None
 
 
-def wrap(torch, record, recording, after):
+def wrap(torch, record, recording, after, before=None):
     """Wraps Tensor.backward and torch.autograd.backward; nested calls record only the outer one.
-    `after` runs on the calling thread once the outermost backward() returned: a safe point."""
+    `before` gets the roots (the tensor or tensors given) just before the outermost backward();
+    `after` runs on the calling thread once it returned: a safe point."""
     depth = threading.local()
 
     def make(orig):
@@ -35,6 +36,8 @@ def wrap(torch, record, recording, after):
             if getattr(depth, "n", 0) or not recording():
                 return orig(*args, **kwargs)
             depth.n = 1
+            if before is not None:
+                before(args[0] if args else kwargs.get("tensors"))
             start = now_us()
             try:
                 return orig(*args, **kwargs)

@@ -72,7 +72,7 @@ class Agent(object):
         try:
             from . import backward
 
-            backward.wrap(torch, self.record_event, self.recording, self.safe_point)
+            backward.wrap(torch, self.record_event, self.recording, self.safe_point, self.before_backward)
         except Exception as e:
             self.log("error", "could not watch backward(): %s" % e)
         lazy = getattr(getattr(torch, "cuda", None), "_lazy_call", None)
@@ -84,6 +84,11 @@ class Agent(object):
     def safe_point(self):
         if self.recorder is not None:
             self.recorder.safe_point()
+
+    def before_backward(self, roots):
+        scopes = getattr(self.recorder, "scopes", None)
+        if scopes is not None:
+            scopes.backward_root(roots)
 
     def recording(self):
         return self.recorder is not None and self.recorder.enabled and self.recorder.pid == os.getpid()

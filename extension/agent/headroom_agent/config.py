@@ -23,6 +23,8 @@ class Config(object):
         if self.context not in ("state", "alloc", "all"):
             self.context = "alloc"
         self.max_entries = _int(env.get("HEADROOM_MAX_ENTRIES"), DEFAULT_MAX_ENTRIES[self.stacks])
+        # Module scopes (modules.py): HEADROOM_MODULES=0 turns them off.
+        self.modules = env.get("HEADROOM_MODULES", "1") != "0"
         self.sample_ms = max(10, _int(env.get("HEADROOM_SAMPLE_MS"), 100))
         self.cap_gib = _float(env.get("HEADROOM_CAP_GIB"), 0.0)
         # A peak snapshot is taken when max_allocated grew by this fraction since the last one,

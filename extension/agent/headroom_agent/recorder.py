@@ -31,6 +31,7 @@ class Recorder(Dumps):
         self.last_peak_dump = 0
         self.next_peak_allowed = 0.0
         self.finished = False
+        self.scopes = None
         self._init_dumps()
         # Dumps asked for by other threads, taken at the workload's next safe point (see safe_point).
         self.pending = {}
@@ -57,6 +58,7 @@ class Recorder(Dumps):
             )
         else:
             self._record_history()
+            self._module_scopes()
             attach = getattr(self.torch._C, "_cuda_attach_out_of_memory_observer", None)
             if attach is not None:
                 attach(self._on_oom)
@@ -68,6 +70,18 @@ class Recorder(Dumps):
         for d in self.sampler.devices():
             self._emit_sample(self.sampler.sample(d))
         self.sampler.start()
+
+    def _module_scopes(self):
+        if not self.config.modules:
+            return
+        try:
+            from .modules import install
+
+            self.scopes = install(self.torch, self.log)
+            if self.scopes is None:
+                self.log("info", "this torch cannot stamp allocations (no _set_memory_metadata, torch < 2.10): no memory by module")
+        except Exception as e:
+            self.log("warning", "memory by module is off: %s: %s" % (type(e).__name__, e))
 
     def _record_history(self):
         mem = self.torch.cuda.memory

@@ -1,6 +1,8 @@
 import type { At } from '../core/analysis/analyze';
 import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
+import { byModule } from '../core/analysis/modules';
 import { buildReport } from '../core/report';
+import { moduleJson, renderModules } from './byModule';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
@@ -8,11 +10,13 @@ import { renderReport } from './render';
 import { plain, plainLines } from '../core/text';
 
 export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT [--device N] [--at peak|end|TRACE_INDEX] [--top K] [--json]
-                        [--include GLOB]... [--exclude GLOB]...
+                        [--by line|module] [--include GLOB]... [--exclude GLOB]...
 
   Reports the peak, the source lines holding memory at an instant (default: the peak), the
   buckets of memory with no user frame, fragmentation and OOMs. --top 0 lists every line.
-  --include/--exclude adjust which files count as your code (globs on the full path).`;
+  --include/--exclude adjust which files count as your code (globs on the full path).
+  --by module adds the memory by nn.Module (forward and backward), from the module scopes that
+  \`headroom run\` records on torch 2.10 or newer; in --json, as "by_module".`;
 
 export function parseAt(v: string | undefined): At {
   if (v === undefined || v === 'peak') return 'peak';
@@ -27,6 +31,7 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     at: { value: true },
     top: { value: true },
     json: {},
+    by: { value: true },
     include: { value: true, repeat: true },
     exclude: { value: true, repeat: true },
   });
@@ -39,6 +44,8 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   const device = intFlag(p, 'device') ?? defaultDevice(s);
   if (device === undefined) throw new UsageError(`${plain(path)} holds no device with a trace or segments: nothing to analyze`);
   if (!s.devices.includes(device)) throw new UsageError(`device ${device} is not in ${plain(path)} (it has: ${s.devices.join(', ') || 'none'})`);
+  const by = flag(p, 'by') ?? 'line';
+  if (by !== 'line' && by !== 'module') throw new UsageError(`--by expects line or module, got "${by}"`);
   const rule = { include: p.flags.get('include') ?? [], exclude: p.flags.get('exclude') ?? [] };
   const analysis = analyzeDevice(s, device, rule);
   const json = flag(p, 'json') !== undefined;
@@ -50,7 +57,9 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     if (e instanceof RangeError) throw new UsageError(e.message);
     throw e;
   }
+  const modules = by === 'module' ? byModule(s, analysis, report.at.trace_index) : undefined;
   // --json is JSON (its strings escaped by JSON.stringify); the text report is made plain, line by line.
-  io.out(json ? JSON.stringify(report, null, 1) + '\n' : plainLines(renderReport(report, path, top)));
+  if (json) io.out(JSON.stringify(modules ? { ...report, by_module: moduleJson(modules) } : report, null, 1) + '\n');
+  else io.out(plainLines(renderReport(report, path, top) + (modules ? '\n' + renderModules(modules, top) : '')));
   return 0;
 }

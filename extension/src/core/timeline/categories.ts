@@ -32,6 +32,8 @@ const PARAM_FILE = /torch\/nn\/(?:parameter|init)\.py$/;
 const MODULE_FILE = /torch\/nn\/modules\/[^/]+\.py$/;
 const MODULE_NAMES = new Set(['_apply', 'to', 'cuda', 'to_empty', '__init__', 'reset_parameters']);
 const OPTIM_FILE = /torch\/optim\//;
+const MODULE_CALL_FILE = /torch\/nn\/modules\/module\.py$/;
+const MODULE_CALLS = new Set(['_call_impl', '_wrapped_call_impl', 'inner']);
 
 type Phases = { readonly start: Int32Array; readonly end: Int32Array };
 // One analysis is asked by the timeline, the leak detector and the OOM doctor: computed once each.
@@ -107,11 +109,15 @@ function categorizeWith(s: Snapshot, a: DeviceAnalysis, phases: Phases): Uint8Ar
     let r = roles.get(stack);
     if (r !== undefined) return r;
     r = 0;
+    // A module called below optimizer.step() is the step's closure running the forward (Lightning):
+    // what it allocates is not optimizer state.
+    let called = false;
     for (const f of s.stacks.get(stack)) {
       if (a.classifier.kind(f) === FrameKind.Cpp) continue;
       r = Math.max(r, 1);
       const file = s.frames.fileOf(f).replace(/\\/g, '/');
-      if (OPTIM_FILE.test(file)) r = 3;
+      if (MODULE_CALL_FILE.test(file) && MODULE_CALLS.has(s.frames.nameOf(f))) called = true;
+      if (OPTIM_FILE.test(file) && !called) r = 3;
       else if (r < 3 && (PARAM_FILE.test(file) || (MODULE_FILE.test(file) && MODULE_NAMES.has(s.frames.nameOf(f))))) r = 2;
     }
     roles.set(stack, r);

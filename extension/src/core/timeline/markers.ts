@@ -3,6 +3,17 @@ import { Action } from '../snapshot/actions';
 import { traceOf } from '../snapshot/model';
 import type { Snapshot } from '../snapshot/model';
 import { eventAt } from './lod';
+import { splitMetadata } from '../analysis/modules';
+
+const userParts = new Map<string, string>();
+const userPart = (meta: string): string => {
+  let u = userParts.get(meta);
+  if (u === undefined) {
+    u = splitMetadata(meta).user;
+    if (userParts.size < 10_000) userParts.set(meta, u);
+  }
+  return u;
+};
 
 export type MarkerKind = 'peak' | 'oom' | 'snapshot' | 'empty_cache' | 'optimizer' | 'iteration' | 'backward';
 
@@ -55,7 +66,8 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
     }
     if (act !== Action.FreeRequested && act !== Action.FreeCompleted) closeBurst(i);
     if (act === Action.Snapshot) out.push({ kind: 'snapshot', index: i, timeUs: null, label: 'snapshot taken' });
-    const meta = s.columns.userMetadata.get(t.rows[i]!) ?? '';
+    // Only the workload's own string: Headroom's module scopes change at every module.
+    const meta = userPart(s.columns.userMetadata.get(t.rows[i]!) ?? '');
     if (meta !== metadata) {
       if (meta) out.push({ kind: 'iteration', index: i, timeUs: null, label: `metadata: ${meta}` });
       metadata = meta;

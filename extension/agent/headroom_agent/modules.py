@@ -1,0 +1,236 @@
+"""Module scopes: which nn.Module's forward or backward each allocation happened in.
+
+torch >= 2.10 stamps every allocator trace entry with a thread-local string
+(`torch.cuda.memory._set_memory_metadata`). Global module hooks append "\\x1ehr:f:<path>" to it
+while a module's forward runs; a gradient hook on a module's outputs appends "\\x1ehr:b:<path>" on
+autograd's thread when that module's backward begins, and one on its inputs puts the enclosing
+module back when it ends. Paths are names in the model (`transformer.h.3.attn`), found once per
+model. A string the workload sets itself is kept in front of Headroom's part.
+
+Nothing here runs while torch.compile traces (no graph break): a compiled region is credited to
+the module that called it. Every hook swallows its own errors: a scope is a hint, never a failure.
+"""
+import gc
+import threading
+import weakref
+
+SEP = "\x1ehr:"
+MAX_SCANS = 3
+_KINDS = (list, tuple)
+
+
+class Scopes(object):
+    def __init__(self, torch, log):
+        self.torch = torch
+        self.log = log
+        mem = torch.cuda.memory
+        self._set = mem._set_memory_metadata
+        self.names = weakref.WeakKeyDictionary()
+        # Output tensors already given a backward scope by an inner module (the innermost wins),
+        # by id: a tensor's == is elementwise.
+        self.hooked = weakref.WeakValueDictionary()
+        self.local = threading.local()
+        self.scans = 0
+        self.roots = 0
+        compiler = getattr(torch, "compiler", None)
+        self.compiling = getattr(compiler, "is_compiling", None) or getattr(torch._dynamo, "is_compiling")
+        self.tracing = torch.jit.is_tracing
+        self._wrap_user_setter(mem)
+
+    # -- the metadata string ------------------------------------------------------------------
+
+    def _wrap_user_setter(self, mem):
+        """The workload's own metadata stays in front of ours, per thread, as torch keeps it."""
+        scopes = self
+        original = self._set
+
+        def _set_memory_metadata(metadata):
+            scopes._state().user = metadata
+            return original(metadata + scopes._state().tag if scopes._state().tag else metadata)
+
+        _set_memory_metadata.__wrapped__ = original
+        _set_memory_metadata.__doc__ = original.__doc__
+        mem._set_memory_metadata = _set_memory_metadata
+
+    def _state(self):
+        st = getattr(self.local, "st", None)
+        if st is None:
+            st = self.local.st = _Thread()
+        return st
+
+    def _apply(self, st, tag):
+        st.tag = tag
+        self._set(st.user + tag if tag else st.user)
+
+    # -- names --------------------------------------------------------------------------------
+
+    def name_of(self, module, st):
+        name = self.names.get(module)
+        if name is not None:
+            return name
+        for parent, parent_name in reversed(st.stack):
+            self._name_tree(parent, parent_name)
+            name = self.names.get(module)
+            if name is not None:
+                return name
+        top = self._top(module)
+        self.roots += 1
+        self._name_tree(top, "" if self.roots == 1 else type(top).__name__)
+        name = self.names.get(module)
+        if name is None:
+            name = self.names[module] = type(module).__name__
+        return name
+
+    def _name_tree(self, top, prefix):
+        for sub, m in top.named_modules():
+            # torch.compile's wrapper is not part of the model's own names.
+            sub = ".".join(p for p in sub.split(".") if p != "_orig_mod")
+            path = prefix + "." + sub if prefix and sub else (sub or prefix or type(m).__name__)
+            if m not in self.names:
+                self.names[m] = path
+
+    def _top(self, module):
+        """The outermost module holding `module` (a LightningModule whose training_step calls a
+        submodule directly): one scan of the garbage collector's objects, at most MAX_SCANS times."""
+        if self.scans >= MAX_SCANS:
+            return module
+        self.scans += 1
+        parent = {}
+        Module = self.torch.nn.Module
+        for obj in gc.get_objects():
+            if issubclass(type(obj), Module):  # type(), not isinstance: a __class__ property can warn
+                for child in obj.__dict__.get("_modules", {}).values():
+                    if child is not None:
+                        parent.setdefault(id(child), obj)
+        seen = set()
+        while id(module) in parent and id(module) not in seen:
+            seen.add(id(module))
+            module = parent[id(module)]
+        return module
+
+    # -- hooks --------------------------------------------------------------------------------
+
+    def install(self):
+        hooks = self.torch.nn.modules.module
+        hooks.register_module_forward_pre_hook(self._pre)
+        try:
+            hooks.register_module_forward_hook(self._post, always_call=True)
+        except TypeError:
+            hooks.register_module_forward_hook(self._post)
+
+    def _pre(self, module, args):
+        if self.compiling() or self.tracing():
+            return None
+        try:
+            st = self._state()
+            name = self.name_of(module, st)
+            st.stack.append((module, name))
+            self._apply(st, SEP + "f:" + name)
+            if self.torch.is_grad_enabled():
+                self._on_tensors(args, self._exit_hook(st.stack[-2][1] if len(st.stack) > 1 else None))
+        except Exception:
+            pass
+        return None
+
+    def _post(self, module, args, output):
+        if self.compiling() or self.tracing():
+            return None
+        try:
+            st = self._state()
+            while st.stack:
+                m, name = st.stack.pop()
+                if m is module:
+                    break
+            self._apply(st, SEP + "f:" + st.stack[-1][1] if st.stack else st.floor)
+            if self.torch.is_grad_enabled():
+                self._on_tensors(output, self._enter_hook(self.names.get(module)), self.hooked)
+        except Exception:
+            pass
+        return None
+
+    def _on_tensors(self, value, hook, once=None, depth=0):
+        Tensor = self.torch.Tensor
+        if isinstance(value, Tensor):
+            # Never a leaf: a hook on a parameter would stay on it, one more each step.
+            if hook is not None and value.grad_fn is not None and (once is None or once.get(id(value)) is not value):
+                value.register_hook(hook)
+                if once is not None:
+                    once[id(value)] = value
+        elif depth < 2:
+            items = value.values() if isinstance(value, dict) else value if isinstance(value, _KINDS) else ()
+            for v in items:
+                self._on_tensors(v, hook, once, depth + 1)
+
+    def _enter_hook(self, name):
+        """On autograd's thread, when the gradient of this module's output arrives."""
+        if name is None:
+            return None
+        tag = SEP + "b:" + name
+
+        def enter(grad):
+            try:
+                st = self._state()
+                st.entered = id(grad)
+                st.floor = tag
+                self._apply(st, tag)
+            except Exception:
+                pass
+
+        return enter
+
+    def _exit_hook(self, parent):
+        """On autograd's thread, when the gradient of this module's input is complete."""
+        tag = SEP + "b:" + parent if parent is not None else ""
+
+        def exit_(grad):
+            try:
+                st = self._state()
+                # The same gradient entering the module that made this tensor: that one wins.
+                if st.entered == id(grad):
+                    return
+                st.floor = tag
+                self._apply(st, tag)
+            except Exception:
+                pass
+
+        return exit_
+
+    def backward_root(self, tensors):
+        """Called on the workload's thread before backward(): the roots' gradient hooks clear the
+        last pass's scope on autograd's thread before anything of this pass is allocated."""
+        def clear(grad):
+            try:
+                st = self._state()
+                st.floor = ""
+                st.entered = None
+                self._apply(st, "")
+            except Exception:
+                pass
+
+        try:
+            Tensor = self.torch.Tensor
+            for t in tensors if isinstance(tensors, _KINDS) else (tensors,):
+                if isinstance(t, Tensor) and t.requires_grad and t.grad_fn is not None:
+                    t.register_hook(clear)
+        except Exception:
+            pass
+
+
+class _Thread(object):
+    __slots__ = ("stack", "user", "tag", "floor", "entered")
+
+    def __init__(self):
+        self.stack = []
+        self.user = ""
+        self.tag = ""
+        self.floor = ""
+        self.entered = None
+
+
+def install(torch, log):
+    """Module scopes, where this torch can stamp trace entries; None where it cannot."""
+    if not hasattr(getattr(torch.cuda, "memory", None), "_set_memory_metadata"):
+        return None
+    scopes = Scopes(torch, log)
+    scopes.install()
+    return scopes

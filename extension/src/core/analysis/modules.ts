@@ -1,0 +1,143 @@
+import { backwardPhases, categorize } from '../timeline/categories';
+import type { Snapshot } from '../snapshot/model';
+import { traceOf } from '../snapshot/model';
+import type { DeviceAnalysis } from './analyze';
+import { liveAt } from './replay';
+import { Origin } from './replay';
+import { FrameKind } from './userCode';
+
+/**
+ * The agent's module scope rides in a trace entry's `user_metadata` after this separator
+ * (extension/agent/headroom_agent/modules.py): "<workload's own string>\x1ehr:f:<path>" while a
+ * module's forward ran, "…\x1ehr:b:<path>" while its backward ran.
+ */
+export const SCOPE_SEP = '\x1ehr:';
+
+export type Phase = 'forward' | 'backward';
+
+export interface Scope {
+  phase: Phase;
+  /** The module's name in the model (`transformer.h.3.attn`); the outermost module by its class. */
+  path: string;
+}
+
+/** Splits a trace entry's metadata into the workload's own part and Headroom's module scope. */
+export function splitMetadata(meta: string): { user: string; scope: Scope | null } {
+  const i = meta.indexOf(SCOPE_SEP);
+  if (i < 0) return { user: meta, scope: null };
+  const tag = meta.slice(i + SCOPE_SEP.length);
+  const phase = tag.startsWith('f:') ? 'forward' : tag.startsWith('b:') ? 'backward' : null;
+  const path = tag.slice(2);
+  return { user: meta.slice(0, i), scope: phase && path ? { phase, path } : null };
+}
+
+export interface ModuleStat {
+  path: string;
+  /** Live bytes allocated while this module (and no deeper one) ran. */
+  selfBytes: number;
+  selfBlocks: number;
+  /** This module and every module under it (paths below it). */
+  inclusiveBytes: number;
+  forwardBytes: number;
+  backwardBytes: number;
+  /** Self bytes by category (CATEGORY_LABELS order). */
+  categories: number[];
+  /** The innermost Python frame outside torch that allocated most of its self bytes: model code, also in site-packages. */
+  where: { file: string; line: number; name: string; bytes: number } | null;
+}
+
+export interface ModuleBreakdown {
+  /** Live bytes at the instant (requested sizes, as the report's figures). */
+  totalBytes: number;
+  /** Live bytes allocated inside some module's forward or backward. */
+  scopedBytes: number;
+  /** Whether any trace entry carries a module scope (a run recorded with torch ≥ 2.10). */
+  recorded: boolean;
+  modules: ModuleStat[];
+  /** By category: all live bytes, and those inside a module. */
+  categories: { total: number[]; scoped: number[] };
+}
+
+// torch's own package (site-packages/torch/…, or a source checkout's torch/nn/…; not any folder named
+// torch, such as a venv at /opt/torch), Inductor's generated code and Headroom's agent.
+const TORCH_FILE =
+  /(?:site|dist)-packages\/torch\/|(?:^|\/)torch\/(?:nn|autograd|utils|optim|amp|cuda|fx|distributed|_\w+|[\w]+\.py$)|\/torchinductor_|\/torch_compile_debug\/|^<|(?:^|\/)headroom_agent\//;
+
+/** Live memory at trace index `index`, credited to the module that ran when each block was allocated. */
+export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleBreakdown {
+  const t = traceOf(s, a.device);
+  const e = a.replay.elements;
+  const cats = categorize(s, a, backwardPhases(s, a));
+  const live = liveAt(e, index);
+  const stats = new Map<string, ModuleStat>();
+  const wheres = new Map<string, Map<number, number>>();
+  const parsed = new Map<string, Scope | null>();
+  const total = new Array<number>(7).fill(0);
+  const scoped = new Array<number>(7).fill(0);
+  let totalBytes = 0;
+  let scopedBytes = 0;
+  let recorded = false;
+  for (const meta of t.rows.length ? s.columns.userMetadata.values() : []) {
+    if (meta.includes(SCOPE_SEP)) {
+      recorded = true;
+      break;
+    }
+  }
+  for (let i = 0; i < live.length; i++) {
+    const k = live[i]!;
+    const bytes = e.size[k]!;
+    const cat = cats[k] ?? 6;
+    totalBytes += bytes;
+    total[cat]! += bytes;
+    if (e.origin[k] !== Origin.Trace || e.alloc[k]! < 0) continue;
+    const meta = s.columns.userMetadata.get(t.rows[e.alloc[k]!]!);
+    if (!meta) continue;
+    let scope = parsed.get(meta);
+    if (scope === undefined) parsed.set(meta, (scope = splitMetadata(meta).scope));
+    if (!scope) continue;
+    scopedBytes += bytes;
+    scoped[cat]! += bytes;
+    let st = stats.get(scope.path);
+    if (!st) {
+      st = { path: scope.path, selfBytes: 0, selfBlocks: 0, inclusiveBytes: 0, forwardBytes: 0, backwardBytes: 0, categories: new Array<number>(7).fill(0), where: null };
+      stats.set(scope.path, st);
+      wheres.set(scope.path, new Map());
+    }
+    st.selfBytes += bytes;
+    st.selfBlocks++;
+    st.categories[cat]! += bytes;
+    if (scope.phase === 'forward') st.forwardBytes += bytes;
+    else st.backwardBytes += bytes;
+    const f = modelFrame(s, a, e.stack[k]!);
+    if (f >= 0) {
+      const w = wheres.get(scope.path)!;
+      w.set(f, (w.get(f) ?? 0) + bytes);
+    }
+  }
+  // Parents that allocated nothing themselves still get a row: the tree needs them.
+  for (const path of [...stats.keys()]) {
+    for (let j = path.indexOf('.'); j > 0; j = path.indexOf('.', j + 1)) {
+      const parent = path.slice(0, j);
+      if (!stats.has(parent)) stats.set(parent, { path: parent, selfBytes: 0, selfBlocks: 0, inclusiveBytes: 0, forwardBytes: 0, backwardBytes: 0, categories: new Array<number>(7).fill(0), where: null });
+    }
+  }
+  for (const st of stats.values()) {
+    st.inclusiveBytes += st.selfBytes;
+    for (let j = st.path.indexOf('.'); j > 0; j = st.path.indexOf('.', j + 1)) stats.get(st.path.slice(0, j))!.inclusiveBytes += st.selfBytes;
+    let best = -1;
+    let most = 0;
+    for (const [f, b] of wheres.get(st.path) ?? []) if (b > most) [best, most] = [f, b];
+    if (best >= 0) st.where = { file: s.frames.fileOf(best), line: s.frames.lineOf(best), name: s.frames.nameOf(best), bytes: most };
+  }
+  const modules = [...stats.values()].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  return { totalBytes, scopedBytes, recorded, modules, categories: { total, scoped } };
+}
+
+/** The innermost Python frame of a stack that is neither torch's nor Headroom's: the model's own code. */
+function modelFrame(s: Snapshot, a: DeviceAnalysis, stack: number): number {
+  for (const f of s.stacks.get(stack)) {
+    if (a.classifier.kind(f) === FrameKind.Cpp) continue;
+    if (!TORCH_FILE.test(s.frames.fileOf(f))) return f;
+  }
+  return -1;
+}
