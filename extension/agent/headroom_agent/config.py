@@ -23,8 +23,11 @@ class Config(object):
         if self.context not in ("state", "alloc", "all"):
             self.context = "alloc"
         self.max_entries = _int(env.get("HEADROOM_MAX_ENTRIES"), DEFAULT_MAX_ENTRIES[self.stacks])
-        # Module scopes (modules.py): HEADROOM_MODULES=0 turns them off.
-        self.modules = env.get("HEADROOM_MODULES", "1") != "0"
+        # Module scopes (modules.py): off (the default: ~20 us per module call), on, or auto (off
+        # once they cost more than 1 % of the process's time).
+        self.modules = env.get("HEADROOM_MODULES", "off")
+        if self.modules not in ("auto", "on", "off"):
+            self.modules = "off"
         self.sample_ms = max(10, _int(env.get("HEADROOM_SAMPLE_MS"), 100))
         self.cap_gib = _float(env.get("HEADROOM_CAP_GIB"), 0.0)
         # A peak snapshot is taken when max_allocated grew by this fraction since the last one,

@@ -9,20 +9,33 @@ model. A string the workload sets itself is kept in front of Headroom's part.
 
 Nothing here runs while torch.compile traces (no graph break): a compiled region is credited to
 the module that called it. Every hook swallows its own errors: a scope is a hint, never a failure.
+
+Cost: ~20 us per module call, measured on an H100 (test/gpu/capture/frameworks/probe_cost.py):
+1.14x on a small GPT's step, ~1.5x on a launch-bound loop of small modules. So they are off unless
+asked for (`headroom run --modules on`); in mode "auto" the hooks time themselves and remove
+themselves once they have taken more than BUDGET of the process's time.
 """
 import gc
 import threading
+import time
 import weakref
 
 SEP = "\x1ehr:"
 MAX_SCANS = 3
+BUDGET = 0.01
+CHECK_EVERY = 1024
 _KINDS = (list, tuple)
 
 
 class Scopes(object):
-    def __init__(self, torch, log):
+    def __init__(self, torch, log, mode="auto"):
         self.torch = torch
         self.log = log
+        self.mode = mode
+        self.handles = []
+        self.spent = 0.0
+        self.calls = 0
+        self.since = time.perf_counter()
         mem = torch.cuda.memory
         self._set = mem._set_memory_metadata
         self.names = weakref.WeakKeyDictionary()
@@ -75,7 +88,7 @@ class Scopes(object):
                 return name
         top = self._top(module)
         self.roots += 1
-        self._name_tree(top, "" if self.roots == 1 else type(top).__name__)
+        self._name_tree(top, "" if self.roots == 1 else _class(top))
         name = self.names.get(module)
         if name is None:
             name = self.names[module] = type(module).__name__
@@ -85,7 +98,7 @@ class Scopes(object):
         for sub, m in top.named_modules():
             # torch.compile's wrapper is not part of the model's own names.
             sub = ".".join(p for p in sub.split(".") if p != "_orig_mod")
-            path = prefix + "." + sub if prefix and sub else (sub or prefix or type(m).__name__)
+            path = prefix + "." + sub if prefix and sub else (sub or prefix or _class(m))
             if m not in self.names:
                 self.names[m] = path
 
@@ -112,15 +125,41 @@ class Scopes(object):
 
     def install(self):
         hooks = self.torch.nn.modules.module
-        hooks.register_module_forward_pre_hook(self._pre)
+        self.handles.append(hooks.register_module_forward_pre_hook(self._pre))
         try:
-            hooks.register_module_forward_hook(self._post, always_call=True)
+            self.handles.append(hooks.register_module_forward_hook(self._post, always_call=True))
         except TypeError:
-            hooks.register_module_forward_hook(self._post)
+            self.handles.append(hooks.register_module_forward_hook(self._post))
+
+    def _charge(self, t0):
+        self.spent += time.perf_counter() - t0
+        self.calls += 1
+        if self.calls % CHECK_EVERY == 0 and self.mode == "auto":
+            elapsed = time.perf_counter() - self.since
+            if elapsed > 1.0 and self.spent > BUDGET * elapsed:
+                self.uninstall(
+                    "memory by module is off from here: its hooks took %.1f%% of this process's time over %d module calls"
+                    " (small, launch-bound modules). HEADROOM_MODULES=on keeps it whatever it costs." % (100 * self.spent / elapsed, self.calls)
+                )
+
+    def uninstall(self, why):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+        self.mode = "off"
+        try:
+            st = self._state()
+            st.stack = []
+            st.floor = ""
+            self._apply(st, "")
+        except Exception:
+            pass
+        self.log("warning", why)
 
     def _pre(self, module, args):
         if self.compiling() or self.tracing():
             return None
+        t0 = time.perf_counter()
         try:
             st = self._state()
             name = self.name_of(module, st)
@@ -130,11 +169,13 @@ class Scopes(object):
                 self._on_tensors(args, self._exit_hook(st.stack[-2][1] if len(st.stack) > 1 else None))
         except Exception:
             pass
+        self._charge(t0)
         return None
 
     def _post(self, module, args, output):
         if self.compiling() or self.tracing():
             return None
+        t0 = time.perf_counter()
         try:
             st = self._state()
             while st.stack:
@@ -146,6 +187,7 @@ class Scopes(object):
                 self._on_tensors(output, self._enter_hook(self.names.get(module)), self.hooked)
         except Exception:
             pass
+        self._charge(t0)
         return None
 
     def _on_tensors(self, value, hook, once=None, depth=0):
@@ -216,6 +258,11 @@ class Scopes(object):
             pass
 
 
+def _class(module):
+    """A module's class name; torch.compile's wrapper is named by the module it wraps."""
+    return type(module.__dict__.get("_modules", {}).get("_orig_mod") or module).__name__
+
+
 class _Thread(object):
     __slots__ = ("stack", "user", "tag", "floor", "entered")
 
@@ -227,10 +274,10 @@ class _Thread(object):
         self.entered = None
 
 
-def install(torch, log):
+def install(torch, log, mode="auto"):
     """Module scopes, where this torch can stamp trace entries; None where it cannot."""
     if not hasattr(getattr(torch.cuda, "memory", None), "_set_memory_metadata"):
         return None
-    scopes = Scopes(torch, log)
+    scopes = Scopes(torch, log, mode)
     scopes.install()
     return scopes

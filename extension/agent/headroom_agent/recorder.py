@@ -72,12 +72,12 @@ class Recorder(Dumps):
         self.sampler.start()
 
     def _module_scopes(self):
-        if not self.config.modules:
+        if self.config.modules == "off":
             return
         try:
             from .modules import install
 
-            self.scopes = install(self.torch, self.log)
+            self.scopes = install(self.torch, self.log, self.config.modules)
             if self.scopes is None:
                 self.log("info", "this torch cannot stamp allocations (no _set_memory_metadata, torch < 2.10): no memory by module")
         except Exception as e:

@@ -59,6 +59,7 @@ export class Config {
       stacks: c.get<'python' | 'all'>('run.stacks', 'python'),
       context: c.get<'alloc' | 'all' | 'state'>('run.context', 'alloc'),
       sampleMs: c.get<number>('run.sampleMs', 100),
+      modules: c.get<'off' | 'on' | 'auto'>('run.modules', 'off'),
       ...(maxEntries > 0 ? { maxEntries } : {}),
       ...(cap > 0 ? { capGib: cap } : {}),
       ...(Object.keys(allocConf).length ? { allocConf } : {}),

@@ -9,6 +9,8 @@ export interface RunSettings {
   sampleMs?: number;
   /** "Simulate a GPU of N GiB": a per-process memory fraction for every device. */
   capGib?: number;
+  /** Memory by module (the agent's module scopes): off unless asked, for what they cost (docs/agent.md). */
+  modules?: 'off' | 'on' | 'auto';
   /** Allocator knobs, merged into PYTORCH_CUDA_ALLOC_CONF (e.g. { expandable_segments: 'True' }). */
   allocConf?: Record<string, string>;
 }
@@ -82,6 +84,7 @@ export function planRun(opts: {
   if (s.context) env.HEADROOM_CONTEXT = s.context;
   if (s.maxEntries) env.HEADROOM_MAX_ENTRIES = String(s.maxEntries);
   if (s.sampleMs) env.HEADROOM_SAMPLE_MS = String(s.sampleMs);
+  if (s.modules) env.HEADROOM_MODULES = s.modules;
   if (s.capGib) env.HEADROOM_CAP_GIB = String(s.capGib);
   if (s.allocConf && Object.keys(s.allocConf).length) {
     const key = base.PYTORCH_ALLOC_CONF !== undefined && base.PYTORCH_CUDA_ALLOC_CONF === undefined ? 'PYTORCH_ALLOC_CONF' : 'PYTORCH_CUDA_ALLOC_CONF';
