@@ -3,7 +3,7 @@
 // and README tests run in it. The clone holds what is committed; `worktree: true` lays this
 // checkout's uncommitted changes and untracked files over it (a check before committing).
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,9 @@ export function freshClone(opts = {}) {
   const outer = mkdtempSync(join(tmpdir(), 'headroom-clone-'));
   const clone = join(outer, 'headroom');
   const remove = () => {
-    rmSync(join(clone, 'node_modules'), { force: true }); // the link only, never ROOT's packages
+    const link = join(clone, 'node_modules');
+    // The link only, never ROOT's packages (a real folder there is the clone's own).
+    if (existsSync(link) && lstatSync(link).isSymbolicLink()) rmSync(link, { force: true });
     rmSync(outer, { recursive: true, force: true });
   };
   try {

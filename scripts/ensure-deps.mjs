@@ -1,9 +1,12 @@
 // Installs the npm dev dependencies when node_modules is missing or older than package-lock.json,
 // so that `npm test` and `npm start` work on a fresh clone.
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 
 export function ensureDeps() {
+  // A test's fresh clone links this checkout's node_modules (scripts/clone.mjs): `npm ci` there
+  // would empty the checkout's packages through the link, so a linked node_modules is used as it is.
+  if (existsSync('node_modules') && lstatSync('node_modules').isSymbolicLink()) return;
   const marker = 'node_modules/.package-lock.json';
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync('package-lock.json').mtimeMs) return;
   console.log('installing npm dependencies (npm ci)…');
