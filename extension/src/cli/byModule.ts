@@ -1,5 +1,5 @@
 import type { ModuleBreakdown } from '../core/analysis/modules';
-import { CATEGORY_LABELS } from '../core/timeline/categories';
+import { Category, CATEGORY_LABELS } from '../core/timeline/categories';
 import { formatBytes } from '../core/format';
 
 /** `analyze --by module`'s JSON: snake_case like the rest of the report. */
@@ -32,13 +32,14 @@ export function renderModules(b: ModuleBreakdown, top: number): string {
     return 'Memory by module: this snapshot has no module scopes. Record it with `headroom run` (torch 2.10 or newer).\n';
   }
   const pct = (x: number) => (b.totalBytes > 0 ? `${((100 * x) / b.totalBytes).toFixed(1)}%` : '-');
-  const act = b.categories.total[3]!;
+  const act = b.categories.total[Category.Activation]!;
+  const actIn = b.categories.scoped[Category.Activation]!;
   const out = [
     `Memory by module: ${formatBytes(b.scopedBytes)} of ${formatBytes(b.totalBytes)} live (${pct(b.scopedBytes)}) was allocated inside a module` +
-      (act > 0 ? `; activations ${pct2(b.categories.scoped[3]!, act)} of ${formatBytes(act)}` : ''),
+      (act > 0 ? `; activations ${((100 * actIn) / act).toFixed(1)}% in modules of ${formatBytes(act)}` : ''),
     '   inclusive       self  fwd/bwd  module  (where)',
   ];
-  const shown = b.modules.filter((m) => m.inclusiveBytes > 0).sort((x, y) => order(x.path, y.path));
+  const shown = b.modules.filter((m) => m.inclusiveBytes > 0);
   let rows = 0;
   for (const m of shown) {
     if (top > 0 && rows++ >= top) {
@@ -53,20 +54,4 @@ export function renderModules(b: ModuleBreakdown, top: number): string {
   const outside = b.totalBytes - b.scopedBytes;
   out.push(`${formatBytes(outside).padStart(12)} ${''.padStart(10)} ${''.padStart(8)}  (outside any module: parameters, optimizer state, data, the loss)`);
   return out.join('\n') + '\n';
-}
-
-const pct2 = (x: number, of: number) => `${((100 * x) / of).toFixed(1)}% in modules`;
-
-/** Paths in model order where they share a prefix: numbered children (h.2, h.10) by number. */
-function order(a: string, b: string): number {
-  const pa = a.split('.');
-  const pb = b.split('.');
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    if (pa[i] === pb[i]) continue;
-    const na = Number(pa[i]);
-    const nb = Number(pb[i]);
-    if (Number.isInteger(na) && Number.isInteger(nb)) return na - nb;
-    return pa[i]! < pb[i]! ? -1 : 1;
-  }
-  return pa.length - pb.length;
 }

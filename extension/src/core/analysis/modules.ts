@@ -1,4 +1,4 @@
-import { backwardPhases, categorize } from '../timeline/categories';
+import { backwardPhases, categorize, Category, CATEGORY_LABELS } from '../timeline/categories';
 import type { Snapshot } from '../snapshot/model';
 import { traceOf } from '../snapshot/model';
 import type { DeviceAnalysis } from './analyze';
@@ -53,15 +53,20 @@ export interface ModuleBreakdown {
   scopedBytes: number;
   /** Whether any trace entry carries a module scope (a run recorded with torch ≥ 2.10). */
   recorded: boolean;
+  /** In model order: a parent before its children, numbered children by number. */
   modules: ModuleStat[];
   /** By category: all live bytes, and those inside a module. */
   categories: { total: number[]; scoped: number[] };
 }
 
 // torch's own package (site-packages/torch/…, or a source checkout's torch/nn/…; not any folder named
-// torch, such as a venv at /opt/torch), Inductor's generated code and Headroom's agent.
+// torch, such as a venv at /opt/torch) and Inductor's generated code. (Headroom's own frames never
+// reach a stack: FrameTable.isOwn drops them when stacks are read.)
 const TORCH_FILE =
-  /(?:site|dist)-packages\/torch\/|(?:^|\/)torch\/(?:nn|autograd|utils|optim|amp|cuda|fx|distributed|_\w+|[\w]+\.py$)|\/torchinductor_|\/torch_compile_debug\/|^<|(?:^|\/)headroom_agent\//;
+  /(?:site|dist)-packages\/torch\/|(?:^|\/)torch\/(?:nn|autograd|utils|optim|amp|cuda|fx|distributed|_\w+|[\w]+\.py$)|\/torchinductor_|\/torch_compile_debug\/|^</;
+
+const zeros = () => new Array<number>(CATEGORY_LABELS.length).fill(0);
+const newStat = (path: string): ModuleStat => ({ path, selfBytes: 0, selfBlocks: 0, inclusiveBytes: 0, forwardBytes: 0, backwardBytes: 0, categories: zeros(), where: null });
 
 /** Live memory at trace index `index`, credited to the module that ran when each block was allocated. */
 export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleBreakdown {
@@ -70,14 +75,16 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
   const cats = categorize(s, a, backwardPhases(s, a));
   const live = liveAt(e, index);
   const stats = new Map<string, ModuleStat>();
+  // Per module: bytes by the model frame that allocated them (the largest becomes `where`).
   const wheres = new Map<string, Map<number, number>>();
   const parsed = new Map<string, Scope | null>();
-  const total = new Array<number>(7).fill(0);
-  const scoped = new Array<number>(7).fill(0);
+  const frameOf = new Map<number, number>();
+  const total = zeros();
+  const scoped = zeros();
   let totalBytes = 0;
   let scopedBytes = 0;
   let recorded = false;
-  for (const meta of t.rows.length ? s.columns.userMetadata.values() : []) {
+  for (const meta of s.columns.userMetadata.values()) {
     if (meta.includes(SCOPE_SEP)) {
       recorded = true;
       break;
@@ -86,7 +93,7 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
   for (let i = 0; i < live.length; i++) {
     const k = live[i]!;
     const bytes = e.size[k]!;
-    const cat = cats[k] ?? 6;
+    const cat = cats[k] ?? Category.Other;
     totalBytes += bytes;
     total[cat]! += bytes;
     if (e.origin[k] !== Origin.Trace || e.alloc[k]! < 0) continue;
@@ -98,19 +105,18 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
     scopedBytes += bytes;
     scoped[cat]! += bytes;
     let st = stats.get(scope.path);
-    if (!st) {
-      st = { path: scope.path, selfBytes: 0, selfBlocks: 0, inclusiveBytes: 0, forwardBytes: 0, backwardBytes: 0, categories: new Array<number>(7).fill(0), where: null };
-      stats.set(scope.path, st);
-      wheres.set(scope.path, new Map());
-    }
+    if (!st) stats.set(scope.path, (st = newStat(scope.path)));
     st.selfBytes += bytes;
     st.selfBlocks++;
     st.categories[cat]! += bytes;
     if (scope.phase === 'forward') st.forwardBytes += bytes;
     else st.backwardBytes += bytes;
-    const f = modelFrame(s, a, e.stack[k]!);
+    const stack = e.stack[k]!;
+    let f = frameOf.get(stack);
+    if (f === undefined) frameOf.set(stack, (f = modelFrame(s, a, stack)));
     if (f >= 0) {
-      const w = wheres.get(scope.path)!;
+      let w = wheres.get(scope.path);
+      if (!w) wheres.set(scope.path, (w = new Map()));
       w.set(f, (w.get(f) ?? 0) + bytes);
     }
   }
@@ -118,7 +124,7 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
   for (const path of [...stats.keys()]) {
     for (let j = path.indexOf('.'); j > 0; j = path.indexOf('.', j + 1)) {
       const parent = path.slice(0, j);
-      if (!stats.has(parent)) stats.set(parent, { path: parent, selfBytes: 0, selfBlocks: 0, inclusiveBytes: 0, forwardBytes: 0, backwardBytes: 0, categories: new Array<number>(7).fill(0), where: null });
+      if (!stats.has(parent)) stats.set(parent, newStat(parent));
     }
   }
   for (const st of stats.values()) {
@@ -129,8 +135,22 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
     for (const [f, b] of wheres.get(st.path) ?? []) if (b > most) [best, most] = [f, b];
     if (best >= 0) st.where = { file: s.frames.fileOf(best), line: s.frames.lineOf(best), name: s.frames.nameOf(best), bytes: most };
   }
-  const modules = [...stats.values()].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  const modules = [...stats.values()].sort((x, y) => modelOrder(x.path, y.path));
   return { totalBytes, scopedBytes, recorded, modules, categories: { total, scoped } };
+}
+
+/** Paths in model order: a parent before its children, numbered children (h.2, h.10) by number. */
+function modelOrder(a: string, b: string): number {
+  const pa = a.split('.');
+  const pb = b.split('.');
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] === pb[i]) continue;
+    const na = Number(pa[i]);
+    const nb = Number(pb[i]);
+    if (Number.isInteger(na) && Number.isInteger(nb)) return na - nb;
+    return pa[i]! < pb[i]! ? -1 : 1;
+  }
+  return pa.length - pb.length;
 }
 
 /** The innermost Python frame of a stack that is neither torch's nor Headroom's: the model's own code. */

@@ -5,16 +5,6 @@ import type { Snapshot } from '../snapshot/model';
 import { eventAt } from './lod';
 import { splitMetadata } from '../analysis/modules';
 
-const userParts = new Map<string, string>();
-const userPart = (meta: string): string => {
-  let u = userParts.get(meta);
-  if (u === undefined) {
-    u = splitMetadata(meta).user;
-    if (userParts.size < 10_000) userParts.set(meta, u);
-  }
-  return u;
-};
-
 export type MarkerKind = 'peak' | 'oom' | 'snapshot' | 'empty_cache' | 'optimizer' | 'iteration' | 'backward';
 
 /** A moment worth a tick on the timeline: `index` is the trace event it sits at. */
@@ -44,6 +34,7 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
   for (const o of a.ooms) out.push({ kind: 'oom', index: o.index, timeUs: null, label: `OOM: tried to allocate ${mib(o.requestedBytes)} with ${mib(o.deviceFreeBytes)} free on the device` });
 
   let metadata = '';
+  let raw = '';
   let burst = -1;
   let burstBytes = 0;
   let burstCalled = false;
@@ -66,11 +57,15 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
     }
     if (act !== Action.FreeRequested && act !== Action.FreeCompleted) closeBurst(i);
     if (act === Action.Snapshot) out.push({ kind: 'snapshot', index: i, timeUs: null, label: 'snapshot taken' });
-    // Only the workload's own string: Headroom's module scopes change at every module.
-    const meta = userPart(s.columns.userMetadata.get(t.rows[i]!) ?? '');
-    if (meta !== metadata) {
-      if (meta) out.push({ kind: 'iteration', index: i, timeUs: null, label: `metadata: ${meta}` });
-      metadata = meta;
+    const rawMeta = s.columns.userMetadata.get(t.rows[i]!) ?? '';
+    if (rawMeta !== raw) {
+      raw = rawMeta;
+      // Only the workload's own string: Headroom's module scopes change at every module.
+      const meta = splitMetadata(rawMeta).user;
+      if (meta !== metadata) {
+        if (meta) out.push({ kind: 'iteration', index: i, timeUs: null, label: `metadata: ${meta}` });
+        metadata = meta;
+      }
     }
   }
   closeBurst(n);
