@@ -45,8 +45,8 @@ class Scopes(object):
         self.local = threading.local()
         self.scans = 0
         self.roots = 0
-        compiler = getattr(torch, "compiler", None)
-        self.compiling = getattr(compiler, "is_compiling", None) or getattr(torch._dynamo, "is_compiling")
+        # torch.compile's "am I tracing" (torch >= 2.3; no compiler at all before 2.0).
+        self.compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
         self.tracing = torch.jit.is_tracing
         self._wrap_user_setter(mem)
 
@@ -58,8 +58,9 @@ class Scopes(object):
         original = self._set
 
         def _set_memory_metadata(metadata):
-            scopes._state().user = metadata
-            return original(metadata + scopes._state().tag if scopes._state().tag else metadata)
+            st = scopes._state()
+            st.user = metadata
+            return original(metadata + st.tag)
 
         _set_memory_metadata.__wrapped__ = original
         _set_memory_metadata.__doc__ = original.__doc__
@@ -203,52 +204,38 @@ class Scopes(object):
             for v in items:
                 self._on_tensors(v, hook, once, depth + 1)
 
-    def _enter_hook(self, name):
-        """On autograd's thread, when the gradient of this module's output arrives."""
-        if name is None:
-            return None
-        tag = SEP + "b:" + name
+    def _grad_hook(self, tag, role):
+        """A gradient hook that sets this thread's backward scope to `tag`, on autograd's thread:
+        "enter" when the gradient of a module's output arrives, "exit" when that of its input is
+        complete (the enclosing module's scope back), "clear" at a backward pass's roots."""
 
-        def enter(grad):
+        def hook(grad):
             try:
                 st = self._state()
-                st.entered = id(grad)
-                st.floor = tag
-                self._apply(st, tag)
-            except Exception:
-                pass
-
-        return enter
-
-    def _exit_hook(self, parent):
-        """On autograd's thread, when the gradient of this module's input is complete."""
-        tag = SEP + "b:" + parent if parent is not None else ""
-
-        def exit_(grad):
-            try:
-                st = self._state()
-                # The same gradient entering the module that made this tensor: that one wins.
-                if st.entered == id(grad):
+                if role == "enter":
+                    st.entered = id(grad)
+                elif role == "clear":
+                    st.entered = None
+                elif st.entered == id(grad):
+                    # The same gradient entering the module that made this tensor: that one wins.
                     return
                 st.floor = tag
                 self._apply(st, tag)
             except Exception:
                 pass
 
-        return exit_
+        return hook
+
+    def _enter_hook(self, name):
+        return None if name is None else self._grad_hook(SEP + "b:" + name, "enter")
+
+    def _exit_hook(self, parent):
+        return self._grad_hook(SEP + "b:" + parent if parent is not None else "", "exit")
 
     def backward_root(self, tensors):
         """Called on the workload's thread before backward(): the roots' gradient hooks clear the
         last pass's scope on autograd's thread before anything of this pass is allocated."""
-        def clear(grad):
-            try:
-                st = self._state()
-                st.floor = ""
-                st.entered = None
-                self._apply(st, "")
-            except Exception:
-                pass
-
+        clear = self._grad_hook("", "clear")
         try:
             Tensor = self.torch.Tensor
             for t in tensors if isinstance(tensors, _KINDS) else (tensors,):
