@@ -38,7 +38,7 @@ describe('a recorded run folder', () => {
     assert.ok(tail.length > 10 && tail.length < n / 10, `${tail.length} samples in the tail`);
     assert.deepEqual(tail.at(-1), all.at(-1));
     assert.equal(Math.max(...tail.map((x) => x.max_allocated)), (n - 1) * 3);
-    assert.equal(readRun(dir, { samples: false }).processes[0]!.samples.length, 0);
+    assert.equal(readRun(dir, { samples: 'none' }).processes[0]!.samples.length, 0);
   });
 
   it('its backward() windows credit frameless backward memory to the loss.backward() line', async () => {

@@ -66,7 +66,7 @@ export class LiveSnapshots {
     try {
       for (let n = this.next; n; n = this.next) {
         this.next = undefined;
-        const proc = readRun(n.run.dir, { samples: false }).processes.find((p) => p.dir === dirname(n.path));
+        const proc = readRun(n.run.dir, { samples: 'none' }).processes.find((p) => p.dir === dirname(n.path));
         const label = proc ? processLabel(proc) : '';
         await showSnapshot(this.deps, vscode.Uri.file(n.path), { title: vscode.l10n.t('{0} (running, {1})', `${n.run.name}${label ? ` ${label}` : ''}`, n.kind), ...(proc ? runContext(proc) : {}) });
       }

@@ -184,7 +184,7 @@ export class RunController implements vscode.Disposable {
     await run.server.close();
     let peak = run.peak;
     try {
-      const folder = readRun(run.dir, { samples: false });
+      const folder = readRun(run.dir, { samples: 'none' });
       recordExit(folder, { code: e.exitCode ?? null, signal: null, endedAt: new Date().toISOString() });
       for (const p of folder.processes) for (const s of p.samples) peak = Math.max(peak, s.max_allocated);
     } catch (err) {

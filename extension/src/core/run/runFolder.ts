@@ -87,7 +87,7 @@ function snapshotStat(dir: string, f: string): { bytes: number; mtimeMs: number 
   }
 }
 
-type SamplesMode = 'all' | 'tail' | 'none';
+export type SamplesMode = 'all' | 'tail' | 'none';
 
 /** The samples among the file's last 64 KiB. */
 function tailSamples(p: string): Sample[] {
@@ -140,10 +140,10 @@ const isDir = (p: string) => {
 /**
  * Reads a run, given its folder or any of its process folders (also a copy from a cluster).
  * The samples are the largest file by far (a day at 100 ms is ~200 MB): the editor, on its main
- * thread, reads none (`samples: false`) or only the last ones (`'tail'`, whose max_allocated is
+ * thread, reads none (`samples: 'none'`) or only the last ones (`'tail'`, whose max_allocated is
  * the run's peak: the agent never resets it).
  */
-export function readRun(dir: string, opts: { samples?: boolean | 'tail' } = {}): Run {
+export function readRun(dir: string, opts: { samples?: SamplesMode } = {}): Run {
   const main = runDirOf(dir);
   const parent = dirname(main);
   const name = basename(main);
@@ -158,7 +158,7 @@ export function readRun(dir: string, opts: { samples?: boolean | 'tail' } = {}):
   // The launched process first, then ranks in order, then other processes by pid.
   const order = (p: ProcessRun) => (p.dir === main ? -1 : p.rank !== null ? p.rank : 1e9 + (p.pid ?? 0));
   const processes = dirs
-    .map((d) => readProcess(d, opts.samples === 'tail' ? 'tail' : opts.samples === false ? 'none' : 'all'))
+    .map((d) => readProcess(d, opts.samples ?? 'all'))
     .filter((p) => p.meta || p.samples.length || p.snapshots.length || existsSync(join(p.dir, 'samples.jsonl')))
     .sort((a, b) => order(a) - order(b));
   return { dir: main, launch: existsSync(join(main, 'launch.json')) ? readJson(join(main, 'launch.json')) : undefined, processes };
