@@ -87,6 +87,10 @@ describe('memory by module (framework runs)', () => {
     const r = JSON.parse(json.stdout) as { by_module: { modules: { path: string }[] }; lines: { file: string }[] };
     assert.ok(r.by_module.modules.some((x) => x.path === 'transformer.h.5'));
     assert.ok(!JSON.stringify(r).includes('headroom_agent'));
+    // A snapshot recorded without module scopes says how to get them, rather than an empty tree.
+    const plainRun = spawnSync(process.execPath, [cli, 'analyze', join(ROOT, 'test', 'fixtures', 'snapshots', 'shared', 'mlp_train.pickle'), '--by', 'module'], { encoding: 'utf8' });
+    assert.equal(plainRun.status, 0, plainRun.stderr);
+    assert.match(plainRun.stdout, /no module scopes\. Record it with `headroom run --modules on`/);
     const bad = spawnSync(process.execPath, [cli, 'analyze', snap, '--by', 'file'], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--by expects line or module/);

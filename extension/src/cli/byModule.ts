@@ -29,7 +29,7 @@ export function moduleJson(b: ModuleBreakdown): unknown {
  */
 export function renderModules(b: ModuleBreakdown, top: number): string {
   if (!b.recorded) {
-    return 'Memory by module: this snapshot has no module scopes. Record it with `headroom run` (torch 2.10 or newer).\n';
+    return 'Memory by module: this snapshot has no module scopes. Record it with `headroom run --modules on` (torch 2.10 or newer).\n';
   }
   const pct = (x: number) => (b.totalBytes > 0 ? `${((100 * x) / b.totalBytes).toFixed(1)}%` : '-');
   const act = b.categories.total[Category.Activation]!;
