@@ -68,6 +68,12 @@ const TORCH_FILE =
 const zeros = () => new Array<number>(CATEGORY_LABELS.length).fill(0);
 const newStat = (path: string): ModuleStat => ({ path, selfBytes: 0, selfBlocks: 0, inclusiveBytes: 0, forwardBytes: 0, backwardBytes: 0, categories: zeros(), where: null });
 
+/** Whether any trace entry carries a module scope (a run recorded with `--modules on`). */
+export function hasModuleScopes(s: Snapshot): boolean {
+  for (const meta of s.columns.userMetadata.values()) if (meta.includes(SCOPE_SEP)) return true;
+  return false;
+}
+
 /** Live memory at trace index `index`, credited to the module that ran when each block was allocated. */
 export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleBreakdown {
   const t = traceOf(s, a.device);
@@ -83,13 +89,7 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
   const scoped = zeros();
   let totalBytes = 0;
   let scopedBytes = 0;
-  let recorded = false;
-  for (const meta of s.columns.userMetadata.values()) {
-    if (meta.includes(SCOPE_SEP)) {
-      recorded = true;
-      break;
-    }
-  }
+  const recorded = hasModuleScopes(s);
   for (let i = 0; i < live.length; i++) {
     const k = live[i]!;
     const bytes = e.size[k]!;

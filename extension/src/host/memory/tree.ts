@@ -6,26 +6,12 @@ import { reservedAt } from '../../core/analysis/replay';
 import { formatBytes } from '../../core/format';
 import { plain } from '../../core/text';
 import { isSideProcessFolder } from '../../core/run/processes';
+import { hasModuleScopes } from '../../core/analysis/modules';
+import { moduleGroup } from './moduleTree';
+import { group, leaf } from './treeItems';
+import type { Node } from './treeItems';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
-
-type Node = vscode.TreeItem & { children?: () => Promise<Node[]> | Node[] };
-
-// Labels quote frame paths, function names and folder names: plain text, one line each.
-function leaf(label: string, description?: string, command?: vscode.Command, tooltip?: string): Node {
-  const n: Node = new vscode.TreeItem(plain(label), vscode.TreeItemCollapsibleState.None);
-  if (description) n.description = plain(description);
-  if (command) n.command = command;
-  if (tooltip) n.tooltip = plain(tooltip);
-  return n;
-}
-
-function group(label: string, children: () => Promise<Node[]> | Node[], expanded = false, description?: string): Node {
-  const n: Node = new vscode.TreeItem(plain(label), expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
-  n.children = children;
-  if (description) n.description = plain(description);
-  return n;
-}
 
 /** The Headroom view: the snapshot shown (peak, reserved, buckets, top lines, unmapped frames) and the runs. */
 export class SummaryTree implements vscode.TreeDataProvider<Node> {
@@ -101,6 +87,7 @@ export class SummaryTree implements vscode.TreeDataProvider<Node> {
         true,
       ),
     );
+    if (hasModuleScopes(c.snapshot)) out.push(moduleGroup(c, this.mapping));
     if (c.attribution.buckets.length) out.push(group(vscode.l10n.t('Without a user frame'), () => c.attribution.buckets.map((b) => leaf(formatBytes(b.bytes), BUCKET_LABELS[b.kind], undefined, vscode.l10n.t('{0} in {1} blocks: {2}', formatBytes(b.bytes), b.blocks, BUCKET_LABELS[b.kind])))));
     if (this.view.unmapped.length) {
       out.push(
