@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { formatBytes } from '../../extension/src/core/format';
@@ -14,6 +15,26 @@ interface Mod {
   inclusive_bytes: number;
 }
 
+// Its frames are in the GPU host's environment; the workspace has a stand-in of the library file
+// holding the most (same path under vendor/, mapped by headroom.pathMappings), with as many lines.
+const SITE = '/opt/torch/.venv/lib/python3.12/site-packages';
+const LIBRARY = 'transformers/models/gpt2/modeling_gpt2.py';
+
+interface Line {
+  file: string;
+  line: number;
+  self_bytes: number;
+}
+
+/** The library file's lines, from the CLI with that file counted as user code (not from the page). */
+function libraryLines(): Line[] {
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--include', `**/${LIBRARY}`, '--json', '--top', '0'], { encoding: 'utf8' });
+  return (JSON.parse(out) as { lines: Line[] }).lines.filter((l) => l.file === `${SITE}/${LIBRARY}`);
+}
+
+/** A stand-in for the library file: comment lines, as many as the frames need. */
+const standIn = (lines: number): string => Array.from({ length: lines }, (_, i) => `# stand-in for ${LIBRARY}, line ${i + 1}`).join('\n') + '\n';
+
 /** The modules' bytes from the CLI (not from the page under test). */
 function cliModules(): Map<string, number> {
   const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--by', 'module', '--json'], { encoding: 'utf8' });
@@ -23,8 +44,16 @@ function cliModules(): Map<string, number> {
 describe('memory by module in the Headroom view', () => {
   let s: Session | undefined;
   const mods = cliModules();
+  const lib = libraryLines();
   before(async () => {
-    s = await Session.open({ workspace: join(ROOT, 'demo', 'workspace'), files: [[SNAPSHOT, 'hf_trainer.pickle.gz']] });
+    s = await Session.open({
+      workspace: join(ROOT, 'demo', 'workspace'),
+      files: [[SNAPSHOT, 'hf_trainer.pickle.gz']],
+      settings: { 'headroom.pathMappings': { [SITE]: '${workspaceFolder}/vendor' } },
+    });
+    const vendored = join(s.workspace, 'vendor', LIBRARY);
+    mkdirSync(join(vendored, '..'), { recursive: true });
+    writeFileSync(vendored, standIn(Math.max(...lib.map((l) => l.line)) + 20));
     await s.activate('train_leaky.py');
   });
   after(async () => {
@@ -52,5 +81,16 @@ describe('memory by module in the Headroom view', () => {
     const shown = await labels(s);
     assert.ok(shown.includes(`${formatBytes(mods.get('lm_head')!)} lm_head`), JSON.stringify(shown));
     for (const i of [0, 5]) assert.ok(shown.includes(`${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`), JSON.stringify(shown));
+  });
+
+  e2e('the library file holding the most, opened from the workspace, shows its decorations', () => s!, async (s) => {
+    const top = lib.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
+    await s.page.locator('.activitybar .action-item a[aria-label^="Explorer"]').first().click();
+    await s.workbench.openFile('modeling_gpt2.py');
+    await s.editor.goToLine(top.line);
+    const decos = await s.editor.afterDecorationsWith(formatBytes(top.self_bytes));
+    const onTop = decos.find((d) => d.line === top.line);
+    assert.ok(onTop, `a decoration on line ${top.line}: ${JSON.stringify(decos)}`);
+    assert.match(onTop.text, new RegExp(formatBytes(top.self_bytes).replace('.', '\\.')));
   });
 });

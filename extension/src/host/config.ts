@@ -30,6 +30,11 @@ export class Config {
     return this.c.get<boolean>('run.annotateWhileRunning', true);
   }
 
+  /** Library files (site-packages model code) mapped into the workspace get decorations too. */
+  get libraryAnnotations(): boolean {
+    return this.c.get<boolean>('annotations.libraryFiles', true);
+  }
+
   /** Which lines get decorations and code lenses (percentages in the settings, shares here). */
   annotate(base: AnnotateOptions): AnnotateOptions {
     const pct = (key: string, dflt: number) => Math.min(100, Math.max(0, this.c.get<number>(key, dflt * 100))) / 100;

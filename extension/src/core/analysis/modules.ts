@@ -4,7 +4,7 @@ import { traceOf } from '../snapshot/model';
 import type { DeviceAnalysis } from './analyze';
 import { liveAt } from './replay';
 import { Origin } from './replay';
-import { FrameKind } from './userCode';
+import { FrameKind, isTorchOrGenerated } from './userCode';
 
 /**
  * The agent's module scope rides in a trace entry's `user_metadata` after this separator
@@ -58,12 +58,6 @@ export interface ModuleBreakdown {
   /** By category: all live bytes, and those inside a module. */
   categories: { total: number[]; scoped: number[] };
 }
-
-// torch's own package (site-packages/torch/…, or a source checkout's torch/nn/…; not any folder named
-// torch, such as a venv at /opt/torch) and Inductor's generated code. (Headroom's own frames never
-// reach a stack: FrameTable.isOwn drops them when stacks are read.)
-const TORCH_FILE =
-  /(?:site|dist)-packages\/torch\/|(?:^|\/)torch\/(?:nn|autograd|utils|optim|amp|cuda|fx|distributed|_\w+|[\w]+\.py$)|\/torchinductor_|\/torch_compile_debug\/|^</;
 
 const zeros = () => new Array<number>(CATEGORY_LABELS.length).fill(0);
 const newStat = (path: string): ModuleStat => ({ path, selfBytes: 0, selfBlocks: 0, inclusiveBytes: 0, forwardBytes: 0, backwardBytes: 0, categories: zeros(), where: null });
@@ -157,7 +151,7 @@ function modelOrder(a: string, b: string): number {
 function modelFrame(s: Snapshot, a: DeviceAnalysis, stack: number): number {
   for (const f of s.stacks.get(stack)) {
     if (a.classifier.kind(f) === FrameKind.Cpp) continue;
-    if (!TORCH_FILE.test(s.frames.fileOf(f))) return f;
+    if (!isTorchOrGenerated(s.frames.fileOf(f))) return f;
   }
   return -1;
 }

@@ -20,6 +20,22 @@ export const DEFAULT_EXCLUDE: readonly string[] = [
   '**/torch_compile_debug/**',
 ];
 
+// torch's own package (site-packages/torch/…, or a source checkout's torch/nn/…; not any folder named
+// torch, such as a venv at /opt/torch), code torch.compile generated, and non-files (<frozen …>).
+// (Headroom's own frames never reach a stack: FrameTable.isOwn drops them when stacks are read.)
+const TORCH_OR_GENERATED =
+  /(?:site|dist)-packages\/torch\/|(?:^|\/)torch\/(?:nn|autograd|utils|optim|amp|cuda|fx|distributed|_\w+|(?:functional|overrides|serialization|random|hub|library|storage|types|return_types)\.py$)|\/torchinductor_|\/torch_compile_debug\/|^</;
+
+/** A frame file that is torch's or generated: never the model's own code, in a library or not. */
+export function isTorchOrGenerated(file: string): boolean {
+  return TORCH_OR_GENERATED.test(file);
+}
+
+/** A glob matching exactly this path (its *, ? and [ taken literally). */
+export function exactGlob(path: string): string {
+  return path.replace(/[*?[]/g, (c) => `[${c}]`);
+}
+
 export function globToRegExp(glob: string): RegExp {
   let re = '';
   for (let i = 0; i < glob.length; i++) {

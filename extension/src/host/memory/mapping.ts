@@ -37,8 +37,12 @@ export class WorkspaceMapping {
     return { ...this.state.get<Mapping>(LEARNED, {}), ...expandMappings(configured, ws) };
   }
 
-  /** Resolves every path; asks about ties (once each) when `interactive`. */
-  async resolve(paths: readonly string[], interactive: boolean): Promise<Map<string, string | undefined>> {
+  /**
+   * Resolves every path; asks about ties (once each) when `interactive`. With `guess` false only a
+   * mapping or the path itself counts, never a matching suffix (a library's `utils.py` is not the
+   * user's).
+   */
+  async resolve(paths: readonly string[], interactive: boolean, guess = true): Promise<Map<string, string | undefined>> {
     const files = await this.workspaceFiles();
     const set = new Set(files);
     let mapper = new PathMapper(files, this.mappings(), (p) => set.has(p));
@@ -61,7 +65,7 @@ export class WorkspaceMapping {
           r = mapper.resolve(p);
         }
       }
-      out.set(p, r.kind === 'mapped' ? r.local : undefined);
+      out.set(p, r.kind === 'mapped' && (guess || r.how !== 'suffix') ? r.local : undefined);
     }
     return out;
   }

@@ -12,6 +12,7 @@ import { diffAttributions, signedBytes } from '../../core/source/diff';
 import { contentHash, shiftLine } from '../../core/source/lineShift';
 import type { Snapshot } from '../../core/snapshot/model';
 import { Config } from '../config';
+import { libraryLinesFor } from './libraryAnnotations';
 import type { WorkspaceMapping } from './mapping';
 
 /** Where the figures come from: a snapshot, and what the run recorded beside it. */
@@ -54,6 +55,8 @@ export class MemoryView implements vscode.Disposable {
   enabled = true;
   current: Current | undefined;
   private lines = new Map<string, ViewLine[]>();
+  /** Lines of library files the workspace has (libraryAnnotations.ts), shown beside the user's. */
+  private libraryLines: LineStat[] = [];
   unmapped: { file: string; selfBytes: number; lines: number }[] = [];
   /** How long the last show() spent in the engine (analysis) and in the editor's own work. */
   timings = { analysisMs: 0, annotateMs: 0 };
@@ -115,11 +118,14 @@ export class MemoryView implements vscode.Disposable {
 
   private async recompute(interactive: boolean): Promise<void> {
     const c = this.current!;
-    const files = [...new Set([...c.attribution.lines.map((l) => l.file), ...(c.baseline?.attribution.lines.map((l) => l.file) ?? [])])];
+    const config = new Config();
+    this.libraryLines = config.libraryAnnotations && !c.baseline ? await libraryLinesFor(c, this.mapping) : [];
+    const shown = this.libraryLines.length ? { ...c.attribution, lines: [...c.attribution.lines, ...this.libraryLines] } : c.attribution;
+    const files = [...new Set([...shown.lines.map((l) => l.file), ...(c.baseline?.attribution.lines.map((l) => l.file) ?? [])])];
     const local = await this.mapping.resolve(files, interactive);
     const map = (f: string) => local.get(f);
-    const opts = new Config().annotate({ ...DEFAULT_ANNOTATE, label: c.instantLabel });
-    const out = annotate(c.attribution, map, opts);
+    const opts = config.annotate({ ...DEFAULT_ANNOTATE, label: c.instantLabel });
+    const out = annotate(shown, map, opts);
     const byFile = new Map<string, ViewLine[]>();
     const remoteOf = new Map<string, string>();
     for (const [remote, l] of local) if (l) remoteOf.set(l, remote);
@@ -202,7 +208,8 @@ export class MemoryView implements vscode.Disposable {
 
   /** The attribution line behind an annotation (for the hover's details). */
   lineStat(v: ViewLine): LineStat | undefined {
-    return this.current?.attribution.lines.find((l) => l.file === v.remoteFile && l.line === v.line);
+    const at = (l: LineStat) => l.file === v.remoteFile && l.line === v.line;
+    return this.current?.attribution.lines.find(at) ?? this.libraryLines.find(at);
   }
 
   dispose(): void {
