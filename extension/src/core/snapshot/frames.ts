@@ -1,7 +1,8 @@
 import { SnapshotError } from '../errors';
 import { describePy, isDict } from '../pickle/values';
-import type { PyValue } from '../pickle/values';
+import type { PyDict, PyValue } from '../pickle/values';
 import { i32, StringTable } from './columns';
+import { originalFrames } from './traceText';
 
 /**
  * Frames and stacks, interned. Frame dicts are shared objects in the pickle (memoized), so an
@@ -17,6 +18,7 @@ export class FrameTable {
   private readonly byObject = new Map<object, number>();
   private readonly byValue = new Map<string, number>();
   private readonly own = new Map<number, boolean>();
+  private readonly originals = new Map<object, number[]>();
 
   get size(): number {
     return this.line.length;
@@ -43,6 +45,16 @@ export class FrameTable {
     }
     this.byObject.set(frame, id);
     return id;
+  }
+
+  /**
+   * The model frames a generated (FX/Inductor) frame was traced from, innermost first, when the
+   * snapshot carries them (`fx_original_trace`, newer torch); empty otherwise.
+   */
+  originalsOf(frame: PyDict): number[] {
+    let ids = this.originals.get(frame);
+    if (!ids) this.originals.set(frame, (ids = originalFrames(frame).map((f) => this.intern(f))));
+    return ids;
   }
 
   /** A frame of Headroom's agent (extension/agent/headroom_agent/*.py): never shown, never attributed. */
@@ -85,14 +97,44 @@ export class StackTable {
 
   intern(list: readonly PyValue[]): number {
     if (list.length === 0) return 0;
-    if (list.length > this.scratch.length) this.scratch = new Int32Array(list.length * 2);
-    const ids = this.scratch;
     let n = 0;
     for (let i = 0; i < list.length; i++) {
-      const id = this.frameTable.intern(list[i]!);
+      const raw = list[i]!;
+      const id = this.frameTable.intern(raw);
+      // A generated frame is preceded by the model lines it was traced from, when torch gives them.
+      if (isDict(raw) && raw.fx_original_trace !== undefined) for (const o of this.frameTable.originalsOf(raw)) n = this.put(n, o);
       // Headroom's own agent (its backward() wrapper) is never part of a user's stack.
-      if (!this.frameTable.isOwn(id)) ids[n++] = id;
+      if (!this.frameTable.isOwn(id)) n = this.put(n, id);
     }
+    return this.seal(n);
+  }
+
+  /**
+   * A backward allocation's stack with the forward stack that made its tensor in front
+   * (`forward_frames`, newer torch): the forward line is then its innermost user frame.
+   */
+  withForward(stack: number, forward: readonly PyDict[]): number {
+    let n = 0;
+    for (const f of forward) {
+      const id = this.frameTable.intern(f);
+      if (!this.frameTable.isOwn(id)) n = this.put(n, id);
+    }
+    for (const id of this.get(stack)) n = this.put(n, id);
+    return this.seal(n);
+  }
+
+  private put(n: number, id: number): number {
+    if (n >= this.scratch.length) {
+      const grown = new Int32Array(this.scratch.length * 2);
+      grown.set(this.scratch);
+      this.scratch = grown;
+    }
+    this.scratch[n] = id;
+    return n + 1;
+  }
+
+  private seal(n: number): number {
+    const ids = this.scratch;
     if (n === 0) return 0;
     let h = 0x811c9dc5 ^ n;
     for (let i = 0; i < n; i++) h = Math.imul(h ^ ids[i]!, 16777619);

@@ -5,6 +5,7 @@ import { Action, actionCode } from './actions';
 import { f64, i32, u8 } from './columns';
 import type { Column } from './columns';
 import type { StackTable } from './frames';
+import { framesFromText } from './traceText';
 
 /** A finished table of trace entries, one row each, in file order. */
 export interface TraceColumns {
@@ -86,7 +87,7 @@ export class TraceRows {
 
   /** Adds a trace entry and returns its row, or a reason it is not one. */
   tryAdd(e: PyDict, dryRun = false): number | string {
-    return this.add(e.action, e.addr, e.device_free, e.size, e.stream, e.time_us, e.frames, e.user_metadata, e.compile_context, dryRun);
+    return this.add(e.action, e.addr, e.device_free, e.size, e.stream, e.time_us, e.frames, e.user_metadata, e.compile_context, dryRun, e.forward_frames);
   }
 
   /** Why tryAdd declined this entry (for the normalizer's error), or undefined. */
@@ -97,7 +98,7 @@ export class TraceRows {
 
   /** The same, from key/value pairs on the pickle stack (no dict was built); undefined if no 'action'. */
   tryAddPairs(vals: readonly PyValue[], from: number, to: number): number | string | undefined {
-    let action, addr, deviceFree, size, stream, time, frames, meta, compile: PyValue | undefined;
+    let action, addr, deviceFree, size, stream, time, frames, meta, compile, forward: PyValue | undefined;
     for (let i = from; i < to; i += 2) {
       const v = vals[i + 1];
       switch (vals[i]) {
@@ -110,10 +111,11 @@ export class TraceRows {
         case 'frames': frames = v; break;
         case 'user_metadata': meta = v; break;
         case 'compile_context': compile = v; break;
+        case 'forward_frames': forward = v; break;
       }
     }
     if (action === undefined) return undefined;
-    return this.add(action, addr, deviceFree, size, stream, time, frames, meta, compile);
+    return this.add(action, addr, deviceFree, size, stream, time, frames, meta, compile, false, forward);
   }
 
   private add(
@@ -127,6 +129,7 @@ export class TraceRows {
     um: PyValue | undefined,
     cc: PyValue | undefined,
     dryRun = false,
+    forward?: PyValue,
   ): number | string {
     if (typeof action !== 'string') return `its action is ${describePy(action)}`;
     const code = actionCode(action);
@@ -147,6 +150,11 @@ export class TraceRows {
     } else if (Array.isArray(frames)) stack = dryRun ? 0 : this.stacks.intern(frames);
     else if (frames !== undefined && frames !== null) return `its frames are ${describePy(frames)}, not a list of frames`;
     if (dryRun) return 0;
+    // Newer torch: the forward stack that made a tensor allocated in backward credits it to that line.
+    if (Array.isArray(forward) && forward.length) {
+      const fwd = framesFromText(forward);
+      if (fwd.length) stack = this.stacks.withForward(stack, fwd);
+    }
     const row = this.action.length;
     if (row >= this.maxRows) throw limitError('traceEntries', `the snapshot holds more than ${this.maxRows} trace entries`);
     this.action.push(code);
