@@ -96,3 +96,37 @@ describe('memory by module (framework runs)', () => {
     assert.match(bad.stderr, /--by expects line or module/);
   });
 });
+
+describe('colour by module (the timeline)', () => {
+  it('each band of the module keying holds, at the peak, the bytes its module holds in the By-module figures', async () => {
+    const { s, a, m } = await load('nanogpt_eager');
+    const { buildTimeline } = await import('../../extension/src/core/timeline/model');
+    const { lod } = await import('../../extension/src/core/timeline/lod');
+    const t = buildTimeline(s, a);
+    const kg = t.keyings.module;
+    // Keys cover the whole run (modules that hold nothing at the peak too), in model order.
+    const labels = kg.keys.slice(1).map((k) => k.label);
+    for (const mod of m.modules) if (mod.selfBytes > 0) assert.ok(labels.includes(mod.path), mod.path);
+    const held = m.modules.filter((x) => x.selfBytes > 0).map((x) => x.path);
+    assert.deepEqual(labels.filter((l) => held.includes(l)), held, 'the same order as the By-module tree');
+    // A one-column frame over the peak event: its bands, merged by key, are the live bytes per module.
+    const p = a.replay.peak.index;
+    const f = lod(t, { keying: 'module', x: 'index', from: p, to: p + 1, columns: 1, minBandBytes: 1 });
+    const perKey = new Map<string, number>();
+    for (let b = 0; b < f.bandKey.length; b++) {
+      const label = kg.keys[f.bandKey[b]!]!.label;
+      perKey.set(label, (perKey.get(label) ?? 0) + f.bandBytes[b]!);
+    }
+    for (const mod of m.modules) if (mod.selfBytes > 0) assert.equal(perKey.get(mod.path), mod.selfBytes, mod.path);
+    const outside = [...perKey].filter(([k]) => !m.modules.some((x) => x.path === k)).reduce((x, [, v]) => x + v, 0);
+    assert.equal(outside, m.totalBytes - m.scopedBytes);
+  });
+
+  it('a run recorded without module scopes says so in its one key', async () => {
+    const s = await loadSnapshotFile(join(ROOT, 'test', 'fixtures', 'runs', 'lm_train', 'snapshot-peak.pickle'));
+    const { buildTimeline } = await import('../../extension/src/core/timeline/model');
+    const t = buildTimeline(s, analyzeDevice(s, 0));
+    assert.equal(t.keyings.module.keys.length, 1);
+    assert.match(t.keyings.module.keys[0]!.label, /--modules on/);
+  });
+});

@@ -59,6 +59,7 @@ export function pinnedPanel(info: ElementInfo, t0: number | null, open: OpenFram
   const facts = el('dl');
   const fact = (k: string, v: string) => facts.append(el('dt', k), el('dd', v));
   fact('category', info.category);
+  if (info.module) fact('module', info.module);
   fact('block', `${bytes(info.rounded)} at 0x${info.address.toString(16)}, stream ${info.stream}`);
   fact('allocated', info.alloc < 0 ? 'before recording began' : at(info.alloc, info.allocTimeUs));
   fact('freed', info.aliveAtEnd ? 'still alive at the end' : at(info.free, info.freeTimeUs));

@@ -23,7 +23,7 @@ export function describeBand(p: Placed & { request: LodRequest }, b: number, key
         : info.freeTimeUs !== null && info.allocTimeUs !== null
           ? `lived ${duration(info.freeTimeUs - info.allocTimeUs)}`
           : `freed at #${info.free}`;
-  return `${bytes(info.size)} · ${info.key}\n${info.category} · ${life}${user ? `\n${user.file.split('/').pop()}:${user.line} ${user.name}` : ''}\n${at}`;
+  return `${bytes(info.size)} · ${info.key}\n${info.category}${info.module ? ` in ${info.module}` : ''} · ${life}${user ? `\n${user.file.split('/').pop()}:${user.line} ${user.name}` : ''}\n${at}`;
 }
 
 /** A figure with its unit ("1.37 MiB", "#1,245", "12 ms"): one unbreakable run in the tooltip. */

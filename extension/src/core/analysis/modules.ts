@@ -134,7 +134,7 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
 }
 
 /** Paths in model order: a parent before its children, numbered children (h.2, h.10) by number. */
-function modelOrder(a: string, b: string): number {
+export function modelOrder(a: string, b: string): number {
   const pa = a.split('.');
   const pb = b.split('.');
   for (let i = 0; i < Math.min(pa.length, pb.length); i++) {

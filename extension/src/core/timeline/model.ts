@@ -8,9 +8,10 @@ import type { Snapshot } from '../snapshot/model';
 import { traceOf } from '../snapshot/model';
 import { backwardPhases, categorize, Category, CATEGORY_LABELS } from './categories';
 import { findMarkers } from './markers';
+import { moduleKeys } from './moduleKeys';
 import type { Marker } from './markers';
 
-export type KeyingName = 'line' | 'category';
+export type KeyingName = 'line' | 'category' | 'module';
 
 export interface KeyInfo {
   label: string;
@@ -168,6 +169,7 @@ export function buildTimeline(s: Snapshot, a: DeviceAnalysis): TimelineModel {
   const lineOrder = Int32Array.from(lines.keys.map((_, i) => i).sort((x, y) => first[x]! - first[y]! || x - y));
   const catKey = Int32Array.from(category);
   const catKeys = CATEGORY_LABELS.map((label) => ({ label }));
+  const mods = moduleKeys(s, a);
 
   const t = traceOf(s, a.device);
   let hasTime = n > 0;
@@ -180,6 +182,7 @@ export function buildTimeline(s: Snapshot, a: DeviceAnalysis): TimelineModel {
     keyings: {
       line: keying(lines.key, lines.keys, lineOrder, base, e.size),
       category: keying(catKey, catKeys, Int32Array.from(CATEGORY_ORDER), base, e.size),
+      module: keying(mods.key, mods.keys, mods.order, base, e.size),
     },
     allocated: estimateSeries(e, n).allocated,
     markers: findMarkers(s, a, phases),

@@ -57,6 +57,8 @@ export interface ElementInfo {
   origin: 'trace' | 'unmatched free' | 'ghost';
   category: string;
   key: string;
+  /** The module whose forward or backward allocated it (`transformer.h.3.attn`), when recorded. */
+  module: string | null;
   stack: StackFrameInfo[];
 }
 
@@ -107,7 +109,7 @@ const int = (v: unknown): v is number => num(v) && Number.isInteger(v);
 function isRequest(r: unknown): r is LodRequest {
   if (typeof r !== 'object' || r === null) return false;
   const q = r as Record<string, unknown>;
-  return (q.keying === 'line' || q.keying === 'category') && (q.x === 'index' || q.x === 'time') && num(q.from) && num(q.to) && q.to > q.from && int(q.columns) && q.columns > 0 && num(q.minBandBytes) && q.minBandBytes > 0;
+  return (q.keying === 'line' || q.keying === 'category' || q.keying === 'module') && (q.x === 'index' || q.x === 'time') && num(q.from) && num(q.to) && q.to > q.from && int(q.columns) && q.columns > 0 && num(q.minBandBytes) && q.minBandBytes > 0;
 }
 
 /** Validates a message from the timeline webview; false for anything malformed. */

@@ -50,7 +50,7 @@ export class TimelineSession {
       n: m.n,
       hasTime: m.hasTime,
       timeRange: m.hasTime ? [r.timeUs[0]!, r.timeUs[m.n - 1]!] : null,
-      keys: { line: m.keyings.line.keys, category: m.keyings.category.keys },
+      keys: { line: m.keyings.line.keys, category: m.keyings.category.keys, module: m.keyings.module.keys },
       categoryRules: CATEGORY_RULES,
       markers: m.markers,
       peak: { index: r.peak.index, bytes: r.peak.requestedBytes },
@@ -83,6 +83,7 @@ export class TimelineSession {
       origin: ORIGINS[e.origin[id]! as Origin]!,
       category: CATEGORY_LABELS[this.model.category[id]!]!,
       key: this.model.keyings.line.keys[this.model.keyings.line.key[id]!]!.label,
+      module: this.model.keyings.module.key[id]! > 0 ? this.model.keyings.module.keys[this.model.keyings.module.key[id]!]!.label : null,
       stack: [...s.stacks.get(e.stack[id]!)].map((f) => ({ file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), user: a.classifier.kind(f) === FrameKind.User })),
     };
     return { type: 'element', session: this.id, info };

@@ -1,0 +1,43 @@
+import type { DeviceAnalysis } from '../analysis/analyze';
+import { hasModuleScopes, modelOrder, splitMetadata } from '../analysis/modules';
+import { Origin } from '../analysis/replay';
+import type { Snapshot } from '../snapshot/model';
+import { traceOf } from '../snapshot/model';
+import type { KeyInfo } from './model';
+
+export const NO_MODULE = 'outside any module (parameters, optimizer, data, before recording)';
+export const NOT_RECORDED = 'no module scopes in this run (record with headroom run --modules on)';
+
+/**
+ * Module keys for colour-by-module: each block by the module whose forward or backward ran when it
+ * was allocated (the agent's scope in `user_metadata`), forward and backward of one module alike.
+ * Key 0 holds everything outside a module. Keys 1.. are in model order, so a layer's bands sit
+ * together and in the model's order.
+ */
+export function moduleKeys(s: Snapshot, a: DeviceAnalysis): { key: Int32Array; keys: KeyInfo[]; order: Int32Array } {
+  const e = a.replay.elements;
+  const key = new Int32Array(e.count);
+  if (!hasModuleScopes(s)) return { key, keys: [{ label: NOT_RECORDED }], order: Int32Array.of(0) };
+  const t = traceOf(s, a.device);
+  const byMeta = new Map<string, string | null>();
+  const paths = new Map<string, number>();
+  const raw = new Int32Array(e.count);
+  for (let k = 0; k < e.count; k++) {
+    if (e.origin[k] !== Origin.Trace || e.alloc[k]! < 0) continue;
+    const meta = s.columns.userMetadata.get(t.rows[e.alloc[k]!]!);
+    if (!meta) continue;
+    let path = byMeta.get(meta);
+    if (path === undefined) byMeta.set(meta, (path = splitMetadata(meta).scope?.path ?? null));
+    if (path === null) continue;
+    let id = paths.get(path);
+    if (id === undefined) paths.set(path, (id = paths.size + 1));
+    raw[k] = id;
+  }
+  // Renumber in model order: a parent before its children, h.2 before h.10.
+  const sorted = [...paths.keys()].sort(modelOrder);
+  const remap = new Int32Array(paths.size + 1);
+  sorted.forEach((p, i) => (remap[paths.get(p)!] = i + 1));
+  for (let k = 0; k < e.count; k++) key[k] = remap[raw[k]!]!;
+  const keys: KeyInfo[] = [{ label: NO_MODULE }, ...sorted.map((label) => ({ label }))];
+  return { key, keys, order: Int32Array.from(keys.map((_, i) => i)) };
+}
