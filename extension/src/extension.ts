@@ -77,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const oomExplanations = new OomExplanations();
   const cmd = (id: CommandId | string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   const python = { language: 'python', scheme: 'file' };
+  const hover = new MemoryHover(view, mapping);
   context.subscriptions.push(
     log,
     view,
@@ -96,7 +97,8 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.QuickFixApplied, () => stepDone('quickFixApplied')),
     vscode.languages.registerCodeLensProvider(python, new MainCodeLens()),
     vscode.languages.registerCodeLensProvider(python, new MemoryLens(view, mapping)),
-    vscode.languages.registerHoverProvider(python, new MemoryHover(view, mapping)),
+    vscode.languages.registerHoverProvider(python, hover),
+    cmd(CommandId.ToggleHoverLibraryFrames, () => hover.toggleLibrary()),
     vscode.languages.registerCodeActionsProvider(python, new RunMomentActions(runDiagnostics), { providedCodeActionKinds: RunMomentActions.kinds }),
     vscode.window.registerTreeDataProvider('headroom.summary', tree),
     vscode.window.registerCustomEditorProvider(SnapshotEditor.viewType, new SnapshotEditor(deps), { supportsMultipleEditorsPerDocument: false }),

@@ -101,6 +101,16 @@ describe('memory on the code', () => {
     assert.match(hover, /stack of the largest, innermost first/);
     assert.match(hover, new RegExp(`train\\.py:${top.line} step`));
     assert.match(hover, /library frame/);
+    // On demand, the hover lists the library frames it had collapsed (torch's own, by their place in torch).
+    assert.doesNotMatch(hover, /torch\/optim\//);
+    await s.page.locator('.monaco-hover-content a', { hasText: 'Show library frames' }).first().click();
+    await s.page.keyboard.press('Escape');
+    const expanded = await s.editor.hover(top.line);
+    assert.match(expanded, /Hide library frames/);
+    assert.match(expanded, /torch\/\S+\.py:\d+ \S+ \(library\)/);
+    await s.page.locator('.monaco-hover-content a', { hasText: 'Hide library frames' }).first().click();
+    await s.page.keyboard.press('Escape');
+    assert.match(await s.editor.hover(top.line), /Show library frames/);
     await s.page.keyboard.press('Escape');
     const lenses = await s.editor.codeLenses();
     assert.ok(lenses.some((l) => /live at peak · \d+ tensors/.test(l)), lenses.join(' | '));

@@ -32,6 +32,8 @@ export const enum CommandId {
   ShowGpus = 'headroom.showGpus',
   /** {@link lintWorkspaceCommand} */
   LintWorkspace = 'headroom.lintWorkspace',
+  /** {@link MemoryHover.toggleLibrary} (a hover's link; not in the palette) */
+  ToggleHoverLibraryFrames = 'headroom.toggleHoverLibraryFrames',
   /** Run after a lint quick fix's edit (LintCodeActions); does nothing: it completes the walkthrough's step. */
   QuickFixApplied = 'headroom.quickFixApplied',
 }

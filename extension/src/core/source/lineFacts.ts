@@ -9,16 +9,20 @@ export interface StackFrame {
   user: boolean;
 }
 
-/** A block's stack, innermost first, with runs of library frames collapsed to a count. */
-export function stackOf(s: Snapshot, a: DeviceAnalysis, element: number): (StackFrame | { collapsed: number })[] {
+/**
+ * A block's stack, innermost first. Runs of library frames are collapsed to a count, unless
+ * `library` asks for them: then Python library frames (torch, transformers, site-packages) are
+ * listed with `user: false`, and only C++ frames stay counted.
+ */
+export function stackOf(s: Snapshot, a: DeviceAnalysis, element: number, library = false): (StackFrame | { collapsed: number })[] {
   const out: (StackFrame | { collapsed: number })[] = [];
   let hidden = 0;
   for (const f of s.stacks.get(a.replay.elements.stack[element]!)) {
     const kind = a.classifier.kind(f);
-    if (kind === FrameKind.User) {
+    if (kind === FrameKind.User || (library && kind !== FrameKind.Cpp)) {
       if (hidden) out.push({ collapsed: hidden });
       hidden = 0;
-      out.push({ file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), user: true });
+      out.push({ file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), user: kind === FrameKind.User });
     } else hidden++;
   }
   if (hidden) out.push({ collapsed: hidden });

@@ -7,7 +7,9 @@ import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
 
 /** The only command links a hover may hold: Headroom's own, without arguments. */
-const ENABLED = [CommandId.ShowSummary, CommandId.ShowTimeline];
+const ENABLED = [CommandId.ShowSummary, CommandId.ShowTimeline, CommandId.ToggleHoverLibraryFrames];
+/** Library frames a hover lists when expanded, before it counts the rest. */
+const LIBRARY_SHOWN = 24;
 /** User frames a hover lists before it counts the rest (a stack of SHOWN + 1 is listed whole). */
 const SHOWN = 3;
 
@@ -23,6 +25,12 @@ function runs(sizes: string[]): string {
   return out.join(', ');
 }
 
+/** A library file by its place in the library (`transformers/models/gpt2/modeling_gpt2.py`), not its whole path. */
+function libraryPath(file: string): string {
+  const m = /(?:site-packages|dist-packages)\/(.+)$/.exec(file);
+  return m ? m[1]! : file.split('/').slice(-3).join('/');
+}
+
 /**
  * The memory behind a decorated line: figures, largest tensors, the stack, the line's history.
  * Frame files and names, and the snapshot's label, are data: markdownText() makes them text, so
@@ -30,15 +38,30 @@ function runs(sizes: string[]): string {
  * workspace files the path mapping found, and to the two commands in ENABLED.
  */
 export class MemoryHover implements vscode.HoverProvider {
+  /** Whether hovers list the library frames between user frames (the hover's own link toggles it). */
+  private library = false;
+  /** The document of the last hover: a link click takes the focus, and showHover needs it back. */
+  private lastUri: string | undefined;
+
   constructor(
     private readonly view: MemoryView,
     private readonly mapping: WorkspaceMapping,
   ) {}
 
+  /** Shows or hides library frames, then shows the hover again where it was. */
+  async toggleLibrary(): Promise<void> {
+    this.library = !this.library;
+    const ed = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === this.lastUri);
+    if (!ed) return;
+    await vscode.window.showTextDocument(ed.document, { viewColumn: ed.viewColumn, preserveFocus: false });
+    await vscode.commands.executeCommand('editor.action.showHover');
+  }
+
   async provideHover(doc: vscode.TextDocument, pos: vscode.Position): Promise<vscode.Hover | undefined> {
     const v = this.view.linesFor(doc).find((l) => l.currentLine === pos.line + 1);
     const c = this.view.current;
     if (!v || !c) return undefined;
+    this.lastUri = doc.uri.toString();
     const stat = this.view.lineStat(v);
     const md = new vscode.MarkdownString(undefined, false);
     md.supportHtml = false;
@@ -51,38 +74,44 @@ export class MemoryHover implements vscode.HoverProvider {
       md.appendMarkdown('\n\n');
       const top = stat.largest[0];
       if (top) {
-        const frames = stackOf(c.snapshot, c.analysis, top.element);
+        const frames = stackOf(c.snapshot, c.analysis, top.element, this.library);
         const local = await this.mapping.resolve(
           frames.flatMap((f) => ('file' in f ? [f.file] : [])),
           false,
         );
         md.appendMarkdown(`${vscode.l10n.t('stack of the largest, innermost first:')}\n\n`);
         // A long stack would cover the code it explains: past SHOWN user frames the rest is counted.
-        const users = frames.filter((f) => 'file' in f).length;
+        const users = frames.filter((f) => 'file' in f && f.user).length;
         let shown = 0;
+        let libs = 0;
         let more = 0;
-        // Library frames inside a user frame go on its item ("via 7 library frames"), not a line of their own.
+        // Frames skipped inside a user frame go on its item ("via 7 library frames"), not a line of their own.
         let via = 0;
-        const lib = (n: number) => (n > 1 ? vscode.l10n.t('{0} library frames', n) : vscode.l10n.t('{0} library frame', n));
+        let collapsed = false;
+        const lib = (n: number) =>
+          this.library ? (n > 1 ? vscode.l10n.t('{0} native frames', n) : vscode.l10n.t('{0} native frame', n)) : n > 1 ? vscode.l10n.t('{0} library frames', n) : vscode.l10n.t('{0} library frame', n);
         for (const f of frames) {
-          if (users > SHOWN + 1 && shown >= SHOWN) {
+          if ((users > SHOWN + 1 && shown >= SHOWN) || ('file' in f && !f.user && libs >= LIBRARY_SHOWN)) {
             more += 'file' in f ? 1 : f.collapsed;
             continue;
           }
           if (!('file' in f)) {
             via = f.collapsed;
+            collapsed = true;
             continue;
           }
-          shown++;
+          if (f.user) shown++;
+          else libs++;
           const where = local.get(f.file);
-          const label = markdownText(`${f.file.split('/').pop()}:${f.line} ${f.name}`);
-          const notes = [...(where ? [] : [vscode.l10n.t('not in this workspace')]), ...(via ? [vscode.l10n.t('via {0}', lib(via))] : [])];
+          const label = markdownText(`${f.user ? f.file.split('/').pop() : libraryPath(f.file)}:${f.line} ${f.name}`);
+          const notes = [...(f.user ? [] : [vscode.l10n.t('library')]), ...(where || !f.user ? [] : [vscode.l10n.t('not in this workspace')]), ...(via ? [vscode.l10n.t('via {0}', lib(via))] : [])];
           via = 0;
           // `where` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
           md.appendMarkdown(`- ${where ? `[${label}](<${vscode.Uri.file(where).with({ fragment: `L${f.line}` }).toString()}>)` : label}${notes.length ? ` *(${notes.join(', ')})*` : ''}\n`);
         }
         if (via) md.appendMarkdown(`- *… ${lib(via)}*\n`);
         if (more) md.appendMarkdown(`- *${more > 1 ? vscode.l10n.t('+{0} more frames (the timeline shows the whole stack of a pinned block)', more) : vscode.l10n.t('+{0} more frame (the timeline shows the whole stack of a pinned block)', more)}*\n`);
+        if (this.library || collapsed) md.appendMarkdown(`\n[${this.library ? vscode.l10n.t('Hide library frames') : vscode.l10n.t('Show library frames')}](command:${CommandId.ToggleHoverLibraryFrames})\n`);
         md.appendMarkdown('\n');
       }
       const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
