@@ -61,7 +61,8 @@ for (const [label, python, extraPath] of [
       const marks = fresh();
       const tries = await pool(100, 4, async (i) => {
         const delay = 150 + ((i * 37) % 450);
-        const env = agentEnv(fresh(), { HEADROOM_SAMPLE_MS: '10', HEADROOM_PEAK_MARGIN: '0', HEADROOM_PEAK_INTERVAL_S: '0', HEADROOM_TEST_DUMP_S: '0.5', HEADROOM_TEST_MARKS: marks });
+        // Full mode: its sampler asks for a peak dump at each rise, so signals land mid-dump.
+        const env = agentEnv(fresh(), { HEADROOM_RECORD: 'full', HEADROOM_SAMPLE_MS: '10', HEADROOM_PEAK_MARGIN: '0', HEADROOM_PEAK_INTERVAL_S: '0', HEADROOM_TEST_DUMP_S: '0.5', HEADROOM_TEST_MARKS: marks });
         return outcome(await harm(['sigterm-dump', String(delay)], env));
       });
       const same = tries.filter((t) => JSON.stringify(t) === JSON.stringify(plain)).length;

@@ -27,15 +27,27 @@ def _caller():
 
 def wrap(torch, record, recording, after, before=None):
     """Wraps Tensor.backward and torch.autograd.backward; nested calls record only the outer one.
-    `before` gets the roots (the tensor or tensors given) just before the outermost backward();
-    `after` runs on the calling thread once it returned: a safe point."""
+    `recording()` says what to do: 0 nothing, 1 only the safe point (the recorder is off between
+    windows: a backward() then costs one call), 2 everything. `before` gets the roots (the tensor
+    or tensors given) just before the outermost backward(); `after` runs on the calling thread
+    once it returned: a safe point."""
     depth = threading.local()
 
     def make(orig):
         def backward(*args, **kwargs):
-            if getattr(depth, "n", 0) or not recording():
+            level = 0 if getattr(depth, "n", 0) else recording()
+            if not level:
                 return orig(*args, **kwargs)
             depth.n = 1
+            if level == 1:
+                try:
+                    return orig(*args, **kwargs)
+                finally:
+                    depth.n = 0
+                    try:
+                        after()
+                    except Exception:
+                        pass
             if before is not None:
                 before(args[0] if args else kwargs.get("tensors"))
             start = now_us()

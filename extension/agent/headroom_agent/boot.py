@@ -91,7 +91,12 @@ class Agent(object):
             scopes.backward_root(roots)
 
     def recording(self):
-        return self.recorder is not None and self.recorder.enabled and self.recorder.pid == os.getpid()
+        """For the backward() wrapper: 2 record the call, 1 only reach the safe point (the recorder
+        is off between windows, and module scopes need no backward root), 0 nothing."""
+        r = self.recorder
+        if r is None or not r.enabled or r.pid != os.getpid():
+            return 0
+        return 2 if r.history or r.scopes is not None else 1
 
     def record_event(self, ev):
         self.folder.append("events.jsonl", ev)

@@ -28,6 +28,13 @@ class Config(object):
         self.modules = env.get("HEADROOM_MODULES", "off")
         if self.modules not in ("auto", "on", "off"):
             self.modules = "off"
+        # window (the default): stacks only in windows (window.py); full: every event, as PyTorch's
+        # recorder alone (~1.2x on a launch-bound loop).
+        self.record = env.get("HEADROOM_RECORD", "window")
+        if self.record not in ("window", "full"):
+            self.record = "window"
+        self.window_calls = max(1, _int(env.get("HEADROOM_WINDOW_CALLS"), 6))
+        self.window_quiet = max(1, _int(env.get("HEADROOM_WINDOW_QUIET"), 4))
         self.sample_ms = max(10, _int(env.get("HEADROOM_SAMPLE_MS"), 100))
         self.cap_gib = _float(env.get("HEADROOM_CAP_GIB"), 0.0)
         # A peak snapshot is taken when max_allocated grew by this fraction since the last one,

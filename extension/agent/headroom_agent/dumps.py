@@ -22,7 +22,7 @@ class Dumps(object):
         self._dumping = None
 
     def dump(self, kind, replace=False, extra=None):
-        if not self.history or os.getpid() != self.pid:
+        if not self.recorded or os.getpid() != self.pid:
             return None
         me = threading.get_ident()
         if self._dumping == me:
@@ -52,7 +52,7 @@ class Dumps(object):
         except Exception as e:
             self.log("error", "could not write the %s snapshot: %s: %s" % (kind, type(e).__name__, e))
             return None
-        ev = {"type": "event", "event": "snapshot", "kind": kind, "path": path, "bytes": os.path.getsize(path), "seconds": round(time.time() - t0, 4), "t": now_us()}
+        ev = {"type": "event", "event": "snapshot", "kind": kind, "path": path, "bytes": os.path.getsize(path), "seconds": round(time.time() - t0, 4), "t": now_us(), "trace": self.history}
         ev.update(extra or {})
         self.folder.append("events.jsonl", ev)
         self.channel.send(ev)

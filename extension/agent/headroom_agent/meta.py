@@ -68,6 +68,7 @@ def process_meta(torch, config, identity, enabled):
             "sample_ms": config.sample_ms,
             "cap_gib": config.cap_gib or None,
             "modules": config.modules,
+            "mode": config.record,
         },
         "env": {k: v for k, v in os.environ.items() if k.startswith(("PYTORCH_", "CUDA_VISIBLE", "HEADROOM_CAP", "HEADROOM_STACKS", "HEADROOM_CONTEXT"))},
     }

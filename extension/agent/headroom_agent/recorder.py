@@ -13,6 +13,7 @@ from .dumps import Dumps
 from .meta import process_meta, source_hashes
 from .runfolder import now_us
 from .sampler import Sampler
+from .window import Window
 
 
 class Recorder(Dumps):
@@ -32,6 +33,10 @@ class Recorder(Dumps):
         self.next_peak_allowed = 0.0
         self.finished = False
         self.scopes = None
+        # Whether the recorder ran at some point: snapshots taken while it is off between windows
+        # still hold the blocks and segments.
+        self.recorded = False
+        self.window = Window(self) if self.config.record == "window" else None
         self._init_dumps()
         # Dumps asked for by other threads, taken at the workload's next safe point (see safe_point).
         self.pending = {}
@@ -58,6 +63,8 @@ class Recorder(Dumps):
             )
         else:
             self._record_history()
+            if self.window is not None:
+                self.window.opened()
             self._module_scopes()
             attach = getattr(self.torch._C, "_cuda_attach_out_of_memory_observer", None)
             if attach is not None:
@@ -91,7 +98,18 @@ class Recorder(Dumps):
         except TypeError:
             # torch 2.0's legacy signature.
             mem._record_memory_history(True, trace_alloc_max_entries=c.max_entries, trace_alloc_record_context=True)
-        self.history = True
+        self.history = self.recorded = True
+
+    def start_history(self):
+        self._record_history()
+
+    def stop_history(self):
+        """Between windows: the recorder off. PyTorch keeps the blocks' own stacks."""
+        try:
+            self.torch.cuda.memory._record_memory_history(enabled=None)
+        except TypeError:
+            self.torch.cuda.memory._record_memory_history(False)
+        self.history = False
 
     def _apply_cap(self):
         gib = self.config.cap_gib
@@ -140,6 +158,9 @@ class Recorder(Dumps):
     def _maybe_peak(self, s):
         """Sampler thread: asks for a peak snapshot when max_allocated grew by the margin since the
         last one, rate limited by the dumps' own cost (at most ~3% of wall time) and an interval."""
+        if self.window is not None:
+            self.window.on_sample(s)
+            return
         if not self.history:
             return
         peak = s["max_allocated"]
@@ -153,7 +174,11 @@ class Recorder(Dumps):
         import on the sampler thread racing the workload's own imports broke torch._dynamo's
         import with a circular-import error, so dumps never run on a background thread."""
         self.agent.identity.note_rank()
-        if not self.pending or os.getpid() != self.pid:
+        if os.getpid() != self.pid:
+            return
+        if self.window is not None:
+            self.window.safe_point()
+        if not self.pending:
             return
         pending, self.pending = self.pending, {}
         if "manual" in pending:

@@ -8,6 +8,7 @@ import { parseAllocConf, planRun } from '../core/run/launch';
 import type { RunSettings } from '../core/run/launch';
 import type { Sample } from '../core/run/protocol';
 import { processLabel } from '../core/run/processes';
+import { windowNote } from '../core/run/recordingMode';
 import { bestSnapshot, readRun, recordExit } from '../core/run/runFolder';
 import { recordGpuAtOom } from '../core/gpu/atOom';
 import { chooseProbe } from '../core/gpu/probe';
@@ -25,6 +26,7 @@ import { renderReport } from './render';
 
 export const RUN_USAGE = `usage: headroom run [--out DIR] [--stacks python|all] [--context alloc|all|state] [--max-entries N]
                     [--sample-ms N] [--cap-gib N] [--alloc-conf K=V,...] [--modules off|on|auto]
+                    [--record window|full]
                     -- COMMAND [ARGS...]
 
   Runs COMMAND (python train.py …, or torchrun …) with Headroom's agent in every Python process:
@@ -36,7 +38,12 @@ export const RUN_USAGE = `usage: headroom run [--out DIR] [--stacks python|all] 
   the run keeps what was written before it (samples, peak snapshots).
   --modules on records which nn.Module's forward or backward made each block (torch 2.10 or
   newer; \`headroom analyze --by module\`); it costs ~20 µs per module call (1.14× on a small GPT),
-  so it is off by default; auto turns it off once it took more than 1 % of the process's time.`;
+  so it is off by default; auto turns it off once it took more than 1 % of the process's time.
+  --record window (the default) records stacks only in windows: from the first CUDA use until the
+  peak stops rising (the peak snapshot is written then), and again when the peak rises or memory
+  nears the device's total; live figures and PyTorch's exact peaks are kept throughout. Events
+  between windows are not recorded, and a loop with no backward() is recorded in full. --record
+  full records every event, at the recorder's own cost (~1.2× on a launch-bound loop).`;
 
 function settingsFrom(p: ReturnType<typeof parseArgs>): RunSettings {
   const stacks = flag(p, 'stacks');
@@ -45,6 +52,8 @@ function settingsFrom(p: ReturnType<typeof parseArgs>): RunSettings {
   if (context && !['alloc', 'all', 'state'].includes(context)) throw new UsageError('--context is alloc, all or state');
   const modules = flag(p, 'modules');
   if (modules && !['off', 'on', 'auto'].includes(modules)) throw new UsageError('--modules is off, on or auto');
+  const record = flag(p, 'record');
+  if (record && record !== 'window' && record !== 'full') throw new UsageError('--record is window or full');
   const cap = flag(p, 'cap-gib');
   const capGib = cap === undefined ? undefined : Number(cap);
   if (capGib !== undefined && !(capGib > 0)) throw new UsageError(`--cap-gib expects a positive number of GiB, got "${cap}"`);
@@ -61,6 +70,7 @@ function settingsFrom(p: ReturnType<typeof parseArgs>): RunSettings {
     ...(intFlag(p, 'sample-ms') ? { sampleMs: intFlag(p, 'sample-ms')! } : {}),
     ...(capGib ? { capGib } : {}),
     ...(modules ? { modules: modules as 'on' } : {}),
+    ...(record ? { record: record as 'full' } : {}),
     ...(allocConf ? { allocConf } : {}),
   };
 }
@@ -77,6 +87,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
     'cap-gib': { value: true },
     'alloc-conf': { value: true },
     modules: { value: true },
+    record: { value: true },
   });
   if (p.positional.length) throw new UsageError(`unexpected ${p.positional[0]} before --\n${RUN_USAGE}`);
   const command = argv.slice(sep + 1);
@@ -180,7 +191,8 @@ async function report(processes: ReturnType<typeof readRun>['processes'], io: Io
     if (d === undefined) continue;
     const { report: r } = buildReport(s, analyzeDevice(s, d, undefined, p.backward), 'peak', 0);
     const label = processes.length > 1 ? processLabel(p) : '';
-    io.err(plainLines(`\n${label ? `${label}: ` : ''}${snap.kind} snapshot\n${renderReport(r, snap.path, 10)}`));
+    const note = windowNote(p, d, r.peak.requested_bytes);
+    io.err(plainLines(`\n${label ? `${label}: ` : ''}${snap.kind} snapshot\n${renderReport(r, snap.path, 10)}${note ? `\n${note}\n` : ''}`));
   }
 }
 

@@ -65,6 +65,7 @@ export class Config {
       context: c.get<'alloc' | 'all' | 'state'>('run.context', 'alloc'),
       sampleMs: c.get<number>('run.sampleMs', 100),
       modules: c.get<'off' | 'on' | 'auto'>('run.modules', 'off'),
+      record: c.get<'window' | 'full'>('run.record', 'window'),
       ...(maxEntries > 0 ? { maxEntries } : {}),
       ...(cap > 0 ? { capGib: cap } : {}),
       ...(Object.keys(allocConf).length ? { allocConf } : {}),

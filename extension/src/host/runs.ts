@@ -13,7 +13,7 @@ import type { RunOrigins } from './runOrigin';
 import { stepDone } from './walkthrough';
 
 const HISTORY_CAP = 1_000_000;
-const LIVE_EVENTS = new Set(['snapshot', 'oom', 'backward', 'exit']);
+const LIVE_EVENTS = new Set(['snapshot', 'oom', 'backward', 'exit', 'window_open', 'window_close']);
 
 export interface RunRequest {
   script: vscode.Uri;
@@ -38,6 +38,9 @@ export interface LiveRun {
   history: Map<string, Sample[]>;
   /** Agent events worth a marker on the live timeline. */
   events: AgentEvent[];
+  /** How the run records stacks (settings at launch), and its windows so far (window events). */
+  record: 'window' | 'full';
+  windows: { count: number; open: boolean };
   /** Highest max_allocated any stream reported (streams leave `latest` when they disconnect). */
   peak: number;
   started: number;
@@ -92,7 +95,7 @@ export class RunController implements vscode.Disposable {
     stepDone('ranScript');
 
     const runsDir = isAbsolute(config.runsFolder) ? config.runsFolder : join(cwd, config.runsFolder);
-    const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, pids: new Set(), latest: new Map(), history: new Map(), events: [], peak: 0, started: Date.now() };
+    const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, pids: new Set(), latest: new Map(), history: new Map(), events: [], record: config.run.record ?? 'window', windows: { count: 0, open: false }, peak: 0, started: Date.now() };
     run.server = await RunServer.listen({
       connect: (s) => {
         run.pids.add(s.hello.pid);
@@ -100,6 +103,8 @@ export class RunController implements vscode.Disposable {
       },
       message: (s, m) => {
         if (m.type === 'event' && LIVE_EVENTS.has(m.event) && run.events.length < HISTORY_CAP) run.events.push(m);
+        if (m.type === 'event' && m.event === 'window_open') run.windows = { count: run.windows.count + 1, open: true };
+        if (m.type === 'event' && m.event === 'window_close') run.windows = { ...run.windows, open: false };
         if (m.type === 'event' && m.event === 'oom' && typeof m.device === 'number' && this.gpus && run.dir) {
           const at = { t: m.t, device: m.device, run: [...run.pids] };
           void this.gpus().then((probe) => recordGpuAtOom(probe, run.dir, at));

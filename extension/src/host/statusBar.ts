@@ -7,7 +7,7 @@ import { gib, liveStatus, statusText } from '../core/run/status';
 import { markdownText, plain } from '../core/text';
 import { CommandId } from './commandIds';
 import type { GpuMonitor } from './gpu/monitor';
-import type { RunController } from './runs';
+import type { LiveRun, RunController } from './runs';
 
 const REFRESH_MS = 250;
 
@@ -16,6 +16,15 @@ const REFRESH_MS = 250;
  * warning background when reserved-but-unallocated is large or retries/OOMs happen; the last
  * run's peak when idle; hidden when there is nothing to show. At most 4 updates a second.
  */
+/** Which recording mode the run uses and where it stands: the figures above are exact either way. */
+function recordingCell(live: LiveRun): string {
+  if (live.record === 'full') return vscode.l10n.t('every event (full)');
+  if (!live.windows.count) return vscode.l10n.t('in windows');
+  return live.windows.open
+    ? vscode.l10n.t('in windows: recording now (window {0})', live.windows.count)
+    : vscode.l10n.t('in windows: off until the peak rises ({0} so far)', live.windows.count);
+}
+
 export class MemoryStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('headroom.memory', vscode.StatusBarAlignment.Right, 100);
   private timer: NodeJS.Timeout | undefined;
@@ -82,6 +91,7 @@ export class MemoryStatusBar implements vscode.Disposable {
           `| ${vscode.l10n.t('OOMs')} | ${w.ooms} |`,
           ...(w.device_used !== undefined ? [`| ${vscode.l10n.t('device used (all of it)')} | ${formatBytes(w.device_used)}${w.device_total ? ` ${vscode.l10n.t('of {0}', formatBytes(w.device_total))}` : ''} |`] : []),
           ...this.deviceRows(w.pid, w.device, w.reserved),
+          `| ${vscode.l10n.t('stack recording')} | ${recordingCell(live)} |`,
         ].join('\n'),
       );
       for (const warning of st.warnings) md.appendMarkdown(`\n\n$(warning) ${markdownText(warning)}`);

@@ -44,6 +44,14 @@ def _dump(path):
         pickle.dump({"segments": [seg] if size else [], "device_traces": [[]], "fake_pid": os.getpid()}, f, protocol=4)
 
 
+def _history(enabled="all", *args, **kwargs):
+    """The recorder's switch; HEADROOM_TEST_HISTORY names a file that lists each call's `enabled`."""
+    log = os.environ.get("HEADROOM_TEST_HISTORY")
+    if log:
+        with open(log, "a") as f:
+            f.write("%s\n" % (enabled,))
+
+
 def install():
     cuda = torch.cuda
     cuda.is_available = lambda: True
@@ -55,7 +63,7 @@ def install():
     cuda.get_device_properties = lambda device=None: types.SimpleNamespace(name="Fake GPU", total_memory=TOTAL)
     cuda.get_allocator_backend = lambda: "native"
     cuda.set_per_process_memory_fraction = lambda fraction, device=None: None
-    cuda.memory._record_memory_history = lambda *args, **kwargs: None
+    cuda.memory._record_memory_history = _history
     cuda.memory._dump_snapshot = _dump
 
 

@@ -28,7 +28,7 @@ export interface Scene {
   cursor: number | null;
 }
 
-const GLYPH: Record<MarkerKind, string> = { peak: '▲', oom: '✕', snapshot: '●', empty_cache: '▼', optimizer: '◆', iteration: '|', backward: '·' };
+const GLYPH: Record<MarkerKind, string> = { peak: '▲', oom: '✕', snapshot: '●', empty_cache: '▼', optimizer: '◆', iteration: '|', backward: '·', window: '◇' };
 
 /** The plot: a pixel buffer for the bands, then lines, markers, axes with a 2D context. */
 export class Chart {

@@ -11,6 +11,8 @@ export interface RunSettings {
   capGib?: number;
   /** Memory by module (the agent's module scopes): off unless asked, for what they cost (docs/agent.md). */
   modules?: 'off' | 'on' | 'auto';
+  /** window (the default): stacks only in recording windows; full: every event (docs/running.md). */
+  record?: 'window' | 'full';
   /** Allocator knobs, merged into PYTORCH_CUDA_ALLOC_CONF (e.g. { expandable_segments: 'True' }). */
   allocConf?: Record<string, string>;
 }
@@ -85,6 +87,7 @@ export function planRun(opts: {
   if (s.maxEntries) env.HEADROOM_MAX_ENTRIES = String(s.maxEntries);
   if (s.sampleMs) env.HEADROOM_SAMPLE_MS = String(s.sampleMs);
   if (s.modules) env.HEADROOM_MODULES = s.modules;
+  if (s.record) env.HEADROOM_RECORD = s.record;
   if (s.capGib) env.HEADROOM_CAP_GIB = String(s.capGib);
   if (s.allocConf && Object.keys(s.allocConf).length) {
     const key = base.PYTORCH_ALLOC_CONF !== undefined && base.PYTORCH_CUDA_ALLOC_CONF === undefined ? 'PYTORCH_ALLOC_CONF' : 'PYTORCH_CUDA_ALLOC_CONF';

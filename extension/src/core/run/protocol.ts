@@ -31,7 +31,7 @@ export interface Sample {
   device_total?: number;
 }
 
-export type AgentEventName = 'recording' | 'snapshot' | 'oom' | 'exit' | 'backward' | 'exception';
+export type AgentEventName = 'recording' | 'snapshot' | 'oom' | 'exit' | 'backward' | 'exception' | 'window_open' | 'window_close';
 
 export interface AgentEvent {
   type: 'event';

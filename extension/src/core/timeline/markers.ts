@@ -5,7 +5,7 @@ import type { Snapshot } from '../snapshot/model';
 import { eventAt } from './lod';
 import { splitMetadata } from '../analysis/modules';
 
-export type MarkerKind = 'peak' | 'oom' | 'snapshot' | 'empty_cache' | 'optimizer' | 'iteration' | 'backward';
+export type MarkerKind = 'peak' | 'oom' | 'snapshot' | 'empty_cache' | 'optimizer' | 'iteration' | 'backward' | 'window';
 
 /** A moment worth a tick on the timeline: `index` is the trace event it sits at. */
 export interface Marker {

@@ -75,7 +75,7 @@ export interface LiveSample {
 
 export interface LiveMarker {
   t: number;
-  kind: 'snapshot' | 'oom' | 'backward' | 'exit';
+  kind: 'snapshot' | 'oom' | 'backward' | 'exit' | 'window';
   label: string;
 }
 

@@ -87,13 +87,37 @@ export class LiveTimeline implements vscode.Disposable {
     const latest = this.key ? run.latest.get(this.key) : undefined;
     const device = all[0]?.device ?? '?';
     const where = latest?.rank !== null && latest?.rank !== undefined ? vscode.l10n.t('rank {0}, device {1}', latest.rank, device) : vscode.l10n.t('device {0}', device);
-    const markers: LiveMarker[] = events.map((e) => ({ t: e.t, kind: e.event === 'snapshot' || e.event === 'oom' || e.event === 'backward' ? e.event : 'exit', label: e.event === 'snapshot' ? vscode.l10n.t('snapshot ({0})', String(e.kind ?? '')) : e.event === 'oom' ? vscode.l10n.t('out of memory') : e.event === 'exit' ? vscode.l10n.t('exit') : 'backward()' }));
+    const markers: LiveMarker[] = events.map((e) => ({ t: e.t, kind: markerKind(e.event), label: markerLabel(e) }));
     const last = [...samples].reverse().find((x) => x.processUsed !== null);
     const beside = last ? ` · ${vscode.l10n.t('this process {0} on the device, non-PyTorch {1}', formatBytes(last.processUsed!), formatBytes(last.processUsed! - last.reserved))}` : '';
-    this.post({ type: 'live', session: 0, title: `${run.name} (${where}) — ${this.running ? vscode.l10n.t('live') : vscode.l10n.t('finished')}${beside}`, reset, samples, markers, running: this.running });
+    const mode = run.record === 'full' ? vscode.l10n.t('stacks: every event') : run.windows.open ? vscode.l10n.t('stacks: recording (window {0})', run.windows.count) : vscode.l10n.t('stacks: off between windows');
+    this.post({ type: 'live', session: 0, title: `${run.name} (${where}) — ${this.running ? vscode.l10n.t('live') : vscode.l10n.t('finished')} · ${mode}${beside}`, reset, samples, markers, running: this.running });
   }
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+function markerKind(event: string): LiveMarker['kind'] {
+  if (event === 'snapshot' || event === 'oom' || event === 'backward') return event;
+  return event === 'window_open' || event === 'window_close' ? 'window' : 'exit';
+}
+
+/** Agent fields are data: only numbers and the snapshot kind's short text reach a label. */
+function markerLabel(e: { event: string; kind?: unknown; window?: unknown; calls?: unknown }): string {
+  switch (e.event) {
+    case 'snapshot':
+      return vscode.l10n.t('snapshot ({0})', String(e.kind ?? '').slice(0, 40));
+    case 'oom':
+      return vscode.l10n.t('out of memory');
+    case 'exit':
+      return vscode.l10n.t('exit');
+    case 'window_open':
+      return vscode.l10n.t('stack recording on (window {0})', Number(e.window) || 0);
+    case 'window_close':
+      return vscode.l10n.t('stack recording off (window {0}, after {1} backward() calls)', Number(e.window) || 0, Number(e.calls) || 0);
+    default:
+      return 'backward()';
   }
 }

@@ -1,0 +1,85 @@
+"""Stacks recorded in windows (the default mode): the cost of full recording only while it answers.
+
+PyTorch's recorder costs ~20 % on a launch-bound loop (it captures a Python stack per allocation).
+A training loop repeats itself, so the first steps hold its peak and its lines: the window records
+from the first CUDA use until the peak stopped rising for `quiet` backward() calls (and at least
+`min_calls` of them), dumps the peak snapshot, and turns the recorder off. The sampler keeps the
+live figures (every sample carries PyTorch's exact peaks) and reopens a window, at the workload's
+next backward(), when the peak rises by the margin or reserved memory nears the device's total.
+A window that saw the peak rise replaces the peak snapshot; another keeps its own. Missed: events between windows (a
+transient new peak is seen in the figures, and recorded only if it comes back), and loops with no
+backward() (inference), which are recorded in full: the window closes only at a backward().
+"""
+from .runfolder import now_us
+
+
+class Window(object):
+    def __init__(self, recorder):
+        self.r = recorder
+        c = recorder.config
+        self.min_calls = c.window_calls
+        self.quiet = c.window_quiet
+        self.open = False
+        self.count = 0
+        self.calls = 0
+        self.quiet_calls = 0
+        self.peak = 0
+        self.peak_at_open = 0
+        self.reopen = None
+
+    def _peak(self):
+        return int(self.r.torch.cuda.memory_stats().get("allocated_bytes.all.peak", 0))
+
+    def opened(self):
+        """The recorder was just turned on (the first CUDA use, or a reopening)."""
+        self.open = True
+        self.count += 1
+        self.calls = self.quiet_calls = 0
+        self.peak = self.peak_at_open = self._peak()
+        self._event("window_open", reason=self.reopen or "start")
+        self.reopen = None
+
+    def safe_point(self):
+        """After each backward(), on the workload's thread."""
+        if not self.open:
+            if self.reopen is not None:
+                self.r.start_history()
+                self.opened()
+            return
+        self.calls += 1
+        peak = self._peak()
+        if peak > self.peak:
+            self.peak = peak
+            self.quiet_calls = 0
+        else:
+            self.quiet_calls += 1
+        if self.calls >= self.min_calls and self.quiet_calls >= self.quiet:
+            self.close()
+
+    def close(self):
+        # The peak snapshot only from a window the peak rose in: its trace then holds the peak. A
+        # window reopened after a rise it did not see again keeps its own snapshot.
+        rose = self.peak > self.peak_at_open or self.count == 1
+        if rose:
+            self.r.dump("peak", replace=True, extra={"max_allocated": self.peak, "window": self.count})
+        else:
+            self.r.dump("window", extra={"max_allocated": self.peak, "window": self.count})
+        self.r.last_peak_dump = self.peak
+        self.r.stop_history()
+        self.open = False
+        self._event("window_close", calls=self.calls, max_allocated=self.peak, peak_snapshot=rose)
+
+    def on_sample(self, s):
+        """Sampler thread: asks for a window at the next backward() on a rise or near the device's limit."""
+        if self.open or self.reopen is not None:
+            return
+        if s["max_allocated"] > self.r.last_peak_dump * (1 + self.r.config.peak_margin):
+            self.reopen = "peak rose to %d bytes" % s["max_allocated"]
+        elif s.get("device_total") and s["reserved"] > 0.9 * s["device_total"]:
+            self.reopen = "reserved memory near the device's total"
+
+    def _event(self, name, **kw):
+        ev = {"type": "event", "event": name, "window": self.count, "t": now_us()}
+        ev.update(kw)
+        self.r.folder.append("events.jsonl", ev)
+        self.r.channel.send(ev)

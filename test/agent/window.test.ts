@@ -1,0 +1,65 @@
+// Recording windows (the default mode, window.py) on fakecuda's device: the recorder runs from the
+// first CUDA use until the peak stops rising, the peak snapshot is written as the window closes,
+// and a later rise reopens a window at the next backward(). Full mode keeps the recorder on.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { runAsync } from './pythons';
+
+const AGENT = join(__dirname, '..', '..', 'extension', 'agent');
+const FAKE_TORCH = join(__dirname, 'fake_torch');
+const WORKLOADS = join(__dirname, 'workloads');
+
+async function run(mode: 'window' | 'full' | undefined) {
+  const runs = mkdtempSync(join(tmpdir(), 'headroom-window-'));
+  const history = join(runs, 'history.txt');
+  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: [AGENT, FAKE_TORCH, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', HEADROOM_TEST_HISTORY: history };
+  if (mode) env.HEADROOM_RECORD = mode;
+  const r = await runAsync('python3', [join(WORKLOADS, 'window.py'), '0.3'], env, { hangGuardMs: 120_000 });
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'done\n');
+  const dir = join(runs, 'r');
+  const events = readFileSync(join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { dir, events, history: readFileSync(history, 'utf8').trim().split('\n'), meta: JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as { recording: { mode: string } } };
+}
+
+describe('recording windows', () => {
+  it('by default: on until the peak stops rising, the peak snapshot at the close, reopened by a rise', async () => {
+    const { dir, events, history, meta } = await run(undefined);
+    assert.equal(meta.recording.mode, 'window');
+    const kinds = events.map((e) => (e.event === 'snapshot' ? `snapshot:${String(e.kind)}` : String(e.event)));
+    const opens = events.filter((e) => e.event === 'window_open');
+    const closes = events.filter((e) => e.event === 'window_close');
+    assert.equal(opens.length, 2, kinds.join(' '));
+    assert.equal(closes.length, 2, kinds.join(' '));
+    assert.match(String(opens[1]!.reason), /peak rose/);
+    // The recorder was switched on, off, on, off: the calls PyTorch saw.
+    assert.deepEqual(history, ['all', 'None', 'all', 'None']);
+    // The first window: 3 rising steps, then 4 quiet ones; a peak snapshot with the trace, before the close.
+    assert.equal(closes[0]!.calls, 7);
+    // The second window opened after the rise and saw no new one: its snapshot is its own, not the peak's.
+    const peaks = events.filter((e) => e.event === 'snapshot' && e.kind === 'peak');
+    assert.equal(peaks.length, 1);
+    assert.equal(closes[1]!.peak_snapshot, false);
+    const second = events.filter((e) => e.event === 'snapshot' && e.kind === 'window');
+    assert.equal(second.length, 1);
+    for (const p of [...peaks, ...second]) assert.equal(p.trace, true);
+    assert.ok(kinds.indexOf('snapshot:peak') < kinds.indexOf('window_close'));
+    // Backward calls are recorded only inside windows (engine allocations need them only there).
+    const backwards = events.filter((e) => e.event === 'backward').length;
+    assert.equal(backwards, Number(closes[0]!.calls) + Number(closes[1]!.calls));
+    const exit = events.find((e) => e.event === 'snapshot' && e.kind === 'exit');
+    assert.ok(exit && exit.trace === false, 'the exit snapshot is taken with the recorder off');
+    assert.ok(existsSync(join(dir, 'snapshot-peak.pickle')));
+  });
+
+  it('--record full: the recorder stays on, every backward() is recorded', async () => {
+    const { events, history, meta } = await run('full');
+    assert.equal(meta.recording.mode, 'full');
+    assert.deepEqual(history, ['all']);
+    assert.equal(events.filter((e) => e.event === 'window_open').length, 0);
+    assert.equal(events.filter((e) => e.event === 'backward').length, 27);
+  });
+});

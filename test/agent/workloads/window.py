@@ -1,0 +1,19 @@
+"""A training-like loop on fakecuda's device for the recording windows: memory rises for 3 steps,
+stays flat for 12, then rises by half (a longer batch) and stays flat again. argv: SAMPLE_WAIT_S."""
+import sys
+import time
+
+import fakecuda
+
+fakecuda.install()
+wait = float(sys.argv[1])
+fakecuda.use(64 << 20)
+for i in range(15):
+    if i < 3:
+        fakecuda.use(16 << 20)
+    fakecuda.step()
+fakecuda.use(64 << 20)
+time.sleep(wait)  # the sampler sees the new peak
+for i in range(12):
+    fakecuda.step()
+print("done")

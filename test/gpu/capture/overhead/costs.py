@@ -1,0 +1,51 @@
+"""Costs the recorder's parts on loop.py, interleaved: plain, PyTorch's recorder (full, trace without
+stacks, state only, a first-iterations window) and `headroom run` in each mode given on the command
+line (HEADROOM_CLI, HEADROOM_NODE). Prints medians and minimums of the iterations past the 20th,
+and ratios to plain. Usage: costs.py ROUNDS [--gpu-bound] [--compile] [--modes a,b,...]"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rounds = int(sys.argv[1])
+extra = [a for a in ("--gpu-bound", "--compile") if a in sys.argv]
+iters = ["--iters", "60"] if "--gpu-bound" in sys.argv else []
+modes = sys.argv[sys.argv.index("--modes") + 1].split(",") if "--modes" in sys.argv else ["plain", "full", "trace", "state", "window", "hr-full", "hr-default"]
+node, cli = os.environ.get("HEADROOM_NODE", "node"), os.environ["HEADROOM_CLI"]
+runs = tempfile.mkdtemp(prefix="headroom-costs-")
+
+
+def once(mode):
+    cmd = [sys.executable, os.path.join(HERE, "loop.py")] + extra + iters
+    env = dict(os.environ)
+    if mode in ("full", "trace", "state", "window"):
+        env["PROBE_RECORD"] = mode
+    elif mode.startswith("hr-"):
+        flag = [] if mode == "hr-default" else ["--record", mode[3:]]
+        cmd = [node, cli, "run", "--out", runs] + flag + ["--"] + cmd
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    line = [l for l in r.stdout.splitlines() if l.startswith("PROBE ")]
+    if r.returncode != 0 or not line:
+        raise SystemExit("%s failed (%d): %s" % (mode, r.returncode, (r.stderr or r.stdout)[-2000:]))
+    return json.loads(line[-1][6:])
+
+
+res = {m: [] for m in modes}
+skip = 5 if "--gpu-bound" in sys.argv else 20
+for i in range(rounds):
+    for m in modes:
+        out = once(m)
+        t = out["times"][skip:]
+        res[m].append({"median": statistics.median(t), "min": min(t), "loss": out["loss"], "peak": out["requested_peak"]})
+base_med = statistics.median(r["median"] for r in res["plain"])
+base_min = min(r["min"] for r in res["plain"])
+print("%-12s %12s %10s %9s %9s  %s" % ("mode", "median (ms)", "min (ms)", "vs plain", "min vs", "runs' medians"))
+for m in modes:
+    med = statistics.median(r["median"] for r in res[m])
+    mn = min(r["min"] for r in res[m])
+    print("%-12s %12.2f %10.2f %8.3fx %8.3fx  %s" % (m, med * 1e3, mn * 1e3, med / base_med, mn / base_min, ", ".join("%.2f" % (r["median"] * 1e3) for r in res[m])))
+print("COSTS " + json.dumps(res))
+print("RUNS " + runs)
