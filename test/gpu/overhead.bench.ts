@@ -1,49 +1,45 @@
-// GPU host only: step time of the same LM training script with and without Headroom, interleaved
-// (plain, headroom, plain, headroom…) so drift hits both; plus the dump time of each snapshot kind.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// GPU host only: what Headroom costs a training loop, measured side by side in one run. Two
+// workloads (test/gpu/capture/overhead/loop.py): launch-bound (a small nanoGPT: the CPU issues
+// kernels as fast as it can, so every µs per allocation shows) and GPU-bound (a wide model). Each
+// runs plain, with PyTorch's recorder alone, under `headroom run --record full` and under
+// `headroom run` (recording windows, the default), interleaved for ROUNDS rounds (costs.py); the
+// figures are the medians and minimums of each run's per-iteration times, and ratios to plain.
+import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { readRun } from '../../extension/src/core/run/runFolder';
 
 const ROOT = process.env.HEADROOM_ROOT ?? resolve(__dirname, '..', '..');
 const CLI = process.env.HEADROOM_CLI ?? join(ROOT, 'dist', 'cli.js');
-const WORK = join(ROOT, 'test', 'gpu', 'workloads');
-const ROUNDS = Number(process.env.HEADROOM_BENCH_ROUNDS ?? 3);
-const STEPS = 60;
+const COSTS = join(ROOT, 'test', 'gpu', 'capture', 'overhead', 'costs.py');
+const ROUNDS = Math.max(3, Number(process.env.HEADROOM_BENCH_ROUNDS ?? 3));
+const MODES = ['plain', 'full', 'hr-full', 'hr-default'] as const;
+const LABEL: Record<(typeof MODES)[number], string> = { plain: 'plain', full: "PyTorch's recorder alone", 'hr-full': 'headroom run --record full', 'hr-default': 'headroom run (windows)' };
 
+type Runs = Record<string, { median: number; min: number }[]>;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-function stepTimes(withHeadroom: boolean, out: string): { times: number[]; run?: string } {
-  const log = join(out, `w${Date.now()}.jsonl`);
-  const cmd = ['python3', 'lm_train.py', '--steps', String(STEPS), '--log', log, '--batch', '32'];
-  if (withHeadroom) {
-    const runs = join(out, 'runs');
-    const r = spawnSync(process.execPath, [CLI, 'run', '--out', runs, '--', ...cmd], { cwd: WORK, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(r.stderr);
-    const latest = readdirSync(runs).sort().at(-1)!;
-    return { times: JSON.parse(readFileSync(`${log}.stats.json`, 'utf8')).step_times.slice(5), run: join(runs, latest) };
-  }
-  execFileSync(cmd[0]!, cmd.slice(1), { cwd: WORK });
-  return { times: JSON.parse(readFileSync(`${log}.stats.json`, 'utf8')).step_times.slice(5) };
+function measure(args: string[]): Runs {
+  const r = spawnSync('python3', [COSTS, String(ROUNDS), ...args, '--modes', MODES.join(',')], { encoding: 'utf8', env: { ...process.env, HEADROOM_NODE: process.execPath, HEADROOM_CLI: CLI }, maxBuffer: 1 << 26 });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('COSTS '));
+  if (r.status !== 0 || !line) throw new Error(`costs.py failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  return JSON.parse(line.slice(6)) as Runs;
 }
 
-const out = mkdtempSync(join(tmpdir(), 'headroom-overhead-'));
-const plain: number[] = [];
-const hr: number[] = [];
-const dumps = new Map<string, number[]>();
-for (let i = 0; i < ROUNDS; i++) {
-  plain.push(median(stepTimes(false, out).times));
-  const h = stepTimes(true, out);
-  hr.push(median(h.times));
-  for (const e of readRun(h.run!).processes[0]!.events) {
-    if (e.event !== 'snapshot') continue;
-    const k = String(e.kind);
-    dumps.set(k, [...(dumps.get(k) ?? []), Number(e.seconds)]);
+function table(title: string, runs: Runs, goals: Partial<Record<(typeof MODES)[number], [string, number]>>): void {
+  const base = median(runs.plain!.map((x) => x.median));
+  const baseMin = Math.min(...runs.plain!.map((x) => x.min));
+  const recorder = median(runs.full!.map((x) => x.median));
+  console.log(`\n${title} (${ROUNDS} interleaved rounds; per run: the median and minimum iteration)`);
+  console.log('| run | median (ms) | min (ms) | vs plain (median) | vs plain (min) | goal |');
+  console.log('|---|---|---|---|---|---|');
+  for (const m of MODES) {
+    const med = median(runs[m]!.map((x) => x.median));
+    const min = Math.min(...runs[m]!.map((x) => x.min));
+    const goal = goals[m];
+    const ratio = goal && goal[0] === 'recorder' ? med / recorder : med / base;
+    const verdict = goal ? `${goal[0] === 'recorder' ? 'vs recorder ' : ''}${ratio.toFixed(3)}× ≤ ${goal[1]}× ${ratio <= goal[1] ? 'met' : 'NOT met'}` : '';
+    console.log(`| ${LABEL[m]} | ${(med * 1e3).toFixed(2)} | ${(min * 1e3).toFixed(2)} | ${(med / base).toFixed(3)}× | ${(min / baseMin).toFixed(3)}× | ${verdict} |`);
   }
 }
-console.log(`LM training step (batch 32, ctx 256, 6 layers, d=512), median of ${STEPS - 5} steps per run, ${ROUNDS} runs each:`);
-console.log(`  without Headroom: ${plain.map((t) => (t * 1000).toFixed(2)).join(', ')} ms`);
-console.log(`  with Headroom:    ${hr.map((t) => (t * 1000).toFixed(2)).join(', ')} ms`);
-console.log(`  ratio (median of runs): ${(median(hr) / median(plain)).toFixed(4)}×   goal ≤ 1.03×`);
-for (const [k, v] of dumps) console.log(`  dump time, ${k} snapshot: ${v.map((s) => s.toFixed(3)).join(', ')} s`);
+
+table('Launch-bound: nanoGPT-style, 6 layers × 384, block 256, batch 64, 2 micro-steps', measure([]), { 'hr-default': ['plain', 1.03], 'hr-full': ['recorder', 1.02] });
+table('GPU-bound: 8 layers × 1024, block 1024, batch 8, 2 micro-steps', measure(['--gpu-bound']), { 'hr-default': ['plain', 1.01], 'hr-full': ['recorder', 1.02] });

@@ -4,12 +4,16 @@ PyTorch's recorder costs ~20 % on a launch-bound loop (it captures a Python stac
 A training loop repeats itself, so the first steps hold its peak and its lines: the window records
 from the first CUDA use until the peak stopped rising for `quiet` backward() calls (and at least
 `min_calls` of them), dumps the peak snapshot, and turns the recorder off. The sampler keeps the
-live figures (every sample carries PyTorch's exact peaks) and reopens a window, at the workload's
-next backward(), when the peak rises by the margin or reserved memory nears the device's total.
+live figures (every sample carries PyTorch's exact peaks) and reopens a window at once (from its
+own thread: turning the recorder on imports nothing) when the peak rises by the margin or reserved
+memory nears the device's total; a window closes only at a backward(), so an evaluation loop that
+leaks stays recorded until the exit snapshot.
 A window that saw the peak rise replaces the peak snapshot; another keeps its own. Missed: events between windows (a
 transient new peak is seen in the figures, and recorded only if it comes back), and loops with no
 backward() (inference), which are recorded in full: the window closes only at a backward().
 """
+import threading
+
 from .runfolder import now_us
 
 
@@ -25,27 +29,26 @@ class Window(object):
         self.quiet_calls = 0
         self.peak = 0
         self.peak_at_open = 0
-        self.reopen = None
+        self.lock = threading.Lock()
 
     def _peak(self):
         return int(self.r.torch.cuda.memory_stats().get("allocated_bytes.all.peak", 0))
 
-    def opened(self):
+    def opened(self, reason="start"):
         """The recorder was just turned on (the first CUDA use, or a reopening)."""
         self.open = True
         self.count += 1
         self.calls = self.quiet_calls = 0
         self.peak = self.peak_at_open = self._peak()
-        self._event("window_open", reason=self.reopen or "start")
-        self.reopen = None
+        self._event("window_open", reason=reason)
 
     def safe_point(self):
         """After each backward(), on the workload's thread."""
-        if not self.open:
-            if self.reopen is not None:
-                self.r.start_history()
-                self.opened()
-            return
+        with self.lock:
+            if self.open:
+                self._step()
+
+    def _step(self):
         self.calls += 1
         peak = self._peak()
         if peak > self.peak:
@@ -70,13 +73,19 @@ class Window(object):
         self._event("window_close", calls=self.calls, max_allocated=self.peak, peak_snapshot=rose)
 
     def on_sample(self, s):
-        """Sampler thread: asks for a window at the next backward() on a rise or near the device's limit."""
-        if self.open or self.reopen is not None:
+        """Sampler thread: reopens a window on a rise of the peak or near the device's limit."""
+        if self.open:
             return
         if s["max_allocated"] > self.r.last_peak_dump * (1 + self.r.config.peak_margin):
-            self.reopen = "peak rose to %d bytes" % s["max_allocated"]
+            reason = "peak rose to %d bytes" % s["max_allocated"]
         elif s.get("device_total") and s["reserved"] > 0.9 * s["device_total"]:
-            self.reopen = "reserved memory near the device's total"
+            reason = "reserved memory near the device's total"
+        else:
+            return
+        with self.lock:
+            if not self.open:
+                self.r.start_history()
+                self.opened(reason)
 
     def _event(self, name, **kw):
         ev = {"type": "event", "event": name, "window": self.count, "t": now_us()}

@@ -12,7 +12,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 rounds = int(sys.argv[1])
 extra = [a for a in ("--gpu-bound", "--compile") if a in sys.argv]
-iters = ["--iters", "60"] if "--gpu-bound" in sys.argv else []
+iters = ["--iters", "40"] if "--gpu-bound" in sys.argv else []
 modes = sys.argv[sys.argv.index("--modes") + 1].split(",") if "--modes" in sys.argv else ["plain", "full", "trace", "state", "window", "hr-full", "hr-default"]
 node, cli = os.environ.get("HEADROOM_NODE", "node"), os.environ["HEADROOM_CLI"]
 runs = tempfile.mkdtemp(prefix="headroom-costs-")

@@ -66,7 +66,7 @@ def arg(name, default):
 def main():
     iters = arg("--iters", 200)
     gpu_bound = "--gpu-bound" in sys.argv
-    d, layers, heads, batch, ctx, vocab = (2048, 8, 16, 16, 1024, 32768) if gpu_bound else (384, 6, 6, 64, 256, 65)
+    d, layers, heads, batch, ctx, vocab = (1024, 8, 16, 8, 1024, 32768) if gpu_bound else (384, 6, 6, 64, 256, 65)
     torch.manual_seed(0)
     model = GPT(vocab, ctx, d, layers, heads, 0.1).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
