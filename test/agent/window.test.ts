@@ -5,19 +5,18 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
-import { runAsync } from './pythons';
+import { before, describe, it } from 'node:test';
+import { DEBIAN_PY, ensureDebianTorch, runAsync } from './pythons';
 
 const AGENT = join(__dirname, '..', '..', 'extension', 'agent');
-const FAKE_TORCH = join(__dirname, 'fake_torch');
 const WORKLOADS = join(__dirname, 'workloads');
 
 async function run(mode: 'window' | 'full' | undefined) {
   const runs = mkdtempSync(join(tmpdir(), 'headroom-window-'));
   const history = join(runs, 'history.txt');
-  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: [AGENT, FAKE_TORCH, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', HEADROOM_TEST_HISTORY: history };
+  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', HEADROOM_TEST_HISTORY: history };
   if (mode) env.HEADROOM_RECORD = mode;
-  const r = await runAsync('python3', [join(WORKLOADS, 'window.py'), '0.3'], env, { hangGuardMs: 120_000 });
+  const r = await runAsync(DEBIAN_PY, [join(WORKLOADS, 'window.py'), '0.3'], env, { hangGuardMs: 120_000 });
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'done\n');
   const dir = join(runs, 'r');
@@ -26,17 +25,20 @@ async function run(mode: 'window' | 'full' | undefined) {
 }
 
 describe('recording windows', () => {
+  before(() => ensureDebianTorch());
+
   it('by default: on until the peak stops rising, the peak snapshot at the close, reopened by a rise', async () => {
     const { dir, events, history, meta } = await run(undefined);
     assert.equal(meta.recording.mode, 'window');
     const kinds = events.map((e) => (e.event === 'snapshot' ? `snapshot:${String(e.kind)}` : String(e.event)));
     const opens = events.filter((e) => e.event === 'window_open');
     const closes = events.filter((e) => e.event === 'window_close');
-    assert.equal(opens.length, 2, kinds.join(' '));
+    assert.equal(opens.length, 3, kinds.join(' '));
     assert.equal(closes.length, 2, kinds.join(' '));
     assert.match(String(opens[1]!.reason), /peak rose/);
-    // The recorder was switched on, off, on, off: the calls PyTorch saw.
-    assert.deepEqual(history, ['all', 'None', 'all', 'None']);
+    assert.match(String(opens[2]!.reason), /switched to eval\(\)/, 'train() each step is no switch; eval() is');
+    // The recorder was switched on, off, on, off, on: the calls PyTorch saw.
+    assert.deepEqual(history, ['all', 'None', 'all', 'None', 'all']);
     // The first window: 3 rising steps, then 4 quiet ones; a peak snapshot with the trace, before the close.
     assert.equal(closes[0]!.calls, 7);
     // The second window opened after the rise and saw no new one: its snapshot is its own, not the peak's.
@@ -51,7 +53,7 @@ describe('recording windows', () => {
     const backwards = events.filter((e) => e.event === 'backward').length;
     assert.equal(backwards, Number(closes[0]!.calls) + Number(closes[1]!.calls));
     const exit = events.find((e) => e.event === 'snapshot' && e.kind === 'exit');
-    assert.ok(exit && exit.trace === false, 'the exit snapshot is taken with the recorder off');
+    assert.ok(exit && exit.trace === true, 'the eval window is still open at exit: its snapshot has the trace');
     assert.ok(existsSync(join(dir, 'snapshot-peak.pickle')));
   });
 

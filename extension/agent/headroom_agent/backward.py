@@ -11,15 +11,15 @@ import threading
 from .runfolder import now_us
 
 _TORCH = os.sep + "torch" + os.sep
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _caller():
     """The first frame outside torch and this agent: the user's backward() call."""
     f = sys._getframe(2)
-    here = os.path.dirname(os.path.abspath(__file__))
     while f is not None:
         fn = f.f_code.co_filename
-        if _TORCH not in fn and not fn.startswith(here):
+        if _TORCH not in fn and not fn.startswith(_HERE):
             return fn, f.f_lineno, f.f_code.co_name
         f = f.f_back
     return None, 0, None

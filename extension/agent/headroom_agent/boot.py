@@ -99,8 +99,9 @@ class Agent(object):
         return 2 if r.history or r.scopes is not None else 1
 
     def record_event(self, ev):
+        """A backward() call, on the workload's thread: to disk now, to the editor with the next sample."""
         self.folder.append("events.jsonl", ev)
-        self.channel.send(ev)
+        self.channel.send(ev, wake=False)
 
     def on_cuda(self):
         """Inside torch.cuda._lazy_init: start recording. Never raises."""

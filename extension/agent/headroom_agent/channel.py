@@ -47,7 +47,9 @@ class Channel(object):
         self._thread = threading.Thread(target=self._run, name="headroom-channel", daemon=True)
         self._thread.start()
 
-    def send(self, msg):
+    def send(self, msg, wake=True):
+        """Queues a message. wake=False leaves it for the thread's next turn (the next sample's
+        wake, at most 0.5 s): a wake per backward() would hand the GIL to this thread each step."""
         if self._thread is None:
             return
         try:
@@ -55,7 +57,8 @@ class Channel(object):
         except queue.Full:
             self.dropped += 1
             return
-        self._poke()
+        if wake:
+            self._poke()
 
     def _poke(self):
         try:

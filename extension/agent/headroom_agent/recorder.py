@@ -65,6 +65,10 @@ class Recorder(Dumps):
             self._record_history()
             if self.window is not None:
                 self.window.opened()
+                try:
+                    self.window.watch_phases(self.torch)
+                except Exception as e:
+                    self.log("warning", "train()/eval() switches are not watched: %s: %s" % (type(e).__name__, e))
             self._module_scopes()
             attach = getattr(self.torch._C, "_cuda_attach_out_of_memory_observer", None)
             if attach is not None:

@@ -6,8 +6,9 @@ from the first CUDA use until the peak stopped rising for `quiet` backward() cal
 `min_calls` of them), dumps the peak snapshot, and turns the recorder off. The sampler keeps the
 live figures (every sample carries PyTorch's exact peaks) and reopens a window at once (from its
 own thread: turning the recorder on imports nothing) when the peak rises by the margin or reserved
-memory nears the device's total; a window closes only at a backward(), so an evaluation loop that
-leaks stays recorded until the exit snapshot.
+memory nears the device's total, or when the model switches between train() and eval() (an
+evaluation pass is a new pattern, and where eval leaks live). A window closes only at a backward(),
+so an evaluation loop stays recorded until training resumes or the exit snapshot.
 A window that saw the peak rise replaces the peak snapshot; another keeps its own. Missed: events between windows (a
 transient new peak is seen in the figures, and recorded only if it comes back), and loops with no
 backward() (inference), which are recorded in full: the window closes only at a backward().
@@ -30,6 +31,31 @@ class Window(object):
         self.peak = 0
         self.peak_at_open = 0
         self.lock = threading.Lock()
+
+    def watch_phases(self, torch):
+        """Wraps nn.Module.train (eval() calls it) to see the workload switch phases. Frameworks call
+        model.train() every step (HF Trainer): only a change of the outermost call's mode counts."""
+        orig = torch.nn.Module.train
+        state = {"depth": 0, "mode": None}
+        window = self
+
+        def train(module, mode=True):
+            state["depth"] += 1
+            try:
+                return orig(module, mode)
+            finally:
+                state["depth"] -= 1
+                if state["depth"] == 0 and isinstance(mode, bool) and mode != state["mode"]:
+                    first = state["mode"] is None
+                    state["mode"] = mode
+                    if not first:
+                        window.reopen("the model switched to %s()" % ("train" if mode else "eval"))
+
+        train.__wrapped__ = orig
+        train.__doc__ = orig.__doc__
+        train.__name__ = orig.__name__
+        train.__qualname__ = orig.__qualname__
+        torch.nn.Module.train = train
 
     def _peak(self):
         return int(self.r.torch.cuda.memory_stats().get("allocated_bytes.all.peak", 0))
@@ -81,6 +107,12 @@ class Window(object):
         elif s.get("device_total") and s["reserved"] > 0.9 * s["device_total"]:
             reason = "reserved memory near the device's total"
         else:
+            return
+        self.reopen(reason)
+
+    def reopen(self, reason):
+        """Any thread: turns the recorder back on, unless a window is open."""
+        if self.open:
             return
         with self.lock:
             if not self.open:

@@ -1,9 +1,10 @@
-"""A training-like loop on fakecuda's device for the recording windows: memory rises for 3 steps,
-stays flat for 12, then rises by half (a longer batch) and stays flat again. argv: SAMPLE_WAIT_S."""
+"""A training-like loop (under a torch with nn: Debian's CPU torch) on fakecuda's device for the recording windows: memory rises for 3 steps,
+stays flat for 12, then rises by half (a longer batch) and stays flat again; then the model switches to eval() and back. argv: SAMPLE_WAIT_S."""
 import sys
 import time
 
 import fakecuda
+import torch
 
 fakecuda.install()
 wait = float(sys.argv[1])
@@ -16,4 +17,10 @@ fakecuda.use(64 << 20)
 time.sleep(wait)  # the sampler sees the new peak
 for i in range(12):
     fakecuda.step()
+# A phase switch: model.train() again and again (as HF Trainer does each step) is no switch; eval() is.
+m = torch.nn.Linear(2, 2)
+m.train()
+m.train()
+m.eval()
+m.train()
 print("done")
