@@ -18,6 +18,19 @@ import threading
 from .runfolder import now_us
 
 
+def peak_allocated(torch):
+    """allocated_bytes.all.peak of the current device. torch.cuda.memory_stats() flattens ~170
+    figures in Python (hundreds of us): per backward() that alone would cost ~2 % of a
+    launch-bound step, so the nested dict comes straight from C."""
+    raw = getattr(torch._C, "_cuda_memoryStats", None)
+    if raw is not None:
+        try:
+            return int(raw(torch.cuda.current_device())["allocated_bytes"]["all"]["peak"])
+        except Exception:
+            pass
+    return int(torch.cuda.memory_stats().get("allocated_bytes.all.peak", 0))
+
+
 class Window(object):
     def __init__(self, recorder):
         self.r = recorder
@@ -40,16 +53,17 @@ class Window(object):
         window = self
 
         def train(module, mode=True):
+            if state["mode"] is None and state["depth"] == 0:
+                # Modules start in training mode: the first eval() is already a switch.
+                state["mode"] = bool(getattr(module, "training", True))
             state["depth"] += 1
             try:
                 return orig(module, mode)
             finally:
                 state["depth"] -= 1
                 if state["depth"] == 0 and isinstance(mode, bool) and mode != state["mode"]:
-                    first = state["mode"] is None
                     state["mode"] = mode
-                    if not first:
-                        window.reopen("the model switched to %s()" % ("train" if mode else "eval"))
+                    window.reopen("the model switched to %s()" % ("train" if mode else "eval"))
 
         train.__wrapped__ = orig
         train.__doc__ = orig.__doc__
@@ -58,7 +72,7 @@ class Window(object):
         torch.nn.Module.train = train
 
     def _peak(self):
-        return int(self.r.torch.cuda.memory_stats().get("allocated_bytes.all.peak", 0))
+        return peak_allocated(self.r.torch)
 
     def opened(self, reason="start"):
         """The recorder was just turned on (the first CUDA use, or a reopening)."""

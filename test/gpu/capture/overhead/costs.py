@@ -1,7 +1,7 @@
 """Costs the recorder's parts on loop.py, interleaved: plain, PyTorch's recorder (full, trace without
 stacks, state only, a first-iterations window) and `headroom run` in each mode given on the command
 line (HEADROOM_CLI, HEADROOM_NODE). Prints medians and minimums of the iterations past the 20th,
-and ratios to plain. Usage: costs.py ROUNDS [--gpu-bound] [--compile] [--modes a,b,...]"""
+and ratios to plain. A mode hr-MODE+KEY=VALUE sets HEADROOM_KEY (to cost a part). Usage: costs.py ROUNDS [--gpu-bound] [--compile] [--modes a,b,...]"""
 import json
 import os
 import statistics
@@ -24,7 +24,12 @@ def once(mode):
     if mode in ("full", "trace", "state", "window"):
         env["PROBE_RECORD"] = mode
     elif mode.startswith("hr-"):
-        flag = [] if mode == "hr-default" else ["--record", mode[3:]]
+        # hr-full+SAMPLE_MS=600000: a part turned off through the agent's HEADROOM_* settings.
+        base, *knobs = mode.split("+")
+        for k in knobs:
+            name, _, value = k.partition("=")
+            env["HEADROOM_" + name] = value
+        flag = [] if base == "hr-default" else ["--record", base[3:]]
         cmd = [node, cli, "run", "--out", runs] + flag + ["--"] + cmd
     r = subprocess.run(cmd, env=env, capture_output=True, text=True)
     line = [l for l in r.stdout.splitlines() if l.startswith("PROBE ")]
