@@ -40,12 +40,12 @@ def main():
         step()
     peak = mt.get_tracker_snapshot("peak")
     dev = {str(k): {str(c): int(v) for c, v in d.items()} for k, d in peak.items()}
+    # Per module: its fully-qualified name and the peak while it ran (MemTracker's local_peak).
     mods = {}
-    for mod, snaps in mt.memory_tracking.items():
-        name = getattr(mod, "mod_fqn", None) or str(mod)
-        mods[name] = {str(state): {str(dev_): {str(c): int(v) for c, v in cats.items()} for dev_, cats in s.items()} for state, s in snaps.items()}
+    for st in mt.memory_tracking.values():
+        mods[str(getattr(st, "mod_fqn", "?"))] = {str(d): int(v) for d, v in getattr(st, "local_peak", {}).items()}
     stats = torch.cuda.memory_stats()
-    print("MEMTRACKER " + json.dumps(dict(info, peak=dev, modules=mods, requested_peak=stats["requested_bytes.all.peak"], allocated_peak=stats["allocated_bytes.all.peak"])))
+    print("MEMTRACKER " + json.dumps(dict(info, peak=dev, local_peaks=mods, requested_peak=stats["requested_bytes.all.peak"], allocated_peak=stats["allocated_bytes.all.peak"])))
 
 
 if __name__ == "__main__":
