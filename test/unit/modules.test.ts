@@ -3,12 +3,13 @@
 // The expected module names come from how each script builds its model, not from our output.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
 import { byModule, splitMetadata } from '../../extension/src/core/analysis/modules';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
-import { backwardPhases } from '../../extension/src/core/timeline/categories';
+import { backwardPhases, CATEGORY_LABELS } from '../../extension/src/core/timeline/categories';
 import { findMarkers } from '../../extension/src/core/timeline/markers';
 import { ROOT } from './helpers';
 
@@ -128,5 +129,33 @@ describe('colour by module (the timeline)', () => {
     const t = buildTimeline(s, analyzeDevice(s, 0));
     assert.equal(t.keyings.module.keys.length, 1);
     assert.match(t.keyings.module.keys[0]!.label, /--modules on/);
+  });
+});
+
+describe("against PyTorch's own module tracker (MemTracker, torch 2.11)", () => {
+  // test/gpu/capture/frameworks/memtracker.py: nanoGPT eager, its third step under
+  // torch.distributed._tools.mem_tracker.MemTracker, the whole run under headroom run --modules on.
+  // memtracker.txt is MemTracker's own output line; the component tracking of newer torch
+  // (torch.accelerator.memory.component_tracking) is absent from 2.11, as the line says.
+  const MT = join(DIR, 'memtracker');
+  const theirs = JSON.parse(readFileSync(join(MT, 'memtracker.txt'), 'utf8').replace(/^MEMTRACKER /, '')) as { component_tracking: boolean; requested_peak: number; peak: Record<string, Record<string, number>> };
+  const at = theirs.peak['cuda:0']!;
+
+  it('parameters, gradients and optimizer state at the peak are the same bytes; activations and temporaries within 0.1 %', async () => {
+    assert.equal(theirs.component_tracking, false);
+    const s = await loadSnapshotFile(join(MT, 'snapshot-exit.pickle.gz'));
+    const a = analyzeDevice(s, 0);
+    assert.equal(a.replay.peak.requestedBytes, theirs.requested_peak, "the run's peak is PyTorch's");
+    const m = byModule(s, a, a.replay.peak.index);
+    const ours = (label: string) => m.categories.total[CATEGORY_LABELS.indexOf(label)]!;
+    assert.equal(ours('parameters'), at['_MemRefType.PARAM']);
+    assert.equal(ours('gradients'), at['_MemRefType.GRAD']);
+    assert.equal(ours('optimizer state'), at['_MemRefType.OPT']);
+    const near = (x: number, y: number) => Math.abs(x - y) <= 0.001 * y;
+    assert.ok(near(ours('activations'), at['_MemRefType.ACT']!), `${ours('activations')} vs ${at['_MemRefType.ACT']}`);
+    assert.ok(near(ours('temporaries'), at['_MemRefType.TEMP']!), `${ours('temporaries')} vs ${at['_MemRefType.TEMP']}`);
+    // Every activation MemTracker counts was made inside a module Headroom names.
+    const inModules = m.categories.scoped[CATEGORY_LABELS.indexOf('activations')]!;
+    assert.ok(near(inModules, at['_MemRefType.ACT']!), `${inModules} in modules`);
   });
 });

@@ -14,8 +14,12 @@ transient new peak is seen in the figures, and recorded only if it comes back), 
 backward() (inference), which are recorded in full: the window closes only at a backward().
 """
 import threading
+import time
 
 from .runfolder import now_us
+
+
+CHECK_EVERY_S = 0.01
 
 
 def peak_allocated(torch):
@@ -44,6 +48,7 @@ class Window(object):
         self.peak = 0
         self.peak_at_open = 0
         self.lock = threading.Lock()
+        self.checked = 0.0
 
     def watch_phases(self, torch):
         """Wraps nn.Module.train (eval() calls it) to see the workload switch phases. Frameworks call
@@ -84,9 +89,14 @@ class Window(object):
 
     def safe_point(self):
         """After each backward(), on the workload's thread. Closed, it reopens on any rise of the
-        peak since the last window (one memory_stats() per backward, ~50 us): a leak that lifts
-        the peak each step is recorded from the next step on."""
+        peak since the last window, looked at most every CHECK_EVERY_S (a stats read is ~50 us,
+        too much for every backward() of a launch-bound loop): a leak that lifts the peak each step
+        is recorded from then on."""
         if not self.open:
+            now = time.perf_counter()
+            if now - self.checked < CHECK_EVERY_S:
+                return
+            self.checked = now
             peak = self._peak()
             if peak > self.peak:
                 self.reopen("peak rose to %d bytes" % peak)
