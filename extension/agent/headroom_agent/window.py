@@ -19,7 +19,7 @@ import time
 from .runfolder import now_us
 
 
-CHECK_EVERY_S = 0.01
+CHECK_EVERY_S = 0.001
 
 
 def peak_allocated(torch):
@@ -89,7 +89,7 @@ class Window(object):
 
     def safe_point(self):
         """After each backward(), on the workload's thread. Closed, it reopens on any rise of the
-        peak since the last window, looked at most every CHECK_EVERY_S (a stats read is ~50 us,
+        peak since the last window, looked at most every CHECK_EVERY_S (a stats read costs tens of us,
         too much for every backward() of a launch-bound loop): a leak that lifts the peak each step
         is recorded from then on."""
         if not self.open:
