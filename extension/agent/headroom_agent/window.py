@@ -89,9 +89,9 @@ class Window(object):
 
     def safe_point(self):
         """After each backward(), on the workload's thread. Closed, it reopens on any rise of the
-        peak since the last window, looked at most every CHECK_EVERY_S (a stats read costs tens of us,
-        too much for every backward() of a launch-bound loop): a leak that lifts the peak each step
-        is recorded from then on."""
+        peak since the last window, looked at most every CHECK_EVERY_S (a stats read costs tens of us:
+        only loops faster than that skip some): a leak that lifts the peak each step is recorded
+        from the next step on."""
         if not self.open:
             now = time.perf_counter()
             if now - self.checked < CHECK_EVERY_S:
