@@ -6,6 +6,7 @@ import { after, before, describe } from 'node:test';
 import { formatBytes } from '../../extension/src/core/format';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
+import { webviewContent } from './pages/webview';
 
 // An HF Trainer run recorded with `headroom run --modules on` on an H100 (test/fixtures/modules/).
 const SNAPSHOT = join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz');
@@ -81,6 +82,16 @@ describe('memory by module in the Headroom view', () => {
     const shown = await labels(s);
     assert.ok(shown.includes(`${formatBytes(mods.get('lm_head')!)} lm_head`), JSON.stringify(shown));
     for (const i of [0, 5]) assert.ok(shown.includes(`${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`), JSON.stringify(shown));
+  });
+
+  e2e('the summary page lists the modules with the same bytes, indented under their parents', () => s!, async (s) => {
+    const page = webviewContent(s.page);
+    for (const path of ['transformer', 'transformer.h.0', 'lm_head']) {
+      const row = page.locator(`table.modules tr[data-module="${path}"]`);
+      await row.waitFor({ timeout: 60_000 });
+      assert.equal((await row.locator('td').first().innerText()).trim(), formatBytes(mods.get(path)!), path);
+    }
+    assert.equal((await page.locator('table.modules tr[data-module="transformer.h.0"] td').last().innerText()).trim(), '0');
   });
 
   e2e('the library file holding the most, opened from the workspace, shows its decorations', () => s!, async (s) => {

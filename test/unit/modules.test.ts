@@ -147,7 +147,7 @@ describe("against PyTorch's own module tracker (MemTracker, torch 2.11)", () => 
     const a = analyzeDevice(s, 0);
     assert.equal(a.replay.peak.requestedBytes, theirs.requested_peak, "the run's peak is PyTorch's");
     const m = byModule(s, a, a.replay.peak.index);
-    const ours = (label: string) => m.categories.total[CATEGORY_LABELS.indexOf(label)]!;
+    const ours = (label: (typeof CATEGORY_LABELS)[number]) => m.categories.total[CATEGORY_LABELS.indexOf(label)]!;
     assert.equal(ours('parameters'), at['_MemRefType.PARAM']);
     assert.equal(ours('gradients'), at['_MemRefType.GRAD']);
     assert.equal(ours('optimizer state'), at['_MemRefType.OPT']);

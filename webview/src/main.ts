@@ -1,4 +1,4 @@
-import type { DoctorJson, FromWebview, ToWebview } from '../../extension/src/core/protocol';
+import type { DoctorJson, FromWebview, ModuleRow, ToWebview } from '../../extension/src/core/protocol';
 import { bytes, el, shown } from './format';
 import { renderSegmentMap } from './segmentMap';
 
@@ -70,8 +70,29 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
     table.append(tr);
   }
   root.append(table);
+  if (m.modules?.length) root.append(moduleTable(m.modules));
   if (m.doctor) renderDoctor(m.doctor);
   root.append(el('p', 'Requested bytes are exact (what PyTorch counts in requested_bytes); the allocated figure in the report is an estimate.', 'note'));
+}
+
+/** Live bytes by the module that made them (forward or backward), indented under their parents. */
+function moduleTable(rows: ModuleRow[]): HTMLTableElement {
+  const table = el('table');
+  table.className = 'modules';
+  table.append(el('caption', 'Live at the same instant, by module (the nn.Module whose forward or backward allocated it)'));
+  const head = el('tr');
+  head.append(el('th', 'inclusive', 'bytes'), el('th', 'self', 'bytes'), el('th', 'forward', 'bytes'), el('th', 'backward', 'bytes'), el('th', 'module'));
+  table.append(head);
+  for (const r of rows) {
+    const tr = el('tr');
+    tr.dataset.module = r.path;
+    const name = el('td', r.path.split('.').slice(r.depth ? -1 : 0).join('.'));
+    name.style.paddingLeft = `${Math.min(r.depth, 12)}em`;
+    name.title = shown(r.path);
+    tr.append(el('td', bytes(r.inclusiveBytes), 'bytes'), el('td', bytes(r.selfBytes), 'bytes'), el('td', bytes(r.forwardBytes), 'bytes'), el('td', bytes(r.backwardBytes), 'bytes'), name);
+    table.append(tr);
+  }
+  return table;
 }
 
 /** The OOM doctor's verdicts with a button for each remedy a re-run can apply, and the leak verdict. */

@@ -5,8 +5,19 @@ import type { AnalyzeReport } from './report';
  * (the webview imports nothing else from the extension), and both validate what they receive.
  */
 export type ToWebview =
-  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson }
+  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[] }
   | { type: 'error'; message: string };
+
+/** A module's memory at the summary's instant (runs recorded with module scopes), in model order. */
+export interface ModuleRow {
+  path: string;
+  /** Depth in the model (0 for the root), for indenting. */
+  depth: number;
+  inclusiveBytes: number;
+  selfBytes: number;
+  forwardBytes: number;
+  backwardBytes: number;
+}
 
 /** One segment of the allocator at an instant, as runs of allocated / pending / free bytes from its bottom. */
 export interface SegmentMapRow {

@@ -8,6 +8,7 @@ import type { FromWebview, ToWebview } from '../core/protocol';
 import { buildReport } from '../core/report';
 import { messageText } from '../core/text';
 import type { Snapshot } from '../core/snapshot/model';
+import { moduleRows } from '../core/analysis/moduleRows';
 import { CommandId } from './commandIds';
 import { loadWithProgress } from './loadWithProgress';
 import type { WorkspaceMapping } from './memory/mapping';
@@ -82,7 +83,8 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
 /** The summary page's message (report and doctor) and what its buttons and links do: shared by the panel and the snapshot editor. */
 export function summaryFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string }, mapping: WorkspaceMapping): { message: ToWebview; onMessage: (m: FromWebview) => void } {
   const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
-  const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)) };
+  const modules = moduleRows(c.snapshot, c.analysis, report.at.trace_index);
+  const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}) };
   const onMessage = (m: FromWebview): void => {
     if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
     else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);
