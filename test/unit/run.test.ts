@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -79,6 +80,14 @@ describe('launching', () => {
     assert.equal(mergeAllocConf('garbage_collection_threshold:0.6,max_split_size_mb:128', { max_split_size_mb: '512', expandable_segments: 'True' }), 'garbage_collection_threshold:0.6,max_split_size_mb:512,expandable_segments:True');
     const plan = planRun({ script: 'x.py', runsDir: '/r', agentDir: '/a', settings: { allocConf: { expandable_segments: 'True' } }, baseEnv: { PYTORCH_ALLOC_CONF: 'max_split_size_mb:64' } });
     assert.equal(plan.env.PYTORCH_ALLOC_CONF, 'max_split_size_mb:64,expandable_segments:True', 'the variable the user set is the one extended');
+  });
+
+  it('passes the recording mode to the agent only when one is chosen (the agent defaults to windows)', () => {
+    assert.equal(planRun({ script: 'x.py', runsDir: '/r', agentDir: '/a', settings: { record: 'full' }, baseEnv: {} }).env.HEADROOM_RECORD, 'full');
+    assert.equal(planRun({ script: 'x.py', runsDir: '/r', agentDir: '/a', settings: {}, baseEnv: {} }).env.HEADROOM_RECORD, undefined);
+    const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'run', '--record', 'sometimes', '--', 'python3', 'x.py'], { encoding: 'utf8' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--record is window or full/);
   });
 });
 
