@@ -5,6 +5,7 @@ import { CHECK_USAGE, checkCommand } from './check';
 import { DIFF_USAGE, diffCommand } from './diff';
 import { LINT_USAGE, lintCommand } from './lint';
 import { LIMIT_USAGE } from './load';
+import { MCP_USAGE, mcpCommand } from './mcp';
 import { RUN_USAGE, runCommand } from './run';
 import type { Io } from './io';
 import { processIo } from './io';
@@ -21,6 +22,8 @@ ${DIFF_USAGE}
 
 ${LINT_USAGE}
 
+${MCP_USAGE}
+
 ${RUN_USAGE}
 
 Global options: --debug (show stack traces of errors), --help (also after a command: headroom analyze --help), --version
@@ -36,6 +39,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   check: { run: checkCommand, help: `${CHECK_USAGE}\n\n${LIMIT_USAGE}` },
   diff: { run: diffCommand, help: `${DIFF_USAGE}\n\n${LIMIT_USAGE}` },
   lint: { run: lintCommand, help: LINT_USAGE },
+  mcp: { run: mcpCommand, help: `${MCP_USAGE}\n\n${LIMIT_USAGE}` },
   run: { run: runCommand, help: `${RUN_USAGE}\n\n${LIMIT_USAGE}` },
 };
 

@@ -1,0 +1,67 @@
+import { statSync } from 'node:fs';
+import { analyzeDevice, defaultDevice } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/analyze';
+import { bestSnapshot, readRun } from '../run/runFolder';
+import type { ProcessRun } from '../run/runFolder';
+import { loadSnapshotFile } from '../snapshot/load';
+import type { Snapshot } from '../snapshot/model';
+import { SnapshotError } from '../errors';
+import { ToolInputError } from './types';
+
+export function str(args: Record<string, unknown>, key: string, required = true): string | undefined {
+  const v = args[key];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'string' || v === '' || v.length > 4096) throw new ToolInputError(`"${key}" must be a path (a non-empty string)`);
+  return v;
+}
+
+export function int(args: Record<string, unknown>, key: string, min: number): number | undefined {
+  const v = args[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw new ToolInputError(`"${key}" must be an integer ≥ ${min}`);
+  return v;
+}
+
+export interface Opened {
+  snapshot: Snapshot;
+  analysis: DeviceAnalysis;
+  /** The snapshot file read (a run folder's best one). */
+  file: string;
+  /** The process's run folder, when a run folder was named. */
+  process?: ProcessRun;
+}
+
+/**
+ * A snapshot file, or a run folder (its process's best snapshot: the OOM's, else the peak's), on
+ * the device asked for or the default one. Errors are ToolInputError with the reason.
+ */
+export async function openSource(path: string, device?: number): Promise<Opened> {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new ToolInputError(`no such file or folder: ${path}`);
+  }
+  let file = path;
+  let process: ProcessRun | undefined;
+  if (st.isDirectory()) {
+    const run = readRun(path);
+    process = run.processes.find((p) => bestSnapshot(p));
+    if (!process) throw new ToolInputError(`the run folder ${path} holds no snapshot`);
+    file = bestSnapshot(process)!.path;
+  }
+  let snapshot: Snapshot;
+  try {
+    snapshot = await loadSnapshotFile(file);
+  } catch (e) {
+    if (e instanceof SnapshotError) throw new ToolInputError(`${file} is not a readable memory snapshot: ${e.message}`);
+    throw e;
+  }
+  const d = device ?? defaultDevice(snapshot);
+  if (d === undefined || !snapshot.devices.includes(d)) throw new ToolInputError(`${file} has no device ${d ?? ''} (it has: ${snapshot.devices.join(', ') || 'none'})`);
+  return { snapshot, analysis: analyzeDevice(snapshot, d, undefined, process?.backward), file, process };
+}
+
+export const PATH_PROP = { type: 'string' as const, description: 'A memory snapshot (.pickle, .pickle.gz) or a Headroom run folder' };
+export const DEVICE_PROP = { type: 'integer' as const, description: 'CUDA device index (default: the one with the most memory)', minimum: 0 };
+export const PAGE_PROP = { type: 'integer' as const, description: 'Page of a long answer (default 1)', minimum: 1 };

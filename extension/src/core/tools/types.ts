@@ -1,0 +1,28 @@
+/**
+ * Headroom's assistant tools: one implementation each, shared by the MCP server (`headroom mcp`)
+ * and any other adapter. A tool takes JSON arguments from a stranger (a model) and answers compact
+ * plain text: figures, `file:line` references, never raw pickle content.
+ */
+export type ToolName = 'headroom_summary' | 'headroom_explain_oom' | 'headroom_leaks' | 'headroom_lint' | 'headroom_compare';
+
+/** A JSON Schema object for a tool's arguments (the MCP and VS Code tool formats both take it). */
+export interface InputSchema {
+  type: 'object';
+  properties: Record<string, { type: 'string' | 'integer'; description: string; minimum?: number }>;
+  required: string[];
+  additionalProperties: false;
+}
+
+export interface ToolDef {
+  name: ToolName;
+  title: string;
+  description: string;
+  inputSchema: InputSchema;
+  /** Runs nothing: reads the files named and answers. Throws ToolInputError for bad arguments. */
+  run(args: Record<string, unknown>): Promise<string>;
+}
+
+/** Arguments the tool cannot use (missing, of the wrong type, a file that is not there). */
+export class ToolInputError extends Error {
+  override readonly name = 'ToolInputError';
+}

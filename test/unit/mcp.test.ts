@@ -1,0 +1,144 @@
+// `headroom mcp`, spoken to as an assistant would: the SDK's own client starts it as a child
+// process over stdio, initializes, lists the tools and calls each on real captures. Every figure
+// an answer gives is checked against the CLI's own commands on the same file (analyze --json,
+// check --explain-oom, check --no-leak, lint --json, diff --json), not against the tools' code.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { formatBytes } from '../../extension/src/core/format';
+import { PAGE_CHARS } from '../../extension/src/core/tools/page';
+import { pythonBytes, ROOT } from './helpers';
+
+const CLI = join(ROOT, 'dist', 'cli.js');
+const SNAPS = join(ROOT, 'test', 'fixtures', 'snapshots');
+const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+const json = <T>(args: string[]): T => JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 })) as T;
+
+describe('headroom mcp (Model Context Protocol over stdio)', () => {
+  const client = new Client({ name: 'headroom-test', version: '0' });
+  before(async () => {
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], stderr: 'pipe' }));
+  });
+  after(async () => {
+    await client.close();
+  });
+  const ask = async (name: string, args: Record<string, unknown>) => {
+    const r = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean };
+    assert.equal(r.content.length, 1);
+    assert.equal(r.content[0]!.type, 'text');
+    return { text: r.content[0]!.text, error: r.isError === true };
+  };
+
+  it('lists five read-only tools, each with a JSON Schema for its arguments', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['headroom_summary', 'headroom_explain_oom', 'headroom_leaks', 'headroom_lint', 'headroom_compare']);
+    for (const t of tools) {
+      assert.equal(t.inputSchema.type, 'object');
+      assert.equal(t.annotations?.readOnlyHint, true);
+      assert.ok((t.description ?? '').length > 40);
+    }
+  });
+
+  it('summary: the peak and the top lines as headroom analyze --json gives them, for a snapshot and for a run folder', async () => {
+    for (const path of [join(SNAPS, 'e2e_train_b64.pickle'), join(ROOT, 'test', 'fixtures', 'runs', 'lm_train')]) {
+      const { text, error } = await ask('headroom_summary', { path });
+      assert.equal(error, false, text);
+      const file = path.endsWith('.pickle') ? path : join(path, 'snapshot-peak.pickle');
+      const r = json<{ peak: { requested_bytes: number }; lines: { file: string; line: number; self_bytes: number }[] }>(['analyze', file, '--json', '--top', '3']);
+      assert.match(text, new RegExp(`\\(${r.peak.requested_bytes} B\\)`));
+      for (const l of r.lines) assert.ok(text.includes(`${l.file}:${l.line} `) && text.includes(formatBytes(l.self_bytes)), `${l.file}:${l.line} in\n${text}`);
+    }
+  });
+
+  it('summary with module scopes names the modules with their bytes (HF Trainer capture)', async () => {
+    const snap = join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz');
+    const { text } = await ask('headroom_summary', { path: snap });
+    const m = json<{ by_module: { modules: { path: string; self_bytes: number }[] } }>(['analyze', snap, '--by', 'module', '--json', '--top', '0']).by_module.modules;
+    const top = m.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
+    assert.ok(text.includes(`  ${top.path}: ${formatBytes(top.self_bytes)}`), text);
+  });
+
+  it('explain OOM: the same verdict as headroom check --explain-oom, from a snapshot and from a log', async () => {
+    const snap = join(SNAPS, 'frag_oom.pickle');
+    const theirs = cli(['check', snap, '--explain-oom']).stdout;
+    const { text } = await ask('headroom_explain_oom', { path: snap });
+    const verdict = /^device \d+, event #\d+: (.+)$/m.exec(theirs)![1]!;
+    assert.ok(text.includes(verdict.trim()), `${verdict}\n---\n${text}`);
+    const log = join(SNAPS, 'shared', 'oom_fraction_message.txt');
+    const fromLog = await ask('headroom_explain_oom', { path: log });
+    assert.equal(fromLog.text.split('\n')[0], cli(['check', log, '--explain-oom']).stdout.split('\n')[0]);
+  });
+
+  it('leaks: the growth per iteration and the lines of headroom check --no-leak', async () => {
+    const snap = join(SNAPS, 'leaky_demo.pickle');
+    const theirs = cli(['check', snap, '--no-leak']);
+    assert.equal(theirs.status, 1);
+    const { text } = await ask('headroom_leaks', { path: snap });
+    assert.match(text, /leaking/);
+    for (const line of theirs.stdout.trim().split('\n').slice(1)) assert.ok(text.includes(line.trim()), `${line}\n---\n${text}`);
+  });
+
+  it('lint: the findings of headroom lint --json, each with what the run measured on its line', async () => {
+    const file = join(ROOT, 'demo', 'workspace', 'train_leaky.py');
+    const theirs = (JSON.parse(cli(['lint', file, '--json']).stdout) as { findings: { rule: string; start: { line: number } }[] }).findings;
+    assert.ok(theirs.length > 0);
+    const { text } = await ask('headroom_lint', { file, run: join(SNAPS, 'leaky_demo.pickle') });
+    for (const f of theirs) assert.ok(text.includes(`${file}:${f.start.line}:`) && text.includes(f.rule), `${f.rule} at ${f.start.line}\n${text}`);
+    // check --no-leak names the lines that keep memory; the tool puts them on the loop's findings.
+    const leakLines = [...cli(['check', join(SNAPS, 'leaky_demo.pickle'), '--no-leak']).stdout.matchAll(/train_leaky\.py:(\d+) /g)].map((m) => m[1]);
+    assert.ok(leakLines.length > 0);
+    assert.match(text, new RegExp(`run: the loop leaks [\\d.]+ \\S+ per iteration, created at lines? ${leakLines.join(', ')}`));
+  });
+
+  it('compare: the peak change of headroom diff --json', async () => {
+    const [a, b] = [join(SNAPS, 'e2e_train_b64.pickle'), join(SNAPS, 'e2e_train_b128.pickle')];
+    const d = json<{ before: { peak_requested_bytes: number }; after: { peak_requested_bytes: number } }>(['diff', a, b, '--json']);
+    const { text } = await ask('headroom_compare', { before: a, after: b });
+    assert.ok(text.includes(`${d.before.peak_requested_bytes} B → ${d.after.peak_requested_bytes} B`), text);
+  });
+
+  it('bad arguments and hostile files are tool errors, and the server answers the next call', async () => {
+    const missing = await ask('headroom_summary', { path: '/no/such/snapshot.pickle' });
+    assert.equal(missing.error, true);
+    assert.match(missing.text, /no such file/);
+    const wrongType = await ask('headroom_leaks', { path: 42 });
+    assert.equal(wrongType.error, true);
+    // A pickle that would run a command when unpickled: refused by the safe reader, as a tool error.
+    const evil = join(mkdtempSync(join(tmpdir(), 'hr-mcp-')), 'evil.pickle');
+    writeFileSync(evil, pythonBytes(`import os, pickle, sys
+class Evil:
+    def __reduce__(self):
+        return (os.system, ("echo pwned",))
+sys.stdout.buffer.write(pickle.dumps({"segments": [Evil()], "device_traces": []}, protocol=2))`));
+    const hostile = await ask('headroom_summary', { path: evil });
+    assert.equal(hostile.error, true, hostile.text);
+    // Frame names with terminal escapes, bidi marks and markdown come back as inert text.
+    const named = join(mkdtempSync(join(tmpdir(), 'hr-mcp-')), 'named.pickle');
+    execFileSync('python3', [join(ROOT, 'test', 'fixtures', 'hostile', 'make_snapshot.py'), named, 'http://127.0.0.1:9/p.png', '/cluster/jobs/7', '24']);
+    const shown = await ask('headroom_summary', { path: named });
+    assert.equal(shown.error, false, shown.text);
+    assert.doesNotMatch(shown.text, /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+    const ok = await ask('headroom_leaks', { path: join(SNAPS, 'leaky_demo.pickle') });
+    assert.equal(ok.error, false);
+  });
+
+  it('every answer stays within its page size on the largest captures here, and pages go on', async () => {
+    const sizes: string[] = [];
+    for (const path of [join(ROOT, 'test', 'fixtures', 'window', 'full', 'snapshot-exit.pickle.gz'), join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz'), join(SNAPS, 'transformer_amp_ckpt.pickle')]) {
+      for (const tool of ['headroom_summary', 'headroom_leaks']) {
+        const { text } = await ask(tool, { path });
+        const body = text.replace(/\n\(page \d+ of \d+[^)]*\)$/, '');
+        assert.ok(body.length <= PAGE_CHARS, `${tool} on ${path}: ${body.length} characters`);
+        sizes.push(`${tool} ${path.split('/').slice(-2).join('/')}: ${text.length}`);
+        const pages = /\(page 1 of (\d+)/.exec(text);
+        if (pages) assert.equal((await ask(tool, { path, page: Number(pages[1]) })).error, false);
+      }
+    }
+    console.log(`answer sizes (characters): ${sizes.join('; ')}`);
+  });
+});
