@@ -30,6 +30,8 @@ import { SnapshotEditor } from './host/snapshotEditor';
 import { MemoryStatusBar } from './host/statusBar';
 import { TimelinePanel } from './host/timeline/panel';
 import { stepDone } from './host/walkthrough';
+import { showAssistantSummary } from './host/assistantView';
+import { registerLmTools } from './host/lmTools';
 
 /** Composes the extension. Every disposable is registered here, in context.subscriptions. */
 export function activate(context: vscode.ExtensionContext): void {
@@ -78,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const cmd = (id: CommandId | string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   const python = { language: 'python', scheme: 'file' };
   const hover = new MemoryHover(view, mapping);
+  let lintParser: Promise<PythonParser> | undefined;
   context.subscriptions.push(
     log,
     view,
@@ -99,6 +102,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.languages.registerCodeLensProvider(python, new MemoryLens(view, mapping)),
     vscode.languages.registerHoverProvider(python, hover),
     cmd(CommandId.ToggleHoverLibraryFrames, () => hover.toggleLibrary()),
+    cmd(CommandId.ShowAssistantSummary, () => showAssistantSummary()),
+    registerLmTools(view, () => (lintParser ??= PythonParser.load(join(context.extensionPath, 'dist')))),
     vscode.languages.registerCodeActionsProvider(python, new RunMomentActions(runDiagnostics), { providedCodeActionKinds: RunMomentActions.kinds }),
     vscode.window.registerTreeDataProvider('headroom.summary', tree),
     vscode.window.registerCustomEditorProvider(SnapshotEditor.viewType, new SnapshotEditor(deps), { supportsMultipleEditorsPerDocument: false }),
@@ -127,7 +132,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   // Lint: the parser's WebAssembly loads in the background; diagnostics start once it has.
   const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);
-  void PythonParser.load(join(context.extensionPath, 'dist')).then(
+  void (lintParser ??= PythonParser.load(join(context.extensionPath, 'dist'))).then(
     (parser) => {
       const lint = new LintDiagnostics(parser, docs, runDiagnostics);
       context.subscriptions.push(

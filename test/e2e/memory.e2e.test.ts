@@ -119,6 +119,22 @@ describe('memory on the code', () => {
     await s.workbench.openFile('train.py');
   });
 
+  e2e('assistants: VS Code lists the Headroom tools, and invoking the summary tool gives the summary page’s peak and top line', () => s!, async (s) => {
+    const page = webviewContent(s.page);
+    const peak = page.locator('[data-fact="peak"]');
+    await peak.waitFor({ timeout: 60_000 });
+    const exact = await peak.getAttribute('data-bytes');
+    const top = (await page.locator('table tr td a').first().innerText()).trim();
+    await s.workbench.runCommand('Headroom: Show What Assistants See');
+    const doc = s.page.locator('.editor-group-container.active .view-lines', { hasText: 'tools registered' }).first();
+    await doc.waitFor({ timeout: 60_000 });
+    const text = (await doc.innerText()).replace(/\u00a0/g, ' ');
+    assert.match(text, /tools registered: headroom_summary, headroom_explain_oom, headroom_leaks, headroom_lint, headroom_compare/);
+    assert.ok(exact && text.includes(`(${exact} B)`), `${exact} in\n${text}`);
+    assert.ok(text.includes(`${top} `), `${top} in\n${text}`);
+    await s.workbench.runCommand('View: Revert and Close Editor');
+  });
+
   e2e('toggling removes the annotations, and toggling again brings them back', () => s!, async (s) => {
     await s.workbench.runCommand('Headroom: Toggle Memory Annotations');
     await s.page.waitForTimeout(500);

@@ -120,3 +120,20 @@ print(json.dumps({"nodes": names, "target": 'TargetPlatform="linux-x64"' in m}))
     assert.equal(typeof (JSON.parse(out) as { available: boolean }).available, 'boolean');
   });
 });
+
+describe('the language-model tools the manifest declares', () => {
+  it('are the core tools of headroom mcp, with the same descriptions and arguments (path optional in the editor)', async () => {
+    const { headroomTools } = await import('../../extension/src/core/tools/registry');
+    const { editorSchema } = await import('../../extension/src/core/tools/editorSchema');
+    const declared = (manifest.contributes as unknown as { languageModelTools: { name: string; modelDescription: string; inputSchema: unknown; canBeReferencedInPrompt: boolean }[] }).languageModelTools;
+    const tools = headroomTools(() => Promise.reject(new Error('no parser needed')));
+    assert.deepEqual(declared.map((t) => t.name), tools.map((t) => t.name));
+    for (const t of tools) {
+      const d = declared.find((x) => x.name === t.name)!;
+      assert.equal(d.modelDescription, t.description);
+      assert.deepEqual(d.inputSchema, editorSchema(t));
+      assert.equal(d.canBeReferencedInPrompt, true);
+    }
+    assert.match(manifest.engines.vscode, /^\^1\.(99|1\d\d)\./, 'vscode.lm.registerTool needs VS Code 1.99 or newer here');
+  });
+});

@@ -34,6 +34,8 @@ export const enum CommandId {
   LintWorkspace = 'headroom.lintWorkspace',
   /** {@link MemoryHover.toggleLibrary} (a hover's link; not in the palette) */
   ToggleHoverLibraryFrames = 'headroom.toggleHoverLibraryFrames',
+  /** {@link showAssistantSummary} */
+  ShowAssistantSummary = 'headroom.showAssistantSummary',
   /** Run after a lint quick fix's edit (LintCodeActions); does nothing: it completes the walkthrough's step. */
   QuickFixApplied = 'headroom.quickFixApplied',
 }
