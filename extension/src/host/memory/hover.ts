@@ -68,6 +68,8 @@ export class MemoryHover implements vscode.HoverProvider {
     md.isTrusted = { enabledCommands: ENABLED };
     md.appendMarkdown(vscode.l10n.t('**Headroom** — {0}, device {1}, {2}{3}', markdownText(c.label), c.device, c.instantLabel, v.stale ? ` ${vscode.l10n.t('*(stale: the file changed since the run)*')}` : ''));
     // Lines joined by hard breaks ("  \n"), not paragraphs: the hover must not cover the code it explains.
+    // The library frames' link goes on the last line with the others, for the same reason.
+    let toggle = false;
     if (stat) {
       md.appendMarkdown(`  \n${vscode.l10n.t('self **{0}** in {1} blocks · inclusive {2} ({3} blocks)', formatBytes(stat.selfBytes), stat.selfBlocks, formatBytes(stat.inclusiveBytes), stat.inclusiveBlocks)}`);
       if (stat.largest.length) md.appendMarkdown(`  \n${vscode.l10n.t('largest tensors: {0}', runs(stat.largest.map((b) => formatBytes(b.bytes))))}`);
@@ -111,13 +113,14 @@ export class MemoryHover implements vscode.HoverProvider {
         }
         if (via) md.appendMarkdown(`- *… ${lib(via)}*\n`);
         if (more) md.appendMarkdown(`- *${more > 1 ? vscode.l10n.t('+{0} more frames (the timeline shows the whole stack of a pinned block)', more) : vscode.l10n.t('+{0} more frame (the timeline shows the whole stack of a pinned block)', more)}*\n`);
-        if (this.library || collapsed) md.appendMarkdown(`\n[${this.library ? vscode.l10n.t('Hide library frames') : vscode.l10n.t('Show library frames')}](command:${CommandId.ToggleHoverLibraryFrames})\n`);
+        toggle = this.library || collapsed;
         md.appendMarkdown('\n');
       }
       const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
       md.appendMarkdown(`${vscode.l10n.t('over the whole trace this line allocated {0} times, {1} in all', h.count, formatBytes(h.bytes))} · `);
     } else md.appendMarkdown(`\n\n${markdownText(v.text)}\n\n`);
     md.appendMarkdown(`[${vscode.l10n.t('Summary')}](command:${CommandId.ShowSummary}) · [${vscode.l10n.t('Timeline')}](command:${CommandId.ShowTimeline})`);
+    if (toggle) md.appendMarkdown(` · [${this.library ? vscode.l10n.t('Hide library frames') : vscode.l10n.t('Show library frames')}](command:${CommandId.ToggleHoverLibraryFrames})`);
     return new vscode.Hover(md);
   }
 }
