@@ -102,6 +102,16 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     assert.ok(text.includes(`${d.before.peak_requested_bytes} B → ${d.after.peak_requested_bytes} B`), text);
   });
 
+  it('compare: per module too, when both runs recorded module scopes (analyze --by module of each)', async () => {
+    const [a, b] = ['nanogpt_eager', 'nanogpt_compiled'].map((n) => join(ROOT, 'test', 'fixtures', 'modules', n, 'snapshot-peak.pickle.gz')) as [string, string];
+    const mods = (p: string) => new Map(json<{ by_module: { modules: { path: string; self_bytes: number }[] } }>(['analyze', p, '--by', 'module', '--json', '--top', '0']).by_module.modules.map((m) => [m.path, m.self_bytes]));
+    const [before, after] = [mods(a), mods(b)];
+    const paths = [...new Set([...before.keys(), ...after.keys()])];
+    const most = paths.reduce((x, y) => (Math.abs((after.get(y) ?? 0) - (before.get(y) ?? 0)) > Math.abs((after.get(x) ?? 0) - (before.get(x) ?? 0)) ? y : x));
+    const { text } = await ask('headroom_compare', { before: a, after: b });
+    assert.ok(text.includes(`  ${most}: ${formatBytes(before.get(most) ?? 0)} → ${formatBytes(after.get(most) ?? 0)}`), `${most}\n${text}`);
+  });
+
   it('bad arguments and hostile files are tool errors, and the server answers the next call', async () => {
     const missing = await ask('headroom_summary', { path: '/no/such/snapshot.pickle' });
     assert.equal(missing.error, true);

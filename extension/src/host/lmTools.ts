@@ -22,7 +22,9 @@ function adapter(def: ToolDef, view: MemoryView): vscode.LanguageModelTool<Recor
     prepareInvocation: () => ({ invocationMessage: vscode.l10n.t('Reading memory figures ({0})', def.title) }),
     async invoke(options) {
       const input = { ...(options.input ?? {}) };
+      // No snapshot named: the one the editor shows (for the lint, as the run that gives evidence).
       if ('path' in def.inputSchema.properties && input.path === undefined && view.current) input.path = view.current.path;
+      if ('run' in def.inputSchema.properties && input.run === undefined && view.current) input.run = view.current.path;
       try {
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(await def.run(input))]);
       } catch (e) {

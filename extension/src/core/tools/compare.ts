@@ -1,4 +1,5 @@
 import { attributeAt } from '../analysis/analyze';
+import { byModule, hasModuleScopes } from '../analysis/modules';
 import { formatBytes } from '../format';
 import { diffAttributions, signedBytes } from '../source/diff';
 import { openSource, PAGE_PROP, int, str } from './input';
@@ -12,7 +13,7 @@ export const compareTool: ToolDef = {
   name: 'headroom_compare',
   title: 'Compare two PyTorch memory snapshots or runs',
   description:
-    "Compares two PyTorch memory snapshots or Headroom run folders at their peaks: the change of the peak (exact requested bytes) and the source lines whose memory at the peak changed most (file:line).",
+    "Compares two PyTorch memory snapshots or Headroom run folders at their peaks: the change of the peak (exact requested bytes), the source lines whose memory at the peak changed most (file:line), and the nn.Modules when both runs recorded them.",
   inputSchema: {
     type: 'object',
     properties: { before: { type: 'string', description: 'The first snapshot or run folder' }, after: { type: 'string', description: 'The second snapshot or run folder' }, page: PAGE_PROP },
@@ -34,6 +35,18 @@ export const compareTool: ToolDef = {
       ...d.lines.slice(0, TOP).map((l) => `  ${l.file}:${l.line} ${l.function}: ${formatBytes(l.beforeBytes)} → ${formatBytes(l.afterBytes)} (${signedBytes(l.deltaBytes, formatBytes)})`),
     ];
     if (d.lines.length > TOP) lines.push(`  … ${d.lines.length - TOP} more lines`);
+    // Runs recorded with module scopes: the modules whose memory at the peak changed most.
+    if (hasModuleScopes(before.o.snapshot) && hasModuleScopes(after.o.snapshot)) {
+      const self = (x: typeof before) => new Map(byModule(x.o.snapshot, x.o.analysis, x.peak.index).modules.map((m) => [m.path, m.selfBytes]));
+      const [b, a] = [self(before), self(after)];
+      const changed = [...new Set([...b.keys(), ...a.keys()])]
+        .map((path) => ({ path, before: b.get(path) ?? 0, after: a.get(path) ?? 0 }))
+        .filter((m) => m.after !== m.before)
+        .sort((x, y) => Math.abs(y.after - y.before) - Math.abs(x.after - x.before));
+      lines.push('modules whose memory at the peak changed most (self bytes):');
+      for (const m of changed.slice(0, TOP)) lines.push(`  ${m.path}: ${formatBytes(m.before)} → ${formatBytes(m.after)} (${signedBytes(m.after - m.before, formatBytes)})`);
+      if (!changed.length) lines.push('  none');
+    }
     return paged(lines, int(args, 'page', 1));
   },
 };
