@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice, attributeAt } from '../../extension/src/core/analysis/analyze';
-import { recordingMode, windowNote } from '../../extension/src/core/run/recordingMode';
+import { recordingMode, windowNote, windowNoteBeside } from '../../extension/src/core/run/recordingMode';
 import { readRun } from '../../extension/src/core/run/runFolder';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { ROOT } from './helpers';
@@ -50,5 +50,12 @@ describe('recording windows give the figures of full recording', () => {
     assert.doesNotMatch(note, /between windows and did not come back/);
     assert.match(windowNote(w.p, 0, w.a.replay.peak.requestedBytes - 1)!, /is above this snapshot's/);
     assert.equal(windowNote(readRun(join(DIR, 'full')).processes[0]!, 0, 1), undefined);
+  });
+
+  it('the summary page and the timeline find the note from the snapshot file alone (its run folder beside it)', async () => {
+    const w = await capture('window', 'snapshot-peak.pickle.gz');
+    assert.match(windowNoteBeside(join(DIR, 'window', 'snapshot-peak.pickle.gz'), 0, w.a.replay.peak.requestedBytes) ?? '', /Recorded in windows/);
+    assert.equal(windowNoteBeside(join(DIR, 'full', 'snapshot-exit.pickle.gz'), 0, 1), undefined, 'a full run says nothing');
+    assert.equal(windowNoteBeside(join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'), 0, 1), undefined, 'a file outside a run says nothing');
   });
 });

@@ -72,6 +72,7 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   root.append(table);
   if (m.modules?.length) root.append(moduleTable(m.modules));
   if (m.doctor) renderDoctor(m.doctor);
+  if (m.recording) for (const line of m.recording.split('\n')) root.append(el('p', line, 'note recording'));
   root.append(el('p', 'Requested bytes are exact (what PyTorch counts in requested_bytes); the allocated figure in the report is an estimate.', 'note'));
 }
 

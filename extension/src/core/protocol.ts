@@ -5,7 +5,7 @@ import type { AnalyzeReport } from './report';
  * (the webview imports nothing else from the extension), and both validate what they receive.
  */
 export type ToWebview =
-  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[] }
+  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[]; recording?: string }
   | { type: 'error'; message: string };
 
 /** A module's memory at the summary's instant (runs recorded with module scopes), in model order. */

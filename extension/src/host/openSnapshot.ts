@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { At, DeviceAnalysis } from '../core/analysis/analyze';
 import type { CallWindow } from '../core/analysis/backward';
 import { deviceFactsBeside } from '../core/run/deviceFacts';
+import { windowNoteBeside } from '../core/run/recordingMode';
 import { doctorFor } from '../core/diagnose/doctor';
 import type { SnapshotErrorCode } from '../core/errors';
 import type { FromWebview, ToWebview } from '../core/protocol';
@@ -84,7 +85,8 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
 export function summaryFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string }, mapping: WorkspaceMapping): { message: ToWebview; onMessage: (m: FromWebview) => void } {
   const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const modules = moduleRows(c.snapshot, c.analysis, report.at.trace_index);
-  const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}) };
+  const recording = windowNoteBeside(c.path, c.analysis.device, report.peak.requested_bytes);
+  const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}), ...(recording ? { recording } : {}) };
   const onMessage = (m: FromWebview): void => {
     if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
     else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);

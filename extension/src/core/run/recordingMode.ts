@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { formatBytes } from '../format';
+import { readRun } from './runFolder';
 import type { ProcessRun } from './runFolder';
 
 /** How a process recorded: every event (full), or stacks in windows (the default since issue 20). */
@@ -42,4 +45,16 @@ export function windowNote(p: Pick<ProcessRun, 'meta' | 'events' | 'samples'>, d
   const head = `Recorded in windows (${m.windows}): stacks from the first CUDA use until the peak stopped rising, and again when it rose. Events between windows are not in the trace; \`headroom run --record full\` records them all.`;
   if (runPeak > snapshotPeak) return `${head}\nThe run's peak, ${formatBytes(runPeak)} (PyTorch's requested_bytes peak), is above this snapshot's ${formatBytes(snapshotPeak)}: it happened between windows and did not come back while one was open.`;
   return head;
+}
+
+/** windowNote for a snapshot file that sits in a run's process folder; undefined for any other file. */
+export function windowNoteBeside(snapshotPath: string, device: number, snapshotPeak: number): string | undefined {
+  const dir = dirname(resolve(snapshotPath));
+  if (!existsSync(join(dir, 'meta.json'))) return undefined;
+  try {
+    const p = readRun(dir).processes.find((x) => resolve(x.dir) === dir);
+    return p && windowNote(p, device, snapshotPeak);
+  } catch {
+    return undefined; // a folder that does not read as a run says nothing
+  }
 }

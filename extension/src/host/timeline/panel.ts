@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { windowNoteBeside } from '../../core/run/recordingMode';
 import type { FromTimeline, ToTimeline } from '../../core/timeline/protocol';
 import { isFromTimeline } from '../../core/timeline/protocol';
 import { TimelineSession } from '../../core/timeline/session';
@@ -128,7 +129,9 @@ export class TimelinePanel implements vscode.Disposable {
     }
     if (this.sessionOf !== c || !this.session) {
       const t0 = performance.now();
-      this.session = new TimelineSession(++this.ids, { snapshot: c.snapshot, analysis: c.analysis, title: c.label, path: c.path, instant: { index: c.instant.index, label: c.instantLabel } });
+      // A windowed run's snapshot says so in the title: events between windows are not in its trace.
+      const windowed = windowNoteBeside(c.path, c.analysis.device, c.analysis.replay.peak.requestedBytes) ? ` ${vscode.l10n.t('(stacks recorded in windows)')}` : '';
+      this.session = new TimelineSession(++this.ids, { snapshot: c.snapshot, analysis: c.analysis, title: `${c.label}${windowed}`, path: c.path, instant: { index: c.instant.index, label: c.instantLabel } });
       this.sessionOf = c;
       this.log.info(`timeline: ${c.analysis.replay.n} events of device ${c.device} modelled in ${(performance.now() - t0).toFixed(0)} ms`);
     }
