@@ -4,14 +4,15 @@ PyTorch's recorder costs ~20 % on a launch-bound loop (it captures a Python stac
 A training loop repeats itself, so the first steps hold its peak and its lines: the window records
 from the first CUDA use until the peak stopped rising for `quiet` backward() calls (and at least
 `min_calls` of them), dumps the peak snapshot, and turns the recorder off. The sampler keeps the
-live figures (every sample carries PyTorch's exact peaks) and reopens a window at once (from its
-own thread: turning the recorder on imports nothing) when the peak rises by the margin or reserved
-memory nears the device's total, or when the model switches between train() and eval() (an
-evaluation pass is a new pattern, and where eval leaks live). A window closes only at a backward(),
-so an evaluation loop stays recorded until training resumes or the exit snapshot.
-A window that saw the peak rise replaces the peak snapshot; another keeps its own. Missed: events between windows (a
-transient new peak is seen in the figures, and recorded only if it comes back), and loops with no
-backward() (inference), which are recorded in full: the window closes only at a backward().
+live figures (every sample carries PyTorch's exact peaks). A window reopens at once when the peak
+rises (seen at a backward(), or by the sampler by the margin), when reserved memory nears the
+device's total, or when the model switches between train() and eval() (an evaluation pass is a
+new pattern, and where eval leaks live). Turning the recorder on imports nothing, so it may happen
+on the sampler's thread. A window closes only at a backward(), so an evaluation loop stays
+recorded until training resumes, or until the exit snapshot. A window that saw the peak rise
+replaces the peak snapshot; another keeps its own. Missed: events between windows (a transient
+new peak is in the figures, and in a snapshot only if it comes back), and loops with no
+backward() (inference) are recorded in full.
 """
 import threading
 import time
