@@ -50,16 +50,40 @@ export async function openSource(path: string, device?: number): Promise<Opened>
     if (!process) throw new ToolInputError(`the run folder ${path} holds no snapshot`);
     file = bestSnapshot(process)!.path;
   }
-  let snapshot: Snapshot;
-  try {
-    snapshot = await loadSnapshotFile(file);
-  } catch (e) {
-    if (e instanceof SnapshotError) throw new ToolInputError(`${file} is not a readable memory snapshot: ${e.message}`);
-    throw e;
-  }
+  const snapshot = await cachedLoad(file);
   const d = device ?? defaultDevice(snapshot);
   if (d === undefined || !snapshot.devices.includes(d)) throw new ToolInputError(`${file} has no device ${d ?? ''} (it has: ${snapshot.devices.join(', ') || 'none'})`);
-  return { snapshot, analysis: analyzeDevice(snapshot, d, undefined, process?.backward), file, process };
+  // The analysis of a cached snapshot is kept with it (the leak detector's alone takes a second at 1M events).
+  let byKey = analyses.get(snapshot);
+  if (!byKey) analyses.set(snapshot, (byKey = new Map()));
+  const key = `${d}\u0000${process?.dir ?? ''}`;
+  let analysis = byKey.get(key);
+  if (!analysis) byKey.set(key, (analysis = analyzeDevice(snapshot, d, undefined, process?.backward)));
+  return { snapshot, analysis, file, process };
+}
+
+/**
+ * The last snapshots read, by path, size and mtime: an assistant asks several tools about one file
+ * in a row, and a million-event snapshot takes seconds to read. Two are kept (compare reads two).
+ */
+const cache: { key: string; snapshot: Promise<Snapshot> }[] = [];
+const CACHED = 2;
+const analyses = new WeakMap<Snapshot, Map<string, DeviceAnalysis>>();
+
+function cachedLoad(file: string): Promise<Snapshot> {
+  const st = statSync(file);
+  const key = `${file}\u0000${st.size}\u0000${st.mtimeMs}`;
+  const hit = cache.find((c) => c.key === key);
+  if (hit) return hit.snapshot;
+  const snapshot = loadSnapshotFile(file).catch((e: unknown) => {
+    const i = cache.findIndex((c) => c.key === key);
+    if (i >= 0) cache.splice(i, 1);
+    if (e instanceof SnapshotError) throw new ToolInputError(`${file} is not a readable memory snapshot: ${e.message}`);
+    throw e;
+  });
+  cache.unshift({ key, snapshot });
+  cache.length = Math.min(cache.length, CACHED);
+  return snapshot;
 }
 
 export const PATH_PROP = { type: 'string' as const, description: 'A memory snapshot (.pickle, .pickle.gz) or a Headroom run folder' };
