@@ -75,11 +75,36 @@ class Agent(object):
             backward.wrap(torch, self.record_event, self.recording, self.safe_point, self.before_backward)
         except Exception as e:
             self.log("error", "could not watch backward(): %s" % e)
+        if self.config.record == "window":
+            self._watch_history_switch(torch)
         lazy = getattr(getattr(torch, "cuda", None), "_lazy_call", None)
         if lazy is None:
             self.log("error", "this torch has no torch.cuda._lazy_call; recording is off")
             return
         lazy(self.on_cuda)
+
+    def _watch_history_switch(self, torch):
+        """Window mode turns PyTorch's recorder off between windows, which must never touch a
+        workload that records history itself (its own snapshots). Its calls are seen through a
+        wrapper put in place at `import torch`, before any user code runs; the agent's own calls
+        use the original (self.history_switch)."""
+        mem = getattr(getattr(torch, "cuda", None), "memory", None)
+        orig = getattr(mem, "_record_memory_history", None)
+        if orig is None:
+            return
+        self.history_switch = orig
+        agent = self
+
+        def _record_memory_history(*args, **kwargs):
+            agent.user_history = True
+            window = getattr(agent.recorder, "window", None)
+            if window is not None:
+                window.user_took_over(args[0] if args else kwargs.get("enabled", "all"))
+            return orig(*args, **kwargs)
+
+        _record_memory_history.__wrapped__ = orig
+        _record_memory_history.__doc__ = orig.__doc__
+        mem._record_memory_history = _record_memory_history
 
     def safe_point(self):
         if self.recorder is not None:

@@ -65,6 +65,8 @@ class Recorder(Dumps):
             self._record_history()
             if self.window is not None:
                 self.window.opened()
+                if getattr(self.agent, "user_history", False):
+                    self.window.user_took_over("all")
                 try:
                     self.window.watch_phases(self.torch)
                 except Exception as e:
@@ -95,24 +97,32 @@ class Recorder(Dumps):
             self.log("warning", "memory by module is off: %s: %s" % (type(e).__name__, e))
 
     def _record_history(self):
-        mem = self.torch.cuda.memory
+        record = self._switch()
         c = self.config
         try:
-            mem._record_memory_history(enabled="all", context=c.context, stacks=c.stacks, max_entries=c.max_entries)
+            record(enabled="all", context=c.context, stacks=c.stacks, max_entries=c.max_entries)
         except TypeError:
             # torch 2.0's legacy signature.
-            mem._record_memory_history(True, trace_alloc_max_entries=c.max_entries, trace_alloc_record_context=True)
+            record(True, trace_alloc_max_entries=c.max_entries, trace_alloc_record_context=True)
         self.history = self.recorded = True
+
+    def _switch(self):
+        """PyTorch's recorder switch: the original behind the agent's wrapper (boot.py), or
+        whatever replaced the wrapper since."""
+        cur = self.torch.cuda.memory._record_memory_history
+        orig = getattr(self.agent, "history_switch", None)
+        return orig if orig is not None and getattr(cur, "__wrapped__", None) is orig else cur
 
     def start_history(self):
         self._record_history()
 
     def stop_history(self):
         """Between windows: the recorder off. PyTorch keeps the blocks' own stacks."""
+        record = self._switch()
         try:
-            self.torch.cuda.memory._record_memory_history(enabled=None)
+            record(enabled=None)
         except TypeError:
-            self.torch.cuda.memory._record_memory_history(False)
+            record(False)
         self.history = False
 
     def _apply_cap(self):

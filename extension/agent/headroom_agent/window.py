@@ -50,6 +50,8 @@ class Window(object):
         self.peak_at_open = 0
         self.lock = threading.Lock()
         self.checked = 0.0
+        # False once the workload turned PyTorch's recorder on or off itself: windows stop.
+        self.managed = True
 
     def watch_phases(self, torch):
         """Wraps nn.Module.train (eval() calls it) to see the workload switch phases. Frameworks call
@@ -88,11 +90,21 @@ class Window(object):
         self.peak = self.peak_at_open = self._peak()
         self._event("window_open", reason=reason)
 
+    def user_took_over(self, enabled):
+        """The workload called _record_memory_history itself: the recorder is its own from now on."""
+        self.r.history = enabled not in (None, False)
+        if self.managed:
+            self.managed = False
+            self.open = False
+            self._event("window_user", reason="the workload records memory history itself: windows stop")
+
     def safe_point(self):
         """After each backward(), on the workload's thread. Closed, it reopens on any rise of the
         peak since the last window, looked at most every CHECK_EVERY_S (a stats read costs tens of us:
         only loops faster than that skip some): a leak that lifts the peak each step is recorded
         from the next step on."""
+        if not self.managed:
+            return
         if not self.open:
             now = time.perf_counter()
             if now - self.checked < CHECK_EVERY_S:
@@ -132,7 +144,7 @@ class Window(object):
 
     def on_sample(self, s):
         """Sampler thread: reopens a window on a rise of the peak or near the device's limit."""
-        if self.open:
+        if self.open or not self.managed:
             return
         if s["max_allocated"] > self.r.last_peak_dump * (1 + self.r.config.peak_margin):
             reason = "peak rose to %d bytes" % s["max_allocated"]
@@ -144,10 +156,10 @@ class Window(object):
 
     def reopen(self, reason):
         """Any thread: turns the recorder back on, unless a window is open."""
-        if self.open:
+        if self.open or not self.managed:
             return
         with self.lock:
-            if not self.open:
+            if not self.open and self.managed:
                 self.r.start_history()
                 self.opened(reason)
 
