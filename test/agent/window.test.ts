@@ -64,4 +64,24 @@ describe('recording windows', () => {
     assert.equal(events.filter((e) => e.event === 'window_open').length, 0);
     assert.equal(events.filter((e) => e.event === 'backward').length, 27);
   });
+
+  it("a workload's own _record_memory_history goes through unchanged (same result, same error), seen only in window mode", async () => {
+    const code = `import torch
+f = torch.cuda.memory._record_memory_history
+print(f.__name__, hasattr(f, "__wrapped__"))
+try:
+    f("all")
+    print("ok")
+except Exception as e:
+    print(type(e).__name__, str(e)[:60])`;
+    const runs = mkdtempSync(join(tmpdir(), 'headroom-window-'));
+    const base: NodeJS.ProcessEnv = { ...process.env, HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r' };
+    const go = (env: NodeJS.ProcessEnv) => runAsync(DEBIAN_PY, ['-c', code], env, { hangGuardMs: 120_000 });
+    const plain = await go({ ...base, PYTHONPATH: '' });
+    const windowed = await go({ ...base, PYTHONPATH: AGENT, HEADROOM_AGENT: '1' });
+    const full = await go({ ...base, PYTHONPATH: AGENT, HEADROOM_AGENT: '1', HEADROOM_RECORD: 'full' });
+    assert.match(plain.out, /^_record_memory_history False\n/);
+    assert.equal(windowed.out, plain.out.replace(/^_record_memory_history False/, '_record_memory_history True'), 'the same name and outcome, wrapped');
+    assert.equal(full.out, plain.out, 'full mode leaves it as it is');
+  });
 });
