@@ -68,16 +68,33 @@ export function hasModuleScopes(s: Snapshot): boolean {
   return false;
 }
 
+/**
+ * Each element's module scope, from the metadata of its alloc event (none for blocks live before
+ * recording or known only by their free); each distinct metadata string is parsed once.
+ */
+export function scopeReader(s: Snapshot, a: DeviceAnalysis): (element: number) => Scope | null {
+  const t = traceOf(s, a.device);
+  const e = a.replay.elements;
+  const parsed = new Map<string, Scope | null>();
+  return (k) => {
+    if (e.origin[k] !== Origin.Trace || e.alloc[k]! < 0) return null;
+    const meta = s.columns.userMetadata.get(t.rows[e.alloc[k]!]!);
+    if (!meta) return null;
+    let scope = parsed.get(meta);
+    if (scope === undefined) parsed.set(meta, (scope = splitMetadata(meta).scope));
+    return scope;
+  };
+}
+
 /** Live memory at trace index `index`, credited to the module that ran when each block was allocated. */
 export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleBreakdown {
-  const t = traceOf(s, a.device);
   const e = a.replay.elements;
   const cats = categorize(s, a, backwardPhases(s, a));
   const live = liveAt(e, index);
   const stats = new Map<string, ModuleStat>();
   // Per module: bytes by the model frame that allocated them (the largest becomes `where`).
   const wheres = new Map<string, Map<number, number>>();
-  const parsed = new Map<string, Scope | null>();
+  const scopeOf = scopeReader(s, a);
   const frameOf = new Map<number, number>();
   const total = zeros();
   const scoped = zeros();
@@ -90,11 +107,7 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
     const cat = cats[k] ?? Category.Other;
     totalBytes += bytes;
     total[cat]! += bytes;
-    if (e.origin[k] !== Origin.Trace || e.alloc[k]! < 0) continue;
-    const meta = s.columns.userMetadata.get(t.rows[e.alloc[k]!]!);
-    if (!meta) continue;
-    let scope = parsed.get(meta);
-    if (scope === undefined) parsed.set(meta, (scope = splitMetadata(meta).scope));
+    const scope = scopeOf(k);
     if (!scope) continue;
     scopedBytes += bytes;
     scoped[cat]! += bytes;

@@ -1,8 +1,6 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
-import { hasModuleScopes, modelOrder, splitMetadata } from '../analysis/modules';
-import { Origin } from '../analysis/replay';
+import { hasModuleScopes, modelOrder, scopeReader } from '../analysis/modules';
 import type { Snapshot } from '../snapshot/model';
-import { traceOf } from '../snapshot/model';
 import type { KeyInfo } from './model';
 
 export const NO_MODULE = 'outside any module (parameters, optimizer, data, before recording)';
@@ -18,17 +16,12 @@ export function moduleKeys(s: Snapshot, a: DeviceAnalysis): { key: Int32Array; k
   const e = a.replay.elements;
   const key = new Int32Array(e.count);
   if (!hasModuleScopes(s)) return { key, keys: [{ label: NOT_RECORDED }], order: Int32Array.of(0) };
-  const t = traceOf(s, a.device);
-  const byMeta = new Map<string, string | null>();
+  const scopeOf = scopeReader(s, a);
   const paths = new Map<string, number>();
   const raw = new Int32Array(e.count);
   for (let k = 0; k < e.count; k++) {
-    if (e.origin[k] !== Origin.Trace || e.alloc[k]! < 0) continue;
-    const meta = s.columns.userMetadata.get(t.rows[e.alloc[k]!]!);
-    if (!meta) continue;
-    let path = byMeta.get(meta);
-    if (path === undefined) byMeta.set(meta, (path = splitMetadata(meta).scope?.path ?? null));
-    if (path === null) continue;
+    const path = scopeOf(k)?.path;
+    if (path === undefined) continue;
     let id = paths.get(path);
     if (id === undefined) paths.set(path, (id = paths.size + 1));
     raw[k] = id;
