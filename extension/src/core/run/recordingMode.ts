@@ -52,7 +52,8 @@ export function windowNoteBeside(snapshotPath: string, device: number, snapshotP
   const dir = dirname(resolve(snapshotPath));
   if (!existsSync(join(dir, 'meta.json'))) return undefined;
   try {
-    const p = readRun(dir).processes.find((x) => resolve(x.dir) === dir);
+    // max_requested is PyTorch's running peak: the file's last samples hold the highest.
+    const p = readRun(dir, { samples: 'tail' }).processes.find((x) => resolve(x.dir) === dir);
     return p && windowNote(p, device, snapshotPeak);
   } catch {
     return undefined; // a folder that does not read as a run says nothing
