@@ -1,10 +1,9 @@
-import { closeSync, readSync } from 'node:fs';
 import { analyzeDevice } from '../core/analysis/analyze';
 import type { DeviceAnalysis } from '../core/analysis/analyze';
 import { describeLeak, detectLeaks } from '../core/diagnose/leaks';
 import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../core/diagnose/oom';
 import { deviceFactsBeside } from '../core/run/deviceFacts';
-import { openRegularSync } from '../core/safeFile';
+import { isSnapshotFile, readLogTail } from '../core/logFile';
 import { parseOomMessages } from '../core/oomMessage';
 import { formatBytes } from '../core/format';
 import { plain, plainLines } from '../core/text';
@@ -26,34 +25,6 @@ export const CHECK_USAGE = `usage: headroom check SNAPSHOT [--max-peak SIZE] [--
   loop) past a warm-up, and held by tensors created at the same lines in most iterations and never
   freed; it names those lines. --leak-min SIZE tolerates a steady growth below SIZE per iteration.`;
 
-/** Pickle files start with the PROTO opcode (0x80); snapshots are never text. Reads one byte. */
-function isPickle(path: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openRegularSync(path).fd; // never blocks on a FIFO; a device or folder is refused
-    const b = Buffer.alloc(1);
-    return readSync(fd, b, 0, 1, 0) === 1 && b[0] === 0x80;
-  } catch {
-    return true; // let the snapshot loader report the error
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** A log to search for OOM messages: a regular file, its last LOG_BYTES at most (the OOM is at the end). */
-const LOG_BYTES = 64 * 2 ** 20;
-function readLog(path: string): string {
-  const { fd, size } = openRegularSync(path);
-  try {
-    const n = Math.min(size, LOG_BYTES);
-    const b = Buffer.alloc(n);
-    const got = readSync(fd, b, 0, n, size - n);
-    return b.subarray(0, got).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export async function checkCommand(argv: readonly string[], raw: Io): Promise<number> {
   // Paths, frame names and OOM messages are data: escaped where they are quoted, and every line
   // written goes through plainLines as a net (check has no --json to keep byte for byte).
@@ -69,8 +40,8 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
   if (maxPeak === undefined && maxReserved === undefined && !explain && !noLeak) throw new UsageError('check needs --max-peak, --max-reserved, --no-leak or --explain-oom\n' + CHECK_USAGE);
   const path = p.positional[0]!;
   // A text file (a log, a pasted message) is read for OOM messages, not as a snapshot.
-  if (explain && !isPickle(path)) {
-    const ms = parseOomMessages(readLog(path));
+  if (explain && !isSnapshotFile(path)) {
+    const ms = parseOomMessages(readLogTail(path));
     if (!ms.length) io.out(`no CUDA out-of-memory message in ${plain(path)}\n`);
     for (const m of ms) io.out(renderDiagnosis(diagnoseMessage(m)));
     return 0;
