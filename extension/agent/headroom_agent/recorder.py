@@ -62,7 +62,7 @@ class Recorder(Dumps):
                 " PYTORCH_CUDA_ALLOC_CONF to record." % (self.backend, self.backend),
             )
         else:
-            self._record_history()
+            self.start_history()
             if self.window is not None:
                 self.window.opened()
                 if getattr(self.agent, "user_history", False):
@@ -96,7 +96,7 @@ class Recorder(Dumps):
         except Exception as e:
             self.log("warning", "memory by module is off: %s: %s" % (type(e).__name__, e))
 
-    def _record_history(self):
+    def start_history(self):
         record = self._switch()
         c = self.config
         try:
@@ -112,9 +112,6 @@ class Recorder(Dumps):
         cur = self.torch.cuda.memory._record_memory_history
         orig = getattr(self.agent, "history_switch", None)
         return orig if orig is not None and getattr(cur, "__wrapped__", None) is orig else cur
-
-    def start_history(self):
-        self._record_history()
 
     def stop_history(self):
         """Between windows: the recorder off. PyTorch keeps the blocks' own stacks."""
