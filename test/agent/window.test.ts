@@ -84,4 +84,14 @@ except Exception as e:
     assert.equal(windowed.out, plain.out.replace(/^_record_memory_history False/, '_record_memory_history True'), 'the same name and outcome, wrapped');
     assert.equal(full.out, plain.out, 'full mode leaves it as it is');
   });
+
+  it("near the device's total, a window opens once, not again while reserved memory stays where it is", async () => {
+    const runs = mkdtempSync(join(tmpdir(), 'headroom-window-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10' };
+    const r = await runAsync(DEBIAN_PY, [join(WORKLOADS, 'window_near.py')], env, { hangGuardMs: 120_000 });
+    assert.equal(r.code, 0, r.err);
+    const events = readFileSync(join(runs, 'r', 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const reasons = events.filter((e) => e.event === 'window_open').map((e) => String(e.reason));
+    assert.deepEqual(reasons, ['start', "reserved memory near the device's total"]);
+  });
 });

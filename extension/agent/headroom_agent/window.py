@@ -52,6 +52,9 @@ class Window(object):
         self.checked = 0.0
         # False once the workload turned PyTorch's recorder on or off itself: windows stop.
         self.managed = True
+        # Reserved bytes when "near the device's total" last opened a window: it opens another only
+        # when reserved climbs above that (a model that sits at 95 % would otherwise never close one).
+        self.near_at = 0
 
     def watch_phases(self, torch):
         """Wraps nn.Module.train (eval() calls it) to see the workload switch phases. Frameworks call
@@ -148,7 +151,8 @@ class Window(object):
             return
         if s["max_allocated"] > self.r.last_peak_dump * (1 + self.r.config.peak_margin):
             reason = "peak rose to %d bytes" % s["max_allocated"]
-        elif s.get("device_total") and s["reserved"] > 0.9 * s["device_total"]:
+        elif s.get("device_total") and s["reserved"] > max(0.9 * s["device_total"], self.near_at):
+            self.near_at = s["reserved"]
             reason = "reserved memory near the device's total"
         else:
             return
