@@ -60,6 +60,7 @@ export class TraceRows {
   private readonly meta = new Map<number, string>();
   private readonly compile = new Map<number, string>();
   private readonly other = new Map<number, string>();
+  private readonly forwardParsed = new WeakMap<object, PyDict[]>();
 
   /**
    * @param bytesHint the pickle's size, when known. A 2.11 trace entry takes at least ~56 bytes, so
@@ -152,7 +153,9 @@ export class TraceRows {
     if (dryRun) return 0;
     // Newer torch: the forward stack that made a tensor allocated in backward credits it to that line.
     if (Array.isArray(forward) && forward.length) {
-      const fwd = framesFromText(forward);
+      // Shared lists arrive as one object (the pickle's memo): each is parsed once.
+      let fwd = this.forwardParsed.get(forward);
+      if (!fwd) this.forwardParsed.set(forward, (fwd = framesFromText(forward)));
       if (fwd.length) stack = this.stacks.withForward(stack, fwd);
     }
     const row = this.action.length;
