@@ -145,6 +145,24 @@ export class Session {
     throw new Error('the extension host never activated headroom-dev.headroom after a Python file was opened');
   }
 
+  /**
+   * What the window showed when a step failed, in a few lines: CI keeps only the test output, not
+   * the artifacts, so the failure message carries this.
+   */
+  async digest(): Promise<string> {
+    const texts = async (selector: string) => (await this.page.locator(selector).allInnerTexts().catch(() => [] as string[])).map((t) => t.trim().replace(/\s+/g, ' ').slice(0, 200));
+    const quick = (await this.workbench.quickInput.isVisible().catch(() => false)) ? `"${(await texts('.quick-input-widget .quick-input-title')).join(' ')}" holding "${await this.workbench.quickInput.locator('input.input').inputValue().catch(() => '')}"` : 'closed';
+    const tail = (suffix: string, n: number) => this.log(suffix).trimEnd().split('\n').slice(-n).map((l) => `    ${l.slice(0, 300)}`).join('\n');
+    return [
+      `tabs: ${(await texts('.tab .label-name')).join(' | ')}`,
+      `notifications: ${(await this.workbench.notifications().catch(() => [] as string[])).join(' | ') || 'none'}`,
+      `quick input: ${quick}`,
+      `webviews: ${await this.page.locator('iframe.webview').count().catch(() => -1)}`,
+      `Headroom log, last lines:\n${tail('Headroom.log', 12)}`,
+      `extension host log, last lines:\n${tail('remoteexthost.log', 6)}`,
+    ].join('\n');
+  }
+
   /** Saves a screenshot and every log under test/e2e/artifacts/<name>/. */
   async saveArtifacts(name: string): Promise<string> {
     const dir = join(ARTIFACTS, name.replace(/[^\w.-]+/g, '-').slice(0, 80));

@@ -12,7 +12,8 @@ export function e2e(name: string, session: () => Session, fn: (s: Session) => Pr
       await fn(s);
     } catch (e) {
       const dir = await s.saveArtifacts(name);
-      (e as Error).message += `\n(screenshot and logs: ${dir})`;
+      const digest = await s.digest().catch((d: unknown) => `(no digest: ${String(d)})`);
+      (e as Error).message += `\n(screenshot and logs: ${dir})\n${digest}`;
       throw e;
     }
   });

@@ -92,17 +92,19 @@ export class Workbench {
       await box.fill(path);
       await this.page.waitForTimeout(300);
       if ((await box.inputValue()) === path) {
+        const title = await this.dialogTitle();
         beforeEnter?.();
         await box.press('Enter');
-        // Accepted once the dialog is gone, or once it shows something else (the next dialog).
+        // Accepted once the dialog is gone, or once another dialog (another title) replaced it. A
+        // changed input alone is not enough: the dialog may still be filling in its starting folder.
         const accepted = await this.page
           .waitForFunction(
-            (p) => {
+            (t) => {
               const w = document.querySelector('.quick-input-widget') as HTMLElement | null;
-              const input = w?.querySelector('input.input') as HTMLInputElement | null;
-              return !w || w.style.display === 'none' || !input || input.value !== p;
+              if (!w || w.style.display === 'none') return true;
+              return (w.querySelector('.quick-input-title')?.textContent ?? '') !== t;
             },
-            path,
+            title,
             { timeout: 10_000 },
           )
           .then(() => true)
@@ -111,6 +113,10 @@ export class Workbench {
       }
       if (attempt === 3) throw new Error(`the file dialog did not accept ${path}`);
     }
+  }
+
+  private async dialogTitle(): Promise<string> {
+    return (await this.quickInput.locator('.quick-input-title').first().textContent().catch(() => null)) ?? '';
   }
 
   /** Opens a workspace file by name through quick open. */
