@@ -1,10 +1,13 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { NodeIndex, anchored, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
 import { qualifyDotted } from './imports';
+import { calledFunctions, ownCalls } from './summaries';
 
 /** Names that look like data to iterate over in a training or eval loop. */
 const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter|\bdl\b|_dl\b|\bdl_|pbar/i;
-const MODEL_CALLEE = /(^|\.)(model|net|network|encoder|decoder|module|backbone|generator|discriminator)\w*$|\.forward$/i;
+const MODEL_WORDS = 'model|net|network|encoder|decoder|module|backbone|generator|discriminator';
+/** `model(x)`, `self.net(x)`, `x.forward(…)`, and running methods on a model-like object: `model.predict(x)`, `module.validation_step(b)`. */
+const MODEL_CALLEE = new RegExp(`(^|\\.)(${MODEL_WORDS})\\w*$|\\.forward$|(^|\\.)(${MODEL_WORDS})\\w*\\.(predict|infer|inference|encode|decode|\\w+_step)$`, 'i');
 const LOSS_CALLEE = /loss|criterion|crit\b/i;
 const NO_GRAD = new Set(['torch.no_grad', 'torch.inference_mode', 'torch.autograd.no_grad', 'torch.autograd.grad_mode.no_grad']);
 /** Lightning runs these without grad. */
@@ -25,21 +28,48 @@ export function scopeOf(n: Node): Node {
 }
 
 /** A call that runs a model (not one that builds it: model_cls(), model_fn()). */
-export const isModelCall = (callee: string): boolean => MODEL_CALLEE.test(callee) && !/_(cls|class|fn|factory|type|name|path|config|kwargs)$/i.test(callee) && !/^torch\./.test(callee); // torch.Generator is a random-number generator
+export const isModelCall = (callee: string): boolean => {
+  // self.model["generator"](z), self.nets[k](x): the model picked from a container.
+  const c = callee.replace(/\[[^\]]*\]$/, '');
+  return MODEL_CALLEE.test(c) && !/_(cls|class|fn|factory|type|name|path|config|kwargs)$/i.test(c) && !/^torch\./.test(c); // torch.Generator is a random-number generator
+};
 export const isLossCall = (callee: string, q: string | undefined): boolean =>
   LOSS_CALLEE.test(callee.split('.').pop() ?? '') || /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
 
-/** Calls in a loop body that show it is a step loop: backward, an optimizer step, zero_grad. */
+const isBackward = (name: string, method: string | undefined) => method === 'backward' || /(^|\.)backward$/.test(name); // accelerator.backward(loss)
+const isStep = (name: string) => /(optim\w*|opt|scaler)\.step$/i.test(name) || /zero_grad$/.test(name);
+
+/** What a helper of this file does when a loop calls it (`self.train_one_batch(x)`): its own calls, one level deep. */
+function helperFacts(fn: Node): { train: boolean; model: boolean } {
+  return memo(fn, `helper:${fn.id}`, () => {
+    let train = false;
+    let model = false;
+    for (const c of ownCalls(fn)) {
+      const { text, method } = calleeOf(c);
+      train ||= isBackward(text, method) || isStep(text);
+      model ||= isModelCall(text);
+    }
+    return { train, model };
+  });
+}
+
+/** Calls in a loop body that show it is a step loop: backward, an optimizer step, zero_grad, a model; in the body or in a helper it calls. */
 function stepCalls(loop: Node): { backward: Node[]; step: boolean; model: boolean } {
   const backward: Node[] = [];
   let step = false;
   let model = false;
   for (const c of within(loop.childForFieldName('body') ?? loop, ['call'])) {
     const { text: name, method } = calleeOf(c);
-    if (method === 'backward') backward.push(c);
-    else if (/(^|\.)backward$/.test(name)) backward.push(c); // accelerator.backward(loss)
-    if (/(optim\w*|opt|scaler)\.step$/i.test(name) || /zero_grad$/.test(name)) step = true;
+    if (isBackward(name, method)) backward.push(c);
+    if (isStep(name)) step = true;
     if (isModelCall(name)) model = true;
+    else if (/^(self\.)?\w+$/.test(name)) {
+      for (const fn of calledFunctions(c)) {
+        const h = helperFacts(fn);
+        step ||= h.train;
+        model ||= h.model || h.train;
+      }
+    }
   }
   return { backward, step, model };
 }
@@ -209,6 +239,11 @@ function gatheredAfter(ids: readonly Node[], loop: Node, scope: Node): boolean {
 function qualifiedName(n: Node, dotted: string): string {
   const bindings = NodeIndex.of(n)?.bindings;
   return (bindings && qualifyDotted(bindings, dotted)) ?? dotted;
+}
+
+/** Every step loop, outer ones too (an epoch loop around a batch loop): with stepLoopOf, each statement belongs to exactly one. */
+export function stepLoops(root: Node): LoopFacts[] {
+  return memo(root, `steploops:${root.id}`, () => anchored(root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => f.step));
 }
 
 /** Step loops that hold no step loop themselves: each statement belongs to exactly one of them. */

@@ -1,7 +1,8 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { growsAcrossSteps, innermostStepLoops, underNoGrad } from '../facts';
+import { growsAcrossSteps, stepLoopOf, stepLoops, underNoGrad } from '../facts';
 import type { LoopFacts } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
+import { perBatchHooks, resetInHook, selfAttribute } from '../hooks';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -26,7 +27,7 @@ function accumulator(a: Node): { name: string; rhs: Node } | undefined {
   if (a.type === 'augmented_assignment') {
     if (a.childForFieldName('operator')?.text !== '+=') return undefined;
     const base = left.type === 'subscript' ? left.childForFieldName('value') : left;
-    return base?.type === 'identifier' ? { name: base.text, rhs: right } : undefined;
+    return base?.type === 'identifier' || selfAttribute(base) ? { name: base!.text, rhs: right } : undefined;
   }
   if (left.type === 'identifier' && right.type === 'binary_operator' && right.childForFieldName('operator')?.text === '+') {
     const l = right.childForFieldName('left');
@@ -43,10 +44,11 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   flow.run(body, (a) => {
     if (a.type === 'call') return;
     const acc = accumulator(a);
-    if (!acc || noGrad(a)) return;
+    // A statement of a loop nested in this one is that loop's.
+    if (!acc || noGrad(a) || !stepLoopOf(a)?.node.equals(loop.node)) return;
     const atom = graphAtom(acc.rhs, flow);
     if (!atom) return;
-    if (!growsAcrossSteps(acc.name, a, loop.node)) return;
+    if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) return;
     const v = atom.text;
     const backedUp = loop.backward.some((c) => c.text.includes(v));
     const fixes = [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
@@ -66,6 +68,22 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
 /** HR001 accumulate-grad-history: `total_loss += loss` in a step loop keeps graphs alive. */
 export function hr001(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const loop of innermostStepLoops(ctx.root)) check(ctx, loop, out);
+  for (const loop of stepLoops(ctx.root)) check(ctx, loop, out);
+  // Lightning's training_step and its kin: `self.total += loss` adds up every batch the framework runs.
+  for (const fn of perBatchHooks(ctx.root)) {
+    const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+    const flow = new GradFlow(ctx.qualify, noGrad);
+    const body = fn.childForFieldName('body');
+    if (!body) continue;
+    flow.run(body, (a) => {
+      const acc = a.type === 'call' ? undefined : accumulator(a);
+      if (!acc || !acc.name.startsWith('self.') || noGrad(a) || resetInHook(fn, acc.name)) return;
+      const atom = graphAtom(acc.rhs, flow);
+      if (!atom) return;
+      out.push(
+        findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${atom.text}\`, which still has a grad_fn, once per batch (the framework calls this method for every batch): each batch's graph history stays reachable from \`${acc.name}\`. Accumulate \`${atom.text}.item()\` or \`${atom.text}.detach()\`.`, [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)], { line: a.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: acc.name }),
+      );
+    });
+  }
   return out;
 }

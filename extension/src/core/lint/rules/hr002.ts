@@ -1,7 +1,8 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { calleeOf } from '../nodeIndex';
-import { growsAcrossSteps, innermostStepLoops, underNoGrad } from '../facts';
+import { growsAcrossSteps, stepLoopOf, stepLoops, underNoGrad } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
+import { perBatchHooks, resetInHook, selfAttribute } from '../hooks';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -19,7 +20,7 @@ function stored(n: Node): { name: string; value: Node } | undefined {
     const { node: f, method } = calleeOf(n);
     const obj = f?.childForFieldName('object');
     const arg = n.childForFieldName('arguments')?.namedChild(0);
-    if (!obj || obj.type !== 'identifier' || !arg) return undefined;
+    if (!obj || !(obj.type === 'identifier' || selfAttribute(obj)) || !arg) return undefined;
     if (method === 'append') return { name: obj.text, value: arg };
     if (method === 'extend' && arg.type === 'list' && arg.namedChild(0)) return { name: obj.text, value: arg.namedChild(0)! };
     return undefined;
@@ -27,37 +28,53 @@ function stored(n: Node): { name: string; value: Node } | undefined {
   const left = n.childForFieldName('left');
   const right = n.childForFieldName('right');
   if (!left || !right) return undefined;
-  if (n.type === 'augmented_assignment' && n.childForFieldName('operator')?.text === '+=' && left.type === 'identifier' && right.type === 'list' && right.namedChild(0)) return { name: left.text, value: right.namedChild(0)! };
-  if (n.type === 'assignment' && left.type === 'subscript' && left.childForFieldName('value')?.type === 'identifier') return { name: left.childForFieldName('value')!.text, value: right };
+  if (n.type === 'augmented_assignment' && n.childForFieldName('operator')?.text === '+=' && (left.type === 'identifier' || selfAttribute(left)) && right.type === 'list' && right.namedChild(0)) return { name: left.text, value: right.namedChild(0)! };
+  const base = left.type === 'subscript' ? left.childForFieldName('value') : null;
+  if (n.type === 'assignment' && base && (base.type === 'identifier' || selfAttribute(base))) return { name: base.text, value: right };
   return undefined;
+}
+
+function report(n: Node, s: { name: string; value: Node }, atom: Node, cost: string, where: { line: number; end: number }): Finding {
+  const scalar = /loss|cost|err/i.test(atom.text);
+  const fixes = scalar
+    ? [wrap(atom, '.item()', 'Store a Python number', true), wrap(atom, '.detach()', 'Store a detached tensor', false)]
+    : [wrap(atom, '.detach()', 'Store a detached tensor', true), wrap(atom, '.detach().cpu()', 'Store a detached copy in host memory', false)];
+  return findingAt('HR002', 'warning', n, `\`${s.name}\` keeps \`${atom.text}\`, which still has a grad_fn: ${cost} stays alive for as long as \`${s.name}\` does. Store \`${atom.text}${scalar ? '.item()' : '.detach()'}\` instead.`, fixes, {
+    line: n.startPosition.row,
+    loopLine: where.line,
+    loopEndLine: where.end,
+    name: s.name,
+  });
 }
 
 /** HR002 store-grad-tensor-in-container: `losses.append(loss)` in a step loop keeps every graph. */
 export function hr002(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const loop of innermostStepLoops(ctx.root)) {
-    const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+  const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+  for (const loop of stepLoops(ctx.root)) {
     const flow = new GradFlow(ctx.qualify, noGrad);
     const body = loop.node.childForFieldName('body');
     if (!body) continue;
     flow.run(body, (n) => {
       const s = stored(n);
-      if (!s || noGrad(n)) return;
+      // A statement of a loop nested in this one is that loop's.
+      if (!s || noGrad(n) || !stepLoopOf(n)?.node.equals(loop.node)) return;
       const atom = graphAtom(s.value, flow);
-      if (!atom || !growsAcrossSteps(s.name, n, loop.node)) return;
-      const scalar = /loss|cost|err/i.test(atom.text);
-      const fixes = scalar
-        ? [wrap(atom, '.item()', 'Store a Python number', true), wrap(atom, '.detach()', 'Store a detached tensor', false)]
-        : [wrap(atom, '.detach()', 'Store a detached tensor', true), wrap(atom, '.detach().cpu()', 'Store a detached copy in host memory', false)];
-      const cost = loop.train ? "each step's graph history" : "each step's graph with its saved activations";
-      out.push(
-        findingAt('HR002', 'warning', n, `\`${s.name}\` keeps \`${atom.text}\`, which still has a grad_fn: ${cost} stays alive for as long as \`${s.name}\` does. Store \`${atom.text}${scalar ? '.item()' : '.detach()'}\` instead.`, fixes, {
-          line: n.startPosition.row,
-          loopLine: loop.node.startPosition.row,
-          loopEndLine: loop.node.endPosition.row,
-          name: s.name,
-        }),
-      );
+      const grows = s.name.startsWith('self.') ? !resetInHook(loop.node, s.name) : growsAcrossSteps(s.name, n, loop.node);
+      if (!atom || !grows) return;
+      out.push(report(n, s, atom, loop.train ? "each step's graph history" : "each step's graph with its saved activations", { line: loop.node.startPosition.row, end: loop.node.endPosition.row }));
+    });
+  }
+  // A framework's per-batch method (Lightning's training_step): the loop is the framework's, and `self` outlives each call.
+  for (const fn of perBatchHooks(ctx.root)) {
+    const flow = new GradFlow(ctx.qualify, noGrad);
+    const body = fn.childForFieldName('body');
+    if (!body) continue;
+    flow.run(body, (n) => {
+      const s = stored(n);
+      if (!s || !s.name.startsWith('self.') || noGrad(n) || resetInHook(fn, s.name)) return;
+      const atom = graphAtom(s.value, flow);
+      if (atom) out.push(report(n, s, atom, "each batch's graph (the framework calls this once per batch)", { line: fn.startPosition.row, end: fn.endPosition.row }));
     });
   }
   return out;

@@ -1,21 +1,21 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../evalContext';
 import { isModelCall, loopFacts, scopeOf, underNoGrad } from '../facts';
-import { anchored, calleeOf, memo, within } from '../nodeIndex';
+import { GradFlow } from '../gradFlow';
+import { anchored, calleeOf, within } from '../nodeIndex';
+import { summaryOfCall } from '../summaries';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
-/** eval*, valid*, test (but not test_* unit tests), predict*, infer*. */
-const EVAL_NAME = /^(eval|valid|test(?!_)|predict|infer)/i;
-
-/** Wraps the loop in `with torch.no_grad():`, its lines one level deeper (unsafe across multi-line strings). */
-function wrapFix(loop: Node, ctx: RuleContext, torch: string): Fix | undefined {
+/** Wraps the loop in `with torch.no_grad():` (or another context), its lines one level deeper (unsafe across multi-line strings). */
+function wrapFix(loop: Node, ctx: RuleContext, torch: string, context = 'no_grad()'): Fix | undefined {
   if (loop.descendantsOfType('string').some((s) => s && s.startPosition.row !== s.endPosition.row)) return undefined;
   const start = ctx.text.lastIndexOf('\n', loop.startIndex - 1) + 1;
   const indent = ctx.text.slice(start, loop.startIndex);
   if (!/^\s*$/.test(indent)) return undefined;
   const unit = /\t/.test(indent) ? '\t' : '    ';
   const body = ctx.text.slice(start, loop.endIndex).replace(/^(?=.*\S)/gm, unit);
-  return { title: `Wrap the loop in \`with ${torch}.no_grad():\``, preferred: true, edits: [{ start, end: loop.endIndex, text: `${indent}with ${torch}.no_grad():\n${body}` }] };
+  return { title: `Wrap the loop in \`with ${torch}.${context}:\``, preferred: true, edits: [{ start, end: loop.endIndex, text: `${indent}with ${torch}.${context}:\n${body}` }] };
 }
 
 /** Decorates the enclosing function with `@torch.no_grad()`. */
@@ -26,25 +26,16 @@ function decorateFix(fn: Node, ctx: RuleContext, torch: string): Fix {
   return { title: `Decorate the function with @${torch}.no_grad()`, preferred: false, edits: [{ start, end: start, text: `${indent}@${torch}.no_grad()\n` }] };
 }
 
-/** `.eval()` / `.train(False)` (eval mode) and `.train()` calls directly in a scope, in order. */
-function modeCalls(scope: Node): { at: number; eval: boolean }[] {
-  return memo(scope, `mode:${scope.id}`, () =>
-    anchored(scope, /\.\s*(?<at>eval|train)\s*\(/, ['call'])
-      .filter((c) => /\.(eval|train)$/.test(calleeOf(c).text) && scopeOf(c).equals(scope))
-      .map((c) => {
-        const args = c.childForFieldName('arguments')?.namedChildren ?? [];
-        return { at: c.endIndex, eval: calleeOf(c).method === 'eval' ? args.length === 0 : args[0]?.text === 'False' };
-      }),
-  );
-}
-
 /** HR004 eval-loop-without-no-grad: an evaluation loop builds graphs nobody back-propagates. */
 export function hr004(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  // Nothing here is evaluation: no .eval(), no .train(False), no function named for it.
-  if (!/\.eval\s*\(|\.train\(\s*False|def\s+(eval|valid|test(?!_)|predict|infer)/i.test(ctx.text)) return out;
+  // Nothing here is evaluation: no .eval(), no .train(False) or .train(flag), no function named for it.
+  if (!/\.eval\s*\(|\.train\(\s*\w|def\s+(eval|valid|test|predict|infer)/i.test(ctx.text)) return out;
   const torch = ctx.torch;
   const reported: Node[] = [];
+  const flow = new GradFlow(ctx.qualify, (n) => underNoGrad(n, ctx.qualify));
+  // A model call: by its name, or a helper of this file that runs one with grad on (`self.infer(x)`).
+  const runsModel = (c: Node) => isModelCall(calleeOf(c).text) || summaryOfCall(c, flow.summarize).runsModel;
   // Every loop (nested ones too: an eval loop inside an epoch loop), in its own scope: a function or the module (scripts, notebooks).
   for (const loop of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement'])) {
     if (reported.some((r) => r.startIndex <= loop.startIndex && loop.endIndex <= r.endIndex)) continue;
@@ -52,22 +43,42 @@ export function hr004(ctx: RuleContext): Finding[] {
     const fn = scope.type === 'function_definition' ? scope : undefined;
     const name = fn?.childForFieldName('name')?.text ?? '';
     if (/_step$/.test(name)) continue;
-    // Named for evaluation, or the last mode switch before the loop in its scope put the model in eval mode.
-    const mode = modeCalls(scope).filter((m) => m.at <= loop.startIndex).at(-1);
-    if (!(fn && EVAL_NAME.test(name)) && !mode?.eval) continue;
     const f = loopFacts(loop);
-    if (f.train || underNoGrad(loop, ctx.qualify)) continue;
-    const calls = within(loop.childForFieldName('body') ?? loop, ['call']).filter((c) => isModelCall(calleeOf(c).text) && !underNoGrad(c, ctx.qualify));
+    const body = within(loop.childForFieldName('body') ?? loop, ['call']);
+    // One loop for both phases, switched by a flag: its eval passes run with grad on unless the code switches grad per phase.
+    const flagged = f.train && flagSwitched(loop, f.backward, body.filter((c) => /(optim\w*|opt|scaler)\.step$|zero_grad$/i.test(calleeOf(c).text)));
+    if (f.train && !flagged) continue;
+    // Named for evaluation, the last mode switch before the loop in its scope put the model in eval mode, or a caller did.
+    const mode = modeCalls(scope).filter((m) => m.at <= loop.startIndex).at(-1);
+    if (!flagged && !(fn && evalNamed(fn, ctx.bindings, f.step)) && !mode?.eval && !(fn && evalFromCallers(fn, ctx.qualify))) continue;
+    if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
+    const calls = body.filter((c) => runsModel(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
     if (!calls.length) continue;
     reported.push(loop);
-    const fixes = torch ? [wrapFix(loop, ctx, torch), fn ? decorateFix(fn, ctx, torch) : undefined].filter((x): x is Fix => !!x) : [];
-    const head = loop.child(0)!;
+    const callee = calleeOf(calls[0]!).text;
+    if (flagged) {
+      // Training and evaluation in one loop: grad on or off by the same flag that gates the backward.
+      const cond = gateOf(f.backward[0] ?? calls[0]!, loop);
+      const fixes = torch && cond ? [wrapFix(loop, ctx, torch, `set_grad_enabled(${cond})`)].filter((x): x is Fix => !!x) : [];
+      out.push(
+        findingAt('HR004', 'warning', loop.child(0)!, `This loop trains and evaluates, switched by \`${cond ?? 'a flag'}\`: in evaluation it still runs \`${callee}(…)\` with autograd on, recording graphs and keeping activations for a backward that never comes. Run it under \`torch.set_grad_enabled(${cond ?? 'flag'})\`.`, fixes, {
+          line: loop.startPosition.row,
+          loopLine: loop.startPosition.row,
+          loopEndLine: loop.endPosition.row,
+          name: callee,
+        }),
+      );
+      continue;
+    }
+    // Reported at the loop that walks the data around the model call (an eval loop inside a loop over loaders).
+    const target = dataLoopAround(calls[0]!, loop, (l) => loopFacts(l).step);
+    const fixes = torch ? [wrapFix(target, ctx, torch), fn ? decorateFix(fn, ctx, torch) : undefined].filter((x): x is Fix => !!x) : [];
     out.push(
-      findingAt('HR004', 'warning', head, `This evaluation loop runs \`${calleeOf(calls[0]!).text}(…)\` with autograd on: every forward pass records a graph and keeps its activations for a backward that never comes. Run it under torch.no_grad() (or torch.inference_mode()).`, fixes, {
-        line: loop.startPosition.row,
-        loopLine: loop.startPosition.row,
-        loopEndLine: loop.endPosition.row,
-        name: calleeOf(calls[0]!).text,
+      findingAt('HR004', 'warning', target.child(0)!, `This evaluation loop runs \`${callee}(…)\` with autograd on: every forward pass records a graph and keeps its activations for a backward that never comes. Run it under torch.no_grad() (or torch.inference_mode()).`, fixes, {
+        line: target.startPosition.row,
+        loopLine: target.startPosition.row,
+        loopEndLine: target.endPosition.row,
+        name: callee,
       }),
     );
   }

@@ -1,6 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { callsNamed, qualifiedCallee } from '../nodeIndex';
-import { ancestors, guarded, stepLoopOf } from '../facts';
+import { ancestors, guarded, innermostStepLoops, stepLoopOf } from '../facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -23,7 +23,9 @@ export function hr005(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   for (const c of callsNamed(ctx.root, ctx.bindings, ['empty_cache'])) {
     if (!c || !EMPTY_CACHE.has(qualifiedCallee(c, ctx.qualify) ?? '')) continue;
-    const loop = stepLoopOf(c);
+    // Once per epoch (in a loop around the step loop, not in it) is not every step.
+    const inner = stepLoopOf(c);
+    const loop = inner && !innermostStepLoops(ctx.file).some((l) => l.node.equals(inner.node)) ? undefined : inner;
     const st = c.parent?.type === 'expression_statement' ? c.parent : undefined;
     if (loop) {
       if (guarded(c, loop.node)) continue;

@@ -1,0 +1,110 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import type { Qualify } from './facts';
+import { ancestors, scopeOf, underNoGrad } from './facts';
+import { anchored, calleeOf, memo } from './nodeIndex';
+
+/** eval*, valid*, test*, predict*, infer*: names of evaluation code. */
+const EVAL_NAME = /^_*(eval|valid|test|predict|infer)/i;
+const TRAIN_FLAG = /train|phase|mode|is_eval|eval/i;
+
+/** `.eval()` / `.train(False)` (eval mode) and `.train()` calls directly in a scope, in order. */
+export function modeCalls(scope: Node): { at: number; eval: boolean }[] {
+  return memo(scope, `mode:${scope.id}`, () =>
+    anchored(scope, /\.\s*(?<at>eval|train)\s*\(/, ['call'])
+      .filter((c) => /\.(eval|train)$/.test(calleeOf(c).text) && scopeOf(c).equals(scope))
+      .map((c) => {
+        const args = c.childForFieldName('arguments')?.namedChildren ?? [];
+        return { at: c.endIndex, eval: calleeOf(c).method === 'eval' ? args.length === 0 : args[0]?.text === 'False' };
+      }),
+  );
+}
+
+/**
+ * Whether a function is named for evaluation. `test_*` is evaluation code too (`test_epoch`) when
+ * the loop walks data, except in a unit-test file (pytest or unittest imported) or when it asserts.
+ */
+export function evalNamed(fn: Node, bindings: ReadonlyMap<string, string>, walksData: boolean): boolean {
+  const name = fn.childForFieldName('name')?.text ?? '';
+  if (!EVAL_NAME.test(name)) return false;
+  if (!/^_*test_/i.test(name)) return true;
+  if (!walksData) return false;
+  if ([...bindings.values()].some((q) => /^(pytest|unittest)(\.|$)/.test(q))) return false;
+  return !/^\s*assert\b/m.test(fn.childForFieldName('body')?.text ?? '');
+}
+
+/** Calls in the file that run fn: `name(…)`, `self.name(…)`. */
+export function callersOf(fn: Node): Node[] {
+  const name = fn.childForFieldName('name')?.text;
+  if (!name) return [];
+  return memo(fn, `callers:${fn.id}`, () =>
+    anchored(fn.tree.rootNode, new RegExp(`(?<![\\w.])(?:(?:self|cls)\\.)?${name}\\s*\\(`), ['call']).filter((c) => {
+      const t = calleeOf(c).text;
+      return (t === name || t === `self.${name}` || t === `cls.${name}`) && !(c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex);
+    }),
+  );
+}
+
+/** A caller put the model in eval mode just before calling fn, with grad on (`model.eval(); evaluate(model, dl)`). */
+export function evalFromCallers(fn: Node, qualify: Qualify): boolean {
+  return callersOf(fn).some((c) => modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true && !underNoGrad(c, qualify));
+}
+
+/** Every caller in the file already runs fn under no-grad (the catalog's interprocedural trap). */
+export function callersNoGrad(fn: Node, qualify: Qualify): boolean {
+  const cs = callersOf(fn);
+  return cs.length > 0 && cs.every((c) => underNoGrad(c, qualify));
+}
+
+/** Under `with torch.set_grad_enabled(flag):` (any argument): the code switches grad itself, per phase. */
+export function underGradSwitch(n: Node, qualify: Qualify): boolean {
+  return ancestors(n).some(
+    (p) =>
+      p.type === 'with_statement' &&
+      (p.namedChildren.find((c) => c?.type === 'with_clause')?.namedChildren ?? []).some((item) => {
+        const v = item?.childForFieldName('value');
+        const call = v?.type === 'as_pattern' ? v.namedChild(0) : v;
+        return call?.type === 'call' && /^torch\.(set_grad_enabled|autograd\.set_grad_enabled|enable_grad)$/.test(qualify(call.childForFieldName('function')) ?? '');
+      }),
+  );
+}
+
+/**
+ * One loop for training and evaluation, switched by a flag (`if train: loss.backward()`): the
+ * backward and optimizer calls all sit under such an `if`, so the eval passes build graphs too.
+ */
+export function flagSwitched(loop: Node, backward: readonly Node[], steps: readonly Node[]): boolean {
+  const conditions: Node[] = [];
+  const gated = (c: Node): boolean => {
+    for (const p of ancestors(c)) {
+      if (p.equals(loop)) return false;
+      const cond = p.type === 'if_statement' ? p.childForFieldName('condition') : null;
+      if (cond && TRAIN_FLAG.test(cond.text)) return !!conditions.push(cond);
+    }
+    return false;
+  };
+  const all = [...backward, ...steps];
+  if (!all.length || !all.every(gated)) return false;
+  // The flag changes between calls: the function takes it as a parameter, or switches the model's mode itself.
+  const scope = scopeOf(loop);
+  const params = scope.type === 'function_definition' ? (scope.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : (p?.childForFieldName('name')?.text ?? p?.namedChild(0)?.text ?? ''))) : [];
+  return /\.eval\s*\(|\.train\(\s*\w/.test(scope.text) || conditions.some((c) => params.some((p) => p && new RegExp(`\\b${p}\\b`).test(c.text)));
+}
+
+/** The flag condition an `if` inside the loop gates n with (`train` in `if train: loss.backward()`). */
+export function gateOf(n: Node, loop: Node): string | undefined {
+  for (const p of ancestors(n)) {
+    if (p.equals(loop)) return undefined;
+    const cond = p.type === 'if_statement' ? p.childForFieldName('condition') : null;
+    if (cond && TRAIN_FLAG.test(cond.text) && !cond.text.includes('\n')) return cond.text;
+  }
+  return undefined;
+}
+
+/** Where to report an eval loop: the innermost loop around the model call that walks data (not a decoding loop inside it). */
+export function dataLoopAround(call: Node, outer: Node, walksData: (loop: Node) => boolean): Node {
+  for (const p of ancestors(call)) {
+    if ((p.type === 'for_statement' || p.type === 'while_statement') && walksData(p)) return p;
+    if (p.equals(outer)) break;
+  }
+  return outer;
+}
