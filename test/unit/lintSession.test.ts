@@ -65,6 +65,24 @@ y = ckpt(block, x)
 net.eval()
 for x in dl:
     pred = net(x)
+
+def step_fn(model, x, y):
+    loss = criterion(model(x), y)
+    return loss
+
+def train_all(model, dl):
+    total = 0
+    for x, y in dl:
+        total += step_fn(model, x, y)
+    return total
+
+def run_batches(model, dl):
+    for x in dl:
+        out = model(x)
+
+def main(model, dl):
+    model.eval()
+    run_batches(model, dl)
 `;
     const s = new LintSession(parser);
     s.update(text);
@@ -78,7 +96,7 @@ for x in dl:
       const lineStart = lines.slice(0, ln).join('\n').length + (ln ? 1 : 0);
       let c: TextChange;
       const toggle = [...text.matchAll(/total \+= loss(\.item\(\))?\n/g)];
-      const kind = step === 40 ? 'import' : ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode'][rnd(8)]!;
+      const kind = step === 40 ? 'import' : ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode', 'helper', 'caller'][rnd(10)]!;
       kinds.add(kind);
       if (kind === 'import') c = change(text, 0, 0, 'import torch.nn.functional as F\n');
       else if (kind === 'fix' && toggle.length) {
@@ -96,6 +114,15 @@ for x in dl:
         // The mode switch is its own statement: the loop after it (HR004) is in another.
         const at = text.indexOf('net.') + 'net.'.length;
         c = text.startsWith('eval', at) ? change(text, at, at + 4, 'train') : change(text, at, at + 5, 'eval');
+      } else if (kind === 'helper') {
+        // What a helper returns decides a finding in the loop that calls it, in another function.
+        const at = text.indexOf('    return loss') + '    return loss'.length;
+        c = text.startsWith('.item()', at) ? change(text, at, at + '.item()'.length, '') : change(text, at, at, '.item()');
+      } else if (kind === 'caller') {
+        // A caller's no_grad decides HR004 in the function it calls.
+        const at = /^ {4}(?:with torch\.no_grad\(\): )?run_batches\(model, dl\)/m.exec(text)!.index + 4;
+        const w = 'with torch.no_grad(): ';
+        c = text.startsWith(w, at) ? change(text, at, at + w.length, '') : change(text, at, at, w);
       } else if (kind === 'alias') {
         // Inside a parenthesized import, on a line without the word import: the bindings change.
         const at = text.indexOf('    checkpoint') + '    checkpoint'.length;
@@ -112,9 +139,9 @@ for x in dl:
       const full = lintText(parser, text).findings.map(key);
       assert.deepEqual(inc, full, `after step ${step} (${kind})`);
     }
-    assert.equal(kinds.size, 9, 'every kind of edit was made');
+    assert.equal(kinds.size, 11, 'every kind of edit was made');
     const rules = new Set(lintText(parser, text).findings.map((f) => f.rule));
-    for (const r of ['HR001', 'HR002', 'HR011', 'HR018'] as RuleId[]) assert.ok(rules.has(r), `${r} is in play`);
+    for (const r of ['HR001', 'HR002', 'HR004', 'HR011', 'HR018'] as RuleId[]) assert.ok(rules.has(r), `${r} is in play`);
     s.dispose();
   });
 

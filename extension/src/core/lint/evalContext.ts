@@ -2,6 +2,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Qualify } from './facts';
 import { ancestors, scopeOf, underNoGrad } from './facts';
 import { anchored, calleeOf, memo } from './nodeIndex';
+import { crossRefs } from './summaries';
 
 /** eval*, valid*, test*, predict*, infer*: names of evaluation code. */
 const EVAL_NAME = /^_*(eval|valid|test|predict|infer)/i;
@@ -36,12 +37,36 @@ export function evalNamed(fn: Node, bindings: ReadonlyMap<string, string>, walks
 export function callersOf(fn: Node): Node[] {
   const name = fn.childForFieldName('name')?.text;
   if (!name) return [];
-  return memo(fn, `callers:${fn.id}`, () =>
-    anchored(fn.tree.rootNode, new RegExp(`(?<![\\w.])(?:(?:self|cls)\\.)?${name}\\s*\\(`), ['call']).filter((c) => {
-      const t = calleeOf(c).text;
-      return (t === name || t === `self.${name}` || t === `cls.${name}`) && !(c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex);
-    }),
-  );
+  crossRefs(fn.tree).callers.add(name);
+  return memo(fn, `callers:${fn.id}`, () => {
+    const file = fn.tree.rootNode;
+    return (callSites(file).get(name) ?? []).flatMap((at) => {
+      const c = anchoredAt(file, at);
+      const t = c && calleeOf(c).text;
+      return c && (t === name || t === `self.${name}` || t === `cls.${name}`) && !(c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) ? [c] : [];
+    });
+  });
+}
+
+/** Where the file's text calls each simple name (`f(`, `self.f(`): one pass over the text per tree. */
+function callSites(file: Node): Map<string, number[]> {
+  return memo(file, 'callsites', () => {
+    const out = new Map<string, number[]>();
+    for (const m of file.text.matchAll(/(?<![\w.])(?:(?:self|cls)\.)?(\w+)\s*\(/g)) {
+      const list = out.get(m[1]!) ?? [];
+      list.push(file.startIndex + m.index);
+      out.set(m[1]!, list);
+    }
+    return out;
+  });
+}
+
+/** The call at a text offset (not in a comment or string). */
+function anchoredAt(file: Node, at: number): Node | undefined {
+  let n: Node | null = file.descendantForIndex(at);
+  if (!n || n.type === 'comment' || n.type.startsWith('string')) return undefined;
+  while (n && n.type !== 'call') n = n.type === 'module' ? null : n.parent;
+  return n ?? undefined;
 }
 
 /** A caller put the model in eval mode just before calling fn, with grad on (`model.eval(); evaluate(model, dl)`). */

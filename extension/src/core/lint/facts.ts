@@ -40,7 +40,7 @@ const isBackward = (name: string, method: string | undefined) => method === 'bac
 const isStep = (name: string) => /(optim\w*|opt|scaler)\.step$/i.test(name) || /zero_grad$/.test(name);
 
 /** What a helper of this file does when a loop calls it (`self.train_one_batch(x)`): its own calls, one level deep. */
-function helperFacts(fn: Node): { train: boolean; model: boolean } {
+export function helperFacts(fn: Node): { train: boolean; model: boolean } {
   return memo(fn, `helper:${fn.id}`, () => {
     let train = false;
     let model = false;
@@ -63,7 +63,7 @@ function stepCalls(loop: Node): { backward: Node[]; step: boolean; model: boolea
     if (isBackward(name, method)) backward.push(c);
     if (isStep(name)) step = true;
     if (isModelCall(name)) model = true;
-    else if (/^(self\.)?\w+$/.test(name)) {
+    else if (!(step && model) && /^(self\.)?\w+$/.test(name)) {
       for (const fn of calledFunctions(c)) {
         const h = helperFacts(fn);
         step ||= h.train;
@@ -244,6 +244,12 @@ function qualifiedName(n: Node, dotted: string): string {
 /** Every step loop, outer ones too (an epoch loop around a batch loop): with stepLoopOf, each statement belongs to exactly one. */
 export function stepLoops(root: Node): LoopFacts[] {
   return memo(root, `steploops:${root.id}`, () => anchored(root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => f.step));
+}
+
+/** Whether a node in `loop` is the loop's own, not a step loop's nested in it (found by ranges: no parent walk). */
+export function ownedBy(loop: LoopFacts, root: Node): (n: Node) => boolean {
+  const inner = stepLoops(root).filter((l) => l !== loop && loop.node.startIndex <= l.node.startIndex && l.node.endIndex <= loop.node.endIndex);
+  return (n) => !inner.some((l) => l.node.startIndex <= n.startIndex && n.endIndex <= l.node.endIndex);
 }
 
 /** Step loops that hold no step loop themselves: each statement belongs to exactly one of them. */

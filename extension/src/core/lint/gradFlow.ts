@@ -2,8 +2,8 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Qualify } from './facts';
 import { isLossCall, isModelCall } from './facts';
 import { calleeOf, qualifiedCallee, within } from './nodeIndex';
-import { ownCalls, returnsOf, summaryOfCall } from './summaries';
-import type { Summarize, Summary } from './summaries';
+import { mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
+import type { GraphSummary } from './summaries';
 
 /** Calls whose result carries no graph: a Python number, a detached tensor, a list. */
 const KILL_METHODS = new Set(['item', 'detach', 'tolist', 'numpy', 'size', 'dim', 'numel', 'nelement']);
@@ -24,13 +24,20 @@ const VALUES_INDICES = new Set(['max', 'min', 'sort', 'topk', 'kthvalue', 'mode'
  */
 export class GradFlow {
   private readonly gt = new Set<string>();
-  readonly summarize: Summarize;
 
   constructor(
     private readonly qualify: Qualify,
     private readonly noGrad: (n: Node) => boolean,
-  ) {
-    this.summarize = summarizer(qualify, noGrad);
+  ) {}
+
+  /** What the file's function(s) a call runs return (summaries.ts). */
+  graphOf(c: Node): GraphSummary {
+    return mergeGraph(ofCall(c, 'graph', (fn) => graphSummary(fn, this.qualify, this.noGrad)));
+  }
+
+  /** Whether the file's function(s) a call runs run a model with grad on (summaries.ts). */
+  runsModel(c: Node): boolean {
+    return ofCall(c, 'model', (fn) => ownCalls(fn).some((x) => !this.noGrad(x) && (isModelCall(calleeOf(x).text) || this.runsModel(x)))).some((x) => x);
   }
 
   has(name: string): boolean {
@@ -84,7 +91,7 @@ export class GradFlow {
     // A method on a GT (loss.mean(), out.sum()) keeps the graph.
     if (f.type === 'attribute' && this.carries(f.childForFieldName('object'))) return true;
     // A helper of this file that returns one (`loss = train_step(...)`, `self.compute_loss(...)`).
-    return summaryOfCall(c, this.summarize).returnsGraph;
+    return this.graphOf(c).returnsGraph;
   }
 
   /** Applies one statement's assignments. */
@@ -95,6 +102,12 @@ export class GradFlow {
     if (a.type === 'assignment' && (left?.type === 'pattern_list' || left?.type === 'tuple_pattern')) {
       const gt = this.carries(right) && !this.noGrad(a);
       const names = left.namedChildren.filter((n): n is Node => !!n);
+      // A helper of this file says which of its results carry a graph (`log, out = self.step(x)`).
+      const parts = right?.type === 'call' ? this.graphOf(right).parts : undefined;
+      if (parts && parts.length === names.length) {
+        names.forEach((n, i) => n.type === 'identifier' && (gt && parts[i] ? this.gt.add(n.text) : this.gt.delete(n.text)));
+        return;
+      }
       // `_, predicted = torch.max(out, 1)`: the indices half of (values, indices) carries nothing.
       const indices = names.length === 2 && right?.type === 'call' && VALUES_INDICES.has(calleeName(right)) ? names[1] : undefined;
       // Not what reads as a count or a record (fairseq criteria return loss, sample_size, logging_output).
@@ -107,37 +120,69 @@ export class GradFlow {
       return;
     }
     if (this.carries(right) && !this.noGrad(a)) this.gt.add(left.text);
-    else this.gt.delete(left.text);
+    // `loss = None` is mostly the other branch of an if (the flow reads branches in a row), not a release.
+    else if (right?.type !== 'none') this.gt.delete(left.text);
   }
 
   /** A loop body's assignments and calls in order, calling `visit` before each assignment takes effect. */
   run(body: Node, visit: (a: Node) => void): void {
-    for (const a of within(body, ['assignment', 'augmented_assignment', 'call'])) {
+    for (const a of within(body, ['assignment', 'augmented_assignment', 'call', 'for_statement'])) {
+      if (a.type === 'for_statement') {
+        this.iterate(a);
+        continue;
+      }
       visit(a);
       if (a.type !== 'call') this.assign(a);
+      else this.backpropagated(a);
     }
+  }
+
+  /** What is back-propagated carries a graph, whatever made it (`loss = self._train_step(b)` from a base class). */
+  private backpropagated(c: Node): void {
+    const { node: f, method } = calleeOf(c);
+    if (method !== 'backward' || !f) return;
+    // accelerator.backward(loss), torch.autograd.backward(loss): the argument (x.backward(gradient) is rare);
+    // loss.backward(): the tensor; scaler.scale(loss).backward(): scale's argument.
+    const arg = c.childForFieldName('arguments')?.namedChildren.find((n) => n?.type !== 'keyword_argument');
+    let x: Node | null | undefined = arg ?? f.childForFieldName('object');
+    if (x?.type === 'call' && /(^|\.)scale$/.test(calleeOf(x).text)) x = x.childForFieldName('arguments')?.namedChild(0);
+    if (x?.type === 'identifier' && !this.noGrad(c)) this.gt.add(x.text);
+  }
+
+  /** A nested loop's targets: `for k, v in losses.items()` (v), `for i, x in enumerate(outs)` (x), `for l in losses` (l). */
+  private iterate(loop: Node): void {
+    const left = loop.childForFieldName('left');
+    const right = loop.childForFieldName('right');
+    if (!left || !right) return;
+    const names = left.type === 'pattern_list' || left.type === 'tuple_pattern' ? left.namedChildren.filter((n): n is Node => !!n) : [left];
+    let each: boolean[] = names.map(() => this.carries(right));
+    if (right.type === 'call') {
+      const { node: f, method } = calleeOf(right);
+      const args = right.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => !!x) ?? [];
+      if (method === 'items' && names.length === 2) each = [false, this.carries(f?.childForFieldName('object') ?? null)];
+      else if (f?.text === 'enumerate' && names.length === 2) each = [false, this.carries(args[0] ?? null)];
+      else if (f?.text === 'zip' && args.length === names.length) each = args.map((x) => this.carries(x));
+    }
+    names.forEach((n, i) => n.type === 'identifier' && (each[i] && !this.noGrad(loop) ? this.gt.add(n.text) : this.gt.delete(n.text)));
   }
 }
 
-/**
- * Summaries of this file's functions (summaries.ts) from the data flow through each body: a return
- * of a graph-carrying value (a tuple with one counts), and a model run with grad on.
- */
-export function summarizer(qualify: Qualify, noGrad: (n: Node) => boolean): Summarize {
-  const summarize = (fn: Node): Summary => {
-    const flow = new GradFlow(qualify, noGrad);
-    const body = fn.childForFieldName('body');
-    if (body) flow.run(body, () => undefined);
-    const returnsGraph = returnsOf(fn).some((r) => {
-      const e = r.namedChild(0);
-      if (!e || noGrad(r)) return false;
-      const parts = e.type === 'expression_list' || e.type === 'tuple' ? e.namedChildren : [e];
-      return parts.some((x) => !!x && flow.carries(x));
-    });
-    const runsModel = ownCalls(fn).some((c) => !noGrad(c) && (isModelCall(calleeOf(c).text) || summaryOfCall(c, summarize).runsModel));
-    return { returnsGraph, runsModel };
-  };
-  return summarize;
+/** A function's graph summary from the data flow through its body: a return of a graph-carrying value (a tuple with one counts). */
+export function graphSummary(fn: Node, qualify: Qualify, noGrad: (n: Node) => boolean): GraphSummary {
+  const flow = new GradFlow(qualify, noGrad);
+  const body = fn.childForFieldName('body');
+  if (body) flow.run(body, () => undefined);
+  let parts: boolean[] | undefined;
+  let returnsGraph = false;
+  for (const r of returnsOf(fn)) {
+    const e = r.namedChild(0);
+    if (!e || noGrad(r)) continue;
+    const tuple = e.type === 'expression_list' || e.type === 'tuple';
+    const each = (tuple ? e.namedChildren : [e]).map((x) => !!x && flow.carries(x));
+    if (tuple) parts = parts && parts.length === each.length ? parts.map((x, i) => x || each[i]!) : each;
+    returnsGraph ||= each.some((x) => x);
+  }
+  return { returnsGraph, ...(parts ? { parts } : {}) };
 }
 
 /** The last name of a call's callee: `max` for torch.max(…) and out.max(…). */

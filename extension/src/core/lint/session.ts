@@ -5,6 +5,9 @@ import { workersKey } from './rules/hr011';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './parser';
 import type { Finding } from './types';
+import { crossSignature } from './crossCheck';
+import { crossRefs } from './summaries';
+import type { CrossRefs } from './summaries';
 
 /** A change to a document, as editors report it: the replaced range (before the change) and the new text. */
 export interface TextChange {
@@ -90,6 +93,8 @@ export class LintSession {
   /** The file's import bindings and where its import statements are, reused while edits stay clear of them. */
   private bindings: Map<string, string> | undefined;
   private importRanges: (readonly [number, number])[] = [];
+  /** Functions whose summaries or callers findings read (summaries.ts), from the lints so far. */
+  private refs: CrossRefs = { defs: new Set(), callers: new Set() };
 
   constructor(
     private readonly parser: PythonParser,
@@ -110,6 +115,14 @@ export class LintSession {
     let importsMayChange = !incremental || !this.bindings;
     // A model.eval()/.train() switch decides HR004 for loops in other statements: re-lint all.
     let modeMayChange = false;
+    // What other functions' findings read from the edited ones (summaries, callers), before the edit.
+    let crossBefore: string | undefined;
+    if (incremental && (this.refs.defs.size || this.refs.callers.size)) {
+      const c = changes[0]!;
+      const units = changes.length === 1 ? [unitAt(old.rootNode, c.offset), unitAt(old.rootNode, Math.max(c.offset, c.offset + c.length - 1))].filter((u, i, xs): u is Node => !!u && xs.findIndex((x) => !!x && x.equals(u)) === i) : [];
+      crossBefore = units.length ? crossSignature(old, units, this.bindings ?? new Map(), this.refs) : undefined;
+      if (crossBefore === undefined) modeMayChange = true; // several changes at once: re-lint all
+    }
     if (incremental) {
       kept = this.findings;
       let cur = this.text;
@@ -152,8 +165,13 @@ export class LintSession {
       // A unit inside another is covered by it.
       const dirty = units.filter((u) => !units.some((x) => x !== u && x.startIndex <= u.startIndex && u.endIndex <= x.endIndex && !x.equals(u)));
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
-      out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
-    } else out = lintTree(tree, text, this.opts, undefined, bindings);
+      // An edit that changed what a helper returns (or a caller's context) changes findings elsewhere: re-lint all.
+      if (crossBefore !== undefined && crossSignature(tree, dirty, bindings, this.refs) !== crossBefore) out = this.full(tree, text, bindings);
+      else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
+      const r = crossRefs(tree);
+      for (const d of r.defs) this.refs.defs.add(d);
+      for (const d of r.callers) this.refs.callers.add(d);
+    } else out = this.full(tree, text, bindings);
     old?.delete();
     this.tree = tree;
     this.key = key;
@@ -167,6 +185,14 @@ export class LintSession {
       out = [...out, ...keep].sort((a, b) => a.startIndex - b.startIndex);
     }
     this.findings = out;
+    return out;
+  }
+
+  /** A full lint, which also starts the record of cross-function reads afresh. */
+  private full(tree: Tree, text: string, bindings: Map<string, string>): Finding[] {
+    const out = lintTree(tree, text, this.opts, undefined, bindings);
+    const r = crossRefs(tree);
+    this.refs = { defs: new Set(r.defs), callers: new Set(r.callers) };
     return out;
   }
 

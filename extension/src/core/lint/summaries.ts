@@ -1,35 +1,60 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { anchored, calleeOf, memo, nodesOf } from './nodeIndex';
+import { anchored, calleeOf, memo, within } from './nodeIndex';
 
 /**
  * What a function of this file does, read from its own body: whether it returns a value that
  * carries an autograd graph (`return loss`), and whether it runs a model. Call sites use these:
  * `loss = train_step(...)`, `self.infer(x)`. Helpers from other files stay unknown (a helper that
- * returns `loss.item()` is the catalog's own trap).
+ * returns `loss.item()` is the catalog's own trap). Each part is computed only when a call site asks.
  */
-export interface Summary {
+export interface GraphSummary {
   returnsGraph: boolean;
-  runsModel: boolean;
+  /** For `return a, b`: which positions carry one (unpacked as `x, y = f()`). */
+  parts?: boolean[];
 }
 
-/** Computes one function's summary: the data flow (gradFlow.ts), which reads summaries in turn. */
-export type Summarize = (fn: Node) => Summary;
 
-const DEF = /^[ \t]*(?:async[ \t]+)?def[ \t]+(?<at>\w+)/m;
-
-/** The file's function definitions by name (methods too, by their own name), found once per tree. */
-function definitions(file: Node): Map<string, Node[]> {
-  return memo(file, 'defs', () => {
-    const out = new Map<string, Node[]>();
-    for (const id of anchored(file, DEF, ['identifier'])) {
-      const fn = id.parent;
-      if (fn?.type !== 'function_definition') continue;
-      const list = out.get(id.text) ?? [];
-      list.push(fn);
-      out.set(id.text, list);
+/** Where the file defines each name (`def name`): one pass over the text per tree; nodes are found per name, when asked. */
+function definitionSites(file: Node): Map<string, number[]> {
+  return memo(file, 'defsites', () => {
+    const out = new Map<string, number[]>();
+    for (const m of file.text.matchAll(/^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)/gm)) {
+      const list = out.get(m[1]!) ?? [];
+      list.push(file.startIndex + m.index + m[0].length - m[1]!.length);
+      out.set(m[1]!, list);
     }
     return out;
   });
+}
+
+/** The file's functions (methods too) named `name`. */
+function definitionsOf(file: Node, name: string): Node[] {
+  const sites = definitionSites(file).get(name);
+  if (!sites) return [];
+  return memo(file, `defs:${name}`, () =>
+    sites.flatMap((at) => {
+      const fn = file.descendantForIndex(at)?.parent;
+      return fn?.type === 'function_definition' && fn.childForFieldName('name')?.text === name ? [fn] : [];
+    }),
+  );
+}
+
+/**
+ * What findings in one function read from others, by name: the functions whose summaries or
+ * bodies a call site used (`defs`), and the functions whose callers an eval loop looked at
+ * (`callers`). An editor re-linting one function at a time re-lints the file when these change.
+ */
+export interface CrossRefs {
+  defs: Set<string>;
+  callers: Set<string>;
+}
+const refsByTree = new WeakMap<object, CrossRefs>();
+
+/** The cross-function reads made while linting this tree. */
+export function crossRefs(tree: object): CrossRefs {
+  let r = refsByTree.get(tree);
+  if (!r) refsByTree.set(tree, (r = { defs: new Set(), callers: new Set() }));
+  return r;
 }
 
 /**
@@ -41,57 +66,56 @@ export function calledFunctions(c: Node): Node[] {
   if (!f) return [];
   const m = /^(?:(?:self|cls)\.)?(\w+)$/.exec(text);
   if (!m) return [];
-  const file = f.tree.rootNode;
-  return definitions(file).get(m[1]!) ?? [];
+  // A name looked up and not found counts too: defining it later changes the call.
+  crossRefs(f.tree).defs.add(m[1]!);
+  return definitionsOf(f.tree.rootNode, m[1]!);
 }
 
 /**
- * The summary of the function(s) a call runs, computed once per tree and function; a recursion
- * (f calls g calls f) reads as "unknown", which is no graph and no model.
+ * One part of the summaries of the function(s) a call runs, computed once per tree, function and
+ * part; a recursion (f calls g calls f) reads as unknown (left out).
  */
-export function summaryOfCall(c: Node, summarize: Summarize): Summary {
-  const out: Summary = { returnsGraph: false, runsModel: false };
+export function ofCall<T>(c: Node, part: string, compute: (fn: Node) => T): T[] {
+  const out: T[] = [];
   for (const fn of calledFunctions(c)) {
-    const s = memo(fn, `summary:${fn.id}`, () => {
-      const ix = memo(fn, 'summary-busy', () => ({}) as Record<number, true>);
-      if (ix[fn.id]) return undefined;
-      ix[fn.id] = true;
+    const v = memo(fn, `${part}:${fn.id}`, () => {
+      const busy = memo(fn, 'summary-busy', () => new Set<string>());
+      const key = `${part}:${fn.id}`;
+      if (busy.has(key)) return undefined;
+      busy.add(key);
       try {
-        return summarize(fn);
+        return compute(fn);
       } finally {
-        delete ix[fn.id];
+        busy.delete(key);
       }
     });
-    if (!s) continue;
-    out.returnsGraph ||= s.returnsGraph;
-    out.runsModel ||= s.runsModel;
+    if (v !== undefined) out.push(v);
   }
   return out;
 }
 
-/** The `return` statements of fn itself (not of functions nested in it). */
+/** The graph parts of the summaries of what a call runs, merged: any return carries; positions by OR. */
+export function mergeGraph(xs: readonly GraphSummary[]): GraphSummary {
+  const out: GraphSummary = { returnsGraph: xs.some((x) => x.returnsGraph) };
+  for (const x of xs) if (x.parts) out.parts = out.parts && out.parts.length === x.parts.length ? out.parts.map((v, i) => v || x.parts![i]!) : x.parts;
+  return out;
+}
+
+/** The `return` statements of fn itself (not of functions nested in it), found from the text. */
 export function returnsOf(fn: Node): Node[] {
   const body = fn.childForFieldName('body');
-  if (!body) return [];
-  const out: Node[] = [];
-  const walk = (n: Node): void => {
-    for (const ch of n.namedChildren) {
-      if (!ch || ch.type === 'function_definition' || ch.type === 'class_definition' || ch.type === 'lambda') continue;
-      if (ch.type === 'return_statement') out.push(ch);
-      else walk(ch);
-    }
-  };
-  walk(body);
-  return out;
+  return body ? anchored(body, /(?<![\w.])return\b/, ['return_statement']).filter((r) => ownScope(r, fn)) : [];
 }
 
 /** The calls directly in fn (not in nested functions). */
 export function ownCalls(fn: Node): Node[] {
   const body = fn.childForFieldName('body');
-  return body ? nodesOf(body, 'call').filter((c) => !insideNested(c, fn)) : [];
+  return body ? within(body, ['call']) : [];
 }
 
-function insideNested(n: Node, fn: Node): boolean {
-  for (let p = n.parent; p && !p.equals(fn); p = p.parent) if (p.type === 'function_definition' || p.type === 'lambda' || p.type === 'class_definition') return true;
+function ownScope(n: Node, fn: Node): boolean {
+  for (let p = n.parent; p; p = p.parent) {
+    if (p.type === 'function_definition' || p.type === 'lambda' || p.type === 'class_definition') return p.equals(fn);
+  }
   return false;
 }

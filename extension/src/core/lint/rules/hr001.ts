@@ -1,5 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { growsAcrossSteps, stepLoopOf, stepLoops, underNoGrad } from '../facts';
+import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../facts';
+import { within } from '../nodeIndex';
 import type { LoopFacts } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
 import { perBatchHooks, resetInHook, selfAttribute } from '../hooks';
@@ -41,11 +42,13 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   const flow = new GradFlow(ctx.qualify, noGrad);
   const body = loop.node.childForFieldName('body');
   if (!body) return;
+  // A statement of a loop nested in this one is that loop's; with no accumulation of its own, no data flow to follow.
+  const owned = ownedBy(loop, ctx.root);
+  if (!within(body, ['augmented_assignment', 'assignment']).some((a) => owned(a) && accumulator(a))) return;
   flow.run(body, (a) => {
     if (a.type === 'call') return;
     const acc = accumulator(a);
-    // A statement of a loop nested in this one is that loop's.
-    if (!acc || noGrad(a) || !stepLoopOf(a)?.node.equals(loop.node)) return;
+    if (!acc || noGrad(a) || !owned(a)) return;
     const atom = graphAtom(acc.rhs, flow);
     if (!atom) return;
     if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) return;

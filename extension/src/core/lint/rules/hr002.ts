@@ -1,6 +1,6 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { calleeOf } from '../nodeIndex';
-import { growsAcrossSteps, stepLoopOf, stepLoops, underNoGrad } from '../facts';
+import { calleeOf, within } from '../nodeIndex';
+import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
 import { perBatchHooks, resetInHook, selfAttribute } from '../hooks';
 import { findingAt } from '../types';
@@ -55,10 +55,12 @@ export function hr002(ctx: RuleContext): Finding[] {
     const flow = new GradFlow(ctx.qualify, noGrad);
     const body = loop.node.childForFieldName('body');
     if (!body) continue;
+    // A statement of a loop nested in this one is that loop's; with nothing stored of its own, no data flow to follow.
+    const owned = ownedBy(loop, ctx.root);
+    if (!within(body, ['call', 'augmented_assignment', 'assignment']).some((n) => owned(n) && stored(n))) continue;
     flow.run(body, (n) => {
       const s = stored(n);
-      // A statement of a loop nested in this one is that loop's.
-      if (!s || noGrad(n) || !stepLoopOf(n)?.node.equals(loop.node)) return;
+      if (!s || noGrad(n) || !owned(n)) return;
       const atom = graphAtom(s.value, flow);
       const grows = s.name.startsWith('self.') ? !resetInHook(loop.node, s.name) : growsAcrossSteps(s.name, n, loop.node);
       if (!atom || !grows) return;

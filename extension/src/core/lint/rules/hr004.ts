@@ -3,7 +3,6 @@ import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched
 import { isModelCall, loopFacts, scopeOf, underNoGrad } from '../facts';
 import { GradFlow } from '../gradFlow';
 import { anchored, calleeOf, within } from '../nodeIndex';
-import { summaryOfCall } from '../summaries';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -35,7 +34,7 @@ export function hr004(ctx: RuleContext): Finding[] {
   const reported: Node[] = [];
   const flow = new GradFlow(ctx.qualify, (n) => underNoGrad(n, ctx.qualify));
   // A model call: by its name, or a helper of this file that runs one with grad on (`self.infer(x)`).
-  const runsModel = (c: Node) => isModelCall(calleeOf(c).text) || summaryOfCall(c, flow.summarize).runsModel;
+  const runsModel = (c: Node) => isModelCall(calleeOf(c).text) || flow.runsModel(c);
   // Every loop (nested ones too: an eval loop inside an epoch loop), in its own scope: a function or the module (scripts, notebooks).
   for (const loop of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement'])) {
     if (reported.some((r) => r.startIndex <= loop.startIndex && loop.endIndex <= r.endIndex)) continue;

@@ -13,8 +13,9 @@ function cudaPlacement(c: Node): boolean {
   if (method === 'cuda') return true;
   const first = c.childForFieldName('arguments')?.namedChild(0);
   if (method === 'to' && first && (/^["']cuda/.test(first.text) || /device/i.test(first.text))) return true;
+  // device="cuda", or a device variable (`device=self.device`, which a Dataset sets to CUDA when it is there).
   const dev = keyword(c, 'device')?.childForFieldName('value')?.text ?? '';
-  return /^["']cuda/.test(dev);
+  return /^["']cuda/.test(dev) || /^(self\.)?\w*(device|dev)$/i.test(dev);
 }
 
 /** The file's DataLoader calls, found from the text. */

@@ -1,6 +1,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { innermostStepLoops, isModelCall, underNoGrad } from '../facts';
-import { calleeOf, within } from '../nodeIndex';
+import { innermostStepLoops, isModelCall, loopFacts, underNoGrad } from '../facts';
+import type { LoopFacts } from '../facts';
+import { anchored, calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -8,7 +9,10 @@ import type { Finding, RuleContext } from '../types';
 export function hr014(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   const torch = ctx.torch;
-  for (const loop of innermostStepLoops(ctx.root)) {
+  // Step loops, and forward-only generation loops (not step loops: `for t in range(n)`), which never free the chain.
+  const rollouts = anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => !f.step);
+  const loops: { loop: LoopFacts; rollout: boolean }[] = [...innermostStepLoops(ctx.root).map((loop) => ({ loop, rollout: false })), ...rollouts.map((loop) => ({ loop, rollout: true }))];
+  for (const { loop, rollout } of loops) {
     const body = loop.node.childForFieldName('body');
     // Without a backward in the loop the chain is never freed at all (a forward-only rollout or
     // generation loop): a leak unless grad is off.
@@ -17,12 +21,15 @@ export function hr014(ctx: RuleContext): Finding[] {
     for (const a of assigns) {
       const left = a.childForFieldName('left');
       const right = a.childForFieldName('right');
-      if (left?.type !== 'pattern_list' || right?.type !== 'call' || !isModelCall(calleeOf(right).text)) continue;
+      if (left?.type !== 'pattern_list' || right?.type !== 'call' || !isModelCall(calleeOf(right).text) || underNoGrad(a, ctx.qualify)) continue;
       const args = right.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x?.type === 'identifier') ?? [];
       const h = left.namedChildren.find((l) => l?.type === 'identifier' && args.some((x) => x.text === l.text));
       if (!h) continue;
       // Detached, repackaged or re-initialised elsewhere in the step: bounded.
       if (assigns.some((b) => !b.equals(a) && b.childForFieldName('left')?.text === h.text)) continue;
+      // A generation loop feeds its own output back as the next input too (`inp = top_i`); a loop
+      // over given inputs (priming on a prompt) is bounded by them.
+      if (rollout && !args.some((x) => x.text !== h.text && assigns.some((b) => !b.equals(a) && b.childForFieldName('left')?.text === x.text))) continue;
       const first = body.namedChild(0)!;
       const lineStart = ctx.text.lastIndexOf('\n', first.startIndex - 1) + 1;
       const indent = ctx.text.slice(lineStart, first.startIndex);

@@ -1,0 +1,47 @@
+import type { Node, Tree } from '@vscode/tree-sitter-wasm';
+import { modeCalls } from './evalContext';
+import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
+import { GradFlow, graphSummary } from './gradFlow';
+import { qualifier } from './imports';
+import { NodeIndex, calleeOf, nodesOf } from './nodeIndex';
+import { ownCalls } from './summaries';
+import type { CrossRefs } from './summaries';
+
+/**
+ * What other functions' findings may read from these units (CrossRefs): the summary and helper
+ * facts of each function defined in them that a call site looked up, and, for a unit that calls a
+ * function whose callers an eval loop looked at, the unit itself. An editor compares this before
+ * and after an edit; when it differs, re-linting the edited units alone is not enough.
+ */
+export function crossSignature(tree: Tree, units: readonly Node[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
+  if (!refs.defs.size && !refs.callers.size) return '';
+  const out: string[] = [];
+  const callers = refs.callers.size ? new RegExp(`(?<![\\w])(?:${[...refs.callers].join('|')})\\s*\\(`) : undefined;
+  // Most edits touch units that define nothing another unit looked up and call no such function: read from the text.
+  if (!units.some((u) => callers?.test(u.text) || [...u.text.matchAll(/\bdef\s+(\w+)/g)].some((m) => refs.defs.has(m[1]!)))) return '';
+  const ix = NodeIndex.attach(tree, bindings);
+  try {
+    const qualify = qualifier(bindings);
+    const noGrad = (n: Node) => underNoGrad(n, qualify);
+    const flow = new GradFlow(qualify, noGrad);
+    for (const u of units) {
+      // A call to a function whose callers an eval loop reads: what that loop reads of it (eval mode before it, no-grad around it).
+      if (callers?.test(u.text)) {
+        for (const c of nodesOf(u, 'call')) {
+          const name = /^(?:(?:self|cls)\.)?(\w+)$/.exec(calleeOf(c).text)?.[1];
+          if (name && refs.callers.has(name)) out.push(`caller:${name}:${modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true}:${underNoGrad(c, qualify)}`);
+        }
+      }
+      const defs = u.type === 'function_definition' ? [u, ...nodesOf(u, 'function_definition').filter((d) => d.id !== u.id)] : nodesOf(u, 'function_definition');
+      for (const fn of defs) {
+        const name = fn.childForFieldName('name')?.text ?? '';
+        if (!refs.defs.has(name)) continue;
+        const model = ownCalls(fn).some((x) => !noGrad(x) && (isModelCall(calleeOf(x).text) || flow.runsModel(x)));
+        out.push(`${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}`);
+      }
+    }
+  } finally {
+    if (NodeIndex.of(tree.rootNode) === ix) NodeIndex.detach(tree);
+  }
+  return out.sort().join('\n');
+}
