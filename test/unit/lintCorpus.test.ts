@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { PythonParser } from '../../extension/src/core/lint/parser';
@@ -25,7 +25,7 @@ interface Entry {
 
 function corpus(): Entry[] {
   const out: Entry[] = [];
-  for (const dir of readdirSync(CORPUS, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(CORPUS, d.name, 'labels.json')))) {
+  for (const dir of readdirSync(CORPUS, { withFileTypes: true }).filter((d) => d.isDirectory())) {
     const labels = JSON.parse(readFileSync(join(CORPUS, dir.name, 'labels.json'), 'utf8')) as { files: Record<string, { findings: Label[] }> };
     for (const [file, l] of Object.entries(labels.files)) out.push({ file: `${dir.name}/${file}`, text: readFileSync(join(CORPUS, dir.name, file), 'utf8'), labels: l.findings });
   }
@@ -60,7 +60,7 @@ describe('lint on a labelled corpus of real code', () => {
     }
   });
 
-  it('recall and precision on the labelled rules (printed), with no crash', () => {
+  it('recall (printed) and precision (≥ 90 %) on the labelled rules, with no crash', () => {
     const byRule = new Map<string, { found: number; labelled: number }>();
     let tp = 0;
     let fp = 0;
@@ -94,7 +94,7 @@ describe('lint on a labelled corpus of real code', () => {
       `unlabelled findings: ${extra.join(', ') || 'none'}`,
     ];
     console.log(lines.join('\n'));
-    // The scorer itself: a labelled line that the linter reports counts once, and nothing is found twice.
-    assert.ok(found <= labelled && tp <= found + tp);
+    // The issue's goals: precision ≥ 90 % holds and is kept; recall (goal ≥ 80 %) is printed above until it holds.
+    assert.ok(tp / (tp + fp) >= 0.9, `precision ${pct(tp, tp + fp)}: ${extra.join(', ')}`);
   });
 });

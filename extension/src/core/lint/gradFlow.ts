@@ -1,7 +1,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Qualify } from './facts';
 import { isLossCall, isModelCall } from './facts';
-import { calleeOf, qualifiedCallee, within } from './nodeIndex';
+import { calleeOf, memo, qualifiedCallee, within } from './nodeIndex';
 import { mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
 import type { GraphSummary } from './summaries';
 
@@ -42,6 +42,28 @@ export class GradFlow {
 
   has(name: string): boolean {
     return this.gt.has(name);
+  }
+
+  /**
+   * The flow through a body once for every rule that asks (HR001 and HR002 read the same loops):
+   * at each statement that may accumulate or store (`+=`, `x = x + …`, `d[k] = …`, append/extend),
+   * the flow as it was just before it.
+   */
+  static trace(body: Node, qualify: Qualify, noGrad: (n: Node) => boolean): { node: Node; flow: GradFlow }[] {
+    return memo(body, `trace:${body.id}`, () => {
+      const out: { node: Node; flow: GradFlow }[] = [];
+      const flow = new GradFlow(qualify, noGrad);
+      flow.run(body, (n) => {
+        if (mayStore(n)) out.push({ node: n, flow: flow.copy() });
+      });
+      return out;
+    });
+  }
+
+  private copy(): GradFlow {
+    const g = new GradFlow(this.qualify, this.noGrad);
+    for (const x of this.gt) g.gt.add(x);
+    return g;
   }
 
   /** Whether expression e carries a graph, given what is known so far. */
@@ -183,6 +205,14 @@ export function graphSummary(fn: Node, qualify: Qualify, noGrad: (n: Node) => bo
     returnsGraph ||= each.some((x) => x);
   }
   return { returnsGraph, ...(parts ? { parts } : {}) };
+}
+
+/** A statement shaped like an accumulation or a store (the rules decide the rest). */
+function mayStore(n: Node): boolean {
+  if (n.type === 'augmented_assignment') return true;
+  if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '');
+  const left = n.childForFieldName('left');
+  return left?.type === 'subscript' || n.childForFieldName('right')?.type === 'binary_operator';
 }
 
 /** The last name of a call's callee: `max` for torch.max(…) and out.max(…). */

@@ -39,19 +39,18 @@ function accumulator(a: Node): { name: string; rhs: Node } | undefined {
 
 function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
-  const flow = new GradFlow(ctx.qualify, noGrad);
   const body = loop.node.childForFieldName('body');
   if (!body) return;
   // A statement of a loop nested in this one is that loop's; with no accumulation of its own, no data flow to follow.
   const owned = ownedBy(loop, ctx.root);
   if (!within(body, ['augmented_assignment', 'assignment']).some((a) => owned(a) && accumulator(a))) return;
-  flow.run(body, (a) => {
-    if (a.type === 'call') return;
+  for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
+    if (a.type === 'call') continue;
     const acc = accumulator(a);
-    if (!acc || noGrad(a) || !owned(a)) return;
+    if (!acc || noGrad(a) || !owned(a)) continue;
     const atom = graphAtom(acc.rhs, flow);
-    if (!atom) return;
-    if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) return;
+    if (!atom) continue;
+    if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) continue;
     const v = atom.text;
     const backedUp = loop.backward.some((c) => c.text.includes(v));
     const fixes = [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
@@ -65,7 +64,7 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
         findingAt('HR001', 'error', a, `\`${acc.name}\` accumulates \`${v}\`, which carries an autograd graph that is never backpropagated: every step's graph and its saved activations stay alive on the GPU until \`${acc.name}\` is freed. Accumulate \`${v}.item()\` or \`${v}.detach()\` (or run this loop under torch.no_grad()).`, fixes, evidence),
       );
     }
-  });
+  }
 }
 
 /** HR001 accumulate-grad-history: `total_loss += loss` in a step loop keeps graphs alive. */
@@ -75,18 +74,17 @@ export function hr001(ctx: RuleContext): Finding[] {
   // Lightning's training_step and its kin: `self.total += loss` adds up every batch the framework runs.
   for (const fn of perBatchHooks(ctx.root)) {
     const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
-    const flow = new GradFlow(ctx.qualify, noGrad);
     const body = fn.childForFieldName('body');
     if (!body) continue;
-    flow.run(body, (a) => {
+    for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
       const acc = a.type === 'call' ? undefined : accumulator(a);
-      if (!acc || !acc.name.startsWith('self.') || noGrad(a) || resetInHook(fn, acc.name)) return;
+      if (!acc || !acc.name.startsWith('self.') || noGrad(a) || resetInHook(fn, acc.name)) continue;
       const atom = graphAtom(acc.rhs, flow);
-      if (!atom) return;
+      if (!atom) continue;
       out.push(
         findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${atom.text}\`, which still has a grad_fn, once per batch (the framework calls this method for every batch): each batch's graph history stays reachable from \`${acc.name}\`. Accumulate \`${atom.text}.item()\` or \`${atom.text}.detach()\`.`, [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)], { line: a.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: acc.name }),
       );
-    });
+    }
   }
   return out;
 }

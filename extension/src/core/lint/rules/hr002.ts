@@ -52,32 +52,30 @@ export function hr002(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
   for (const loop of stepLoops(ctx.root)) {
-    const flow = new GradFlow(ctx.qualify, noGrad);
     const body = loop.node.childForFieldName('body');
     if (!body) continue;
     // A statement of a loop nested in this one is that loop's; with nothing stored of its own, no data flow to follow.
     const owned = ownedBy(loop, ctx.root);
     if (!within(body, ['call', 'augmented_assignment', 'assignment']).some((n) => owned(n) && stored(n))) continue;
-    flow.run(body, (n) => {
+    for (const { node: n, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
       const s = stored(n);
-      if (!s || noGrad(n) || !owned(n)) return;
+      if (!s || noGrad(n) || !owned(n)) continue;
       const atom = graphAtom(s.value, flow);
       const grows = s.name.startsWith('self.') ? !resetInHook(loop.node, s.name) : growsAcrossSteps(s.name, n, loop.node);
-      if (!atom || !grows) return;
+      if (!atom || !grows) continue;
       out.push(report(n, s, atom, loop.train ? "each step's graph history" : "each step's graph with its saved activations", { line: loop.node.startPosition.row, end: loop.node.endPosition.row }));
-    });
+    }
   }
   // A framework's per-batch method (Lightning's training_step): the loop is the framework's, and `self` outlives each call.
   for (const fn of perBatchHooks(ctx.root)) {
-    const flow = new GradFlow(ctx.qualify, noGrad);
     const body = fn.childForFieldName('body');
     if (!body) continue;
-    flow.run(body, (n) => {
+    for (const { node: n, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
       const s = stored(n);
-      if (!s || !s.name.startsWith('self.') || noGrad(n) || resetInHook(fn, s.name)) return;
+      if (!s || !s.name.startsWith('self.') || noGrad(n) || resetInHook(fn, s.name)) continue;
       const atom = graphAtom(s.value, flow);
       if (atom) out.push(report(n, s, atom, "each batch's graph (the framework calls this once per batch)", { line: fn.startPosition.row, end: fn.endPosition.row }));
-    });
+    }
   }
   return out;
 }
