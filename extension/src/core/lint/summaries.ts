@@ -71,6 +71,8 @@ export function calledFunctions(c: Node): Node[] {
   return definitionsOf(f.tree.rootNode, m[1]!);
 }
 
+const MAX_DEPTH = 12;
+
 /**
  * One part of the summaries of the function(s) a call runs, computed once per tree, function and
  * part; a recursion (f calls g calls f) reads as unknown (left out).
@@ -81,7 +83,8 @@ export function ofCall<T>(c: Node, part: string, compute: (fn: Node) => T): T[] 
     const v = memo(fn, `${part}:${fn.id}`, () => {
       const busy = memo(fn, 'summary-busy', () => new Set<string>());
       const key = `${part}:${fn.id}`;
-      if (busy.has(key)) return undefined;
+      // A recursion, or a chain of helpers deeper than people write (a stranger's generated file): unknown.
+      if (busy.has(key) || busy.size >= MAX_DEPTH) return undefined;
       busy.add(key);
       try {
         return compute(fn);

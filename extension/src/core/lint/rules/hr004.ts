@@ -28,8 +28,8 @@ function decorateFix(fn: Node, ctx: RuleContext, torch: string): Fix {
 /** HR004 eval-loop-without-no-grad: an evaluation loop builds graphs nobody back-propagates. */
 export function hr004(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  // Nothing here is evaluation: no .eval(), no .train(False) or .train(flag), no function named for it.
-  if (!/\.eval\s*\(|\.train\(\s*\w|def\s+(eval|valid|test|predict|infer)/i.test(ctx.text)) return out;
+  // Nothing here is evaluation: no .eval(), no .train(False) or .train(flag), no function named for it, no phase flag.
+  if (!/\.eval\s*\(|\.train\(\s*\w|def\s+_*(eval|valid|test|predict|infer)|\bif\s+(not\s+)?[\w.]*(train|phase|mode)/i.test(ctx.text)) return out;
   const torch = ctx.torch;
   const reported: Node[] = [];
   const flow = new GradFlow(ctx.qualify, (n) => underNoGrad(n, ctx.qualify));

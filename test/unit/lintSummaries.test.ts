@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import type { PythonParser } from '../../extension/src/core/lint/parser';
+import type { Finding, RuleId } from '../../extension/src/core/lint/types';
+import { code, fixed, lintWith, loadParser } from './lintHelpers';
+
+let parser: PythonParser;
+const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
+const lines = (fs: Finding[]) => fs.map((f) => f.start.line + 1);
+
+// The shapes the labelled corpus missed before: helpers, framework hooks, callers, flag loops.
+describe('lint across functions: summaries, hooks, callers', () => {
+  before(async () => {
+    parser = await loadParser();
+  });
+
+  it('a helper that returns the loss makes its caller accumulate a graph; one that returns .item() does not', () => {
+    const src = (ret: string) =>
+      code(`
+import torch
+def train_step(model, x, y):
+    loss = criterion(model(x), y)
+    return ${ret}
+def fit(model, loader):
+    total = 0
+    for x, y in loader:
+        total += train_step(model, x, y)
+`);
+    assert.deepEqual(lines(lint(src('loss'), 'HR001')), [8]);
+    assert.deepEqual(lint(src('loss.item()'), 'HR001'), []);
+    assert.deepEqual(lint(src('loss.data'), 'HR001'), []);
+  });
+
+  it('by position: `log, out = self.step(x)` carries what step returns in each place', () => {
+    const src = (second: string) =>
+      code(`
+import torch
+class M(LightningModule):
+    def step(self, x):
+        out = self.net(x)
+        loss = self.loss(out)
+        return {"loss": loss}, ${second}
+    def training_step(self, batch, i):
+        log, out = self.step(batch)
+        self.outputs.append(out)
+        return log
+`);
+    assert.deepEqual(lines(lint(src('out'), 'HR002')), [9]);
+    assert.deepEqual(lint(src('out.detach()'), 'HR002'), []);
+  });
+
+  it('framework per-batch methods: state on self grows with every batch, unless the method empties it or runs without grad', () => {
+    const src = (name: string, extra = '') =>
+      code(`
+import torch
+class M(LightningModule):
+    def ${name}(self, batch, i):
+        loss = self.loss(self(batch))
+        self.losses.append(loss)
+        self.total += loss${extra}
+        return loss
+`);
+    const fs = lint(src('training_step'));
+    assert.deepEqual(fs.map((f) => `${f.rule}:${f.start.line + 1}`).sort(), ['HR001:6', 'HR002:5']);
+    assert.equal(fixed(src('training_step'), fs.find((f) => f.rule === 'HR002')!), src('training_step').replace('append(loss)', 'append(loss.item())'));
+    assert.deepEqual(lint(src('validation_step')), []);
+    assert.deepEqual(lint(src('training_step', '\n        self.losses.clear()\n        self.total = 0'), 'HR002'), []);
+  });
+
+  it('what is back-propagated carries a graph, whatever made it (a base class helper)', () => {
+    const src = code(`
+import torch
+def train_epoch(self):
+    epoch_loss = 0
+    for batch in self.train_dataloader:
+        loss = self._train_step(batch)
+        self.accelerator.backward(loss)
+        self.optimizer.step()
+        epoch_loss += loss
+`);
+    const fs = lint(src, 'HR001');
+    assert.deepEqual(lines(fs), [8]);
+    assert.equal(fs[0]!.severity, 'warning');
+  });
+
+  it('HR004 through a caller: model.eval() then run(...) with grad on; silent when every caller uses no_grad', () => {
+    const src = (call: string) =>
+      code(`
+import torch
+def run(model, dl):
+    for x in dl:
+        out = model(x)
+def main(model, dl):
+    model.eval()
+    ${call}
+`);
+    assert.deepEqual(lines(lint(src('run(model, dl)'), 'HR004')), [3]);
+    assert.deepEqual(lint(src('with torch.no_grad(): run(model, dl)'), 'HR004'), []);
+  });
+
+  it('HR004 on one loop for both phases, switched by a flag: fixed with set_grad_enabled(flag)', () => {
+    const src = (wrap: boolean) =>
+      code(`
+import torch
+def iteration(self, epoch, data_loader, train=True):
+${wrap ? '    with torch.set_grad_enabled(train):\n    ' : ''}    for i, data in data_loader:
+${wrap ? '    ' : ''}        loss = self.criterion(self.model.forward(data), data)
+${wrap ? '    ' : ''}        if train:
+${wrap ? '    ' : ''}            loss.backward()
+${wrap ? '    ' : ''}            self.optim.step()
+`);
+    const fs = lint(src(false), 'HR004');
+    assert.deepEqual(lines(fs), [3]);
+    assert.match(fs[0]!.fixes[0]!.title, /set_grad_enabled\(train\)/);
+    assert.deepEqual(lint(fixed(src(false), fs[0]!), 'HR004'), []);
+    assert.deepEqual(lint(src(true), 'HR004'), []);
+  });
+
+  it('models called through methods and containers, helpers that run one, and the data loop is where it is reported', () => {
+    const src = code(`
+import torch
+class T:
+    def _eval_step(self, batch):
+        y = self.model["generator"](batch)
+    def _eval_epoch(self):
+        for key in self.model.keys():
+            self.model[key].eval()
+        for loader in self.loaders:
+            for batch in tqdm(loader):
+                self._eval_step(batch)
+def evaluate(model, dl):
+    for x in dl:
+        scores = model.predict(x)
+`);
+    assert.deepEqual(lines(lint(src, 'HR004')), [9, 12]);
+  });
+
+  it('HR004 stays silent on a loop whose helper needs gradients (an adversarial attack)', () => {
+    const src = code(`
+import torch
+def attack(model, x, y):
+    x.requires_grad_(True)
+    loss = criterion(model(x), y)
+    loss.backward()
+    return x.grad.sign()
+def eval_adv(model, test_loader):
+    model.eval()
+    for x, y in test_loader:
+        adv = attack(model, x, y)
+`);
+    assert.deepEqual(lint(src, 'HR004'), []);
+  });
+
+  it('HR014 in a generation loop that feeds its output back; not in priming on a given prompt', () => {
+    const src = code(`
+import torch
+def generate(decoder, prime, predict_len):
+    hidden = decoder.init_hidden()
+    for p in range(len(prime) - 1):
+        _, hidden = decoder(prime[p], hidden)
+    inp = prime[-1]
+    for p in range(predict_len):
+        output, hidden = decoder(inp, hidden)
+        inp = torch.multinomial(output.exp(), 1)[0]
+`);
+    assert.deepEqual(lines(lint(src, 'HR014')), [8]);
+  });
+
+  it('a stranger’s file: a chain of 3,000 helpers and mutual recursion lint without a crash', () => {
+    const chain = Array.from({ length: 3000 }, (_, i) => `def f${i}(x):\n    return f${i + 1}(x)\n`).join('');
+    const src = `import torch\n${chain}def f3000(x):\n    return model(x)\ndef g(x):\n    return h(x)\ndef h(x):\n    return g(x)\nfor x in loader:\n    total += f0(x) + g(x)\n    loss.backward()\n`;
+    assert.ok(Array.isArray(lint(src)));
+  });
+});
