@@ -166,6 +166,36 @@ def generate(decoder, prime, predict_len):
     assert.deepEqual(lines(lint(src, 'HR014')), [8]);
   });
 
+  it('a lazily initialized buffer filled per batch keeps each graph (pvse), either branch of a conditional counts', () => {
+    const src = code(`
+import torch
+def encode(model, loader, use_gpu):
+    embs, caps = None, None
+    for i, (x, ids) in enumerate(loader):
+        emb, cap = model.forward(x)
+        if embs is None:
+            embs = torch.zeros(len(loader.dataset), emb.size(1)).cuda()
+            caps = torch.zeros(len(loader.dataset), cap.size(1)).cuda()
+        embs[ids] = emb if use_gpu else emb.data.cpu().numpy()
+        caps[ids] = cap
+`);
+    assert.deepEqual(lines(lint(src, 'HR002')), [9, 10]);
+  });
+
+  it('eval mode switched inside the loop counts; a model built in the loop does not (a test over model classes)', () => {
+    const src = (build: string) =>
+      code(`
+import torch
+def run_images(self, images):
+    for im in images:
+        ${build}
+        self.model.eval()
+        preds = self.model(im)
+`);
+    assert.deepEqual(lines(lint(src('self.model = self.model.cuda()'), 'HR004')), [3]);
+    assert.deepEqual(lint(src('self.model = build_model()'), 'HR004'), []);
+  });
+
   it('a stranger’s file: a chain of 3,000 helpers and mutual recursion lint without a crash', () => {
     const chain = Array.from({ length: 3000 }, (_, i) => `def f${i}(x):\n    return f${i + 1}(x)\n`).join('');
     const src = `import torch\n${chain}def f3000(x):\n    return model(x)\ndef g(x):\n    return h(x)\ndef h(x):\n    return g(x)\nfor x in loader:\n    total += f0(x) + g(x)\n    loss.backward()\n`;

@@ -9,13 +9,14 @@ const EVAL_NAME = /^_*(eval|valid|test|predict|infer)/i;
 const TRAIN_FLAG = /train|phase|mode|is_eval|eval/i;
 
 /** `.eval()` / `.train(False)` (eval mode) and `.train()` calls directly in a scope, in order. */
-export function modeCalls(scope: Node): { at: number; eval: boolean }[] {
+export function modeCalls(scope: Node): { at: number; eval: boolean; target: string }[] {
   return memo(scope, `mode:${scope.id}`, () =>
     anchored(scope, /\.\s*(?<at>eval|train)\s*\(/, ['call'])
       .filter((c) => /\.(eval|train)$/.test(calleeOf(c).text) && scopeOf(c).equals(scope))
       .map((c) => {
         const args = c.childForFieldName('arguments')?.namedChildren ?? [];
-        return { at: c.endIndex, eval: calleeOf(c).method === 'eval' ? args.length === 0 : args[0]?.text === 'False' };
+        const { text, method } = calleeOf(c);
+        return { at: c.endIndex, eval: method === 'eval' ? args.length === 0 : args[0]?.text === 'False', target: text.slice(0, text.lastIndexOf('.')) };
       }),
   );
 }

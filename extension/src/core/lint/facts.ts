@@ -208,7 +208,10 @@ export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
     while (p && (p.type === 'pattern_list' || p.type === 'tuple_pattern' || p.type === 'list_pattern')) p = p.parent;
     if (p?.type === 'assignment' && !p.equals(at) && binds_(p.childForFieldName('left'), name) && scopeOf(p).equals(scope)) binds.push(p);
   }
-  if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex)) return false;
+  // A bind inside the loop bounds it, unless it is a lazy first-step initialization (`if acc is None: acc = …`,
+  // which also sets up the accumulators beside it).
+  const lazy = (x: Node) => ancestors(x).some((p) => p.type === 'if_statement' && /^([\w.]+\s+is\s+None|not\s+[\w.]+)$/.test(p.childForFieldName('condition')?.text ?? ''));
+  if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex && !lazy(x))) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
   if (gatheredAfter(ids, loop, scope)) return false;
   const word = new RegExp(`\\b${name}\\b`);

@@ -92,6 +92,9 @@ export class GradFlow {
         return e.namedChildren.some((x) => this.carries(x));
       case 'dictionary':
         return e.namedChildren.some((p) => p?.type === 'pair' && this.carries(p.childForFieldName('value')));
+      case 'conditional_expression':
+        // `emb if use_gpu else emb.cpu().numpy()`: either branch may be the one that runs.
+        return this.carries(e.namedChild(0)) || this.carries(e.namedChild(2));
       default:
         return false; // literals, comparisons, boolean logic
     }
@@ -227,6 +230,7 @@ export function graphAtom(e: Node, flow: GradFlow): Node | undefined {
   if (e.type === 'parenthesized_expression') return graphAtom(e.namedChild(0)!, flow);
   // In a container built on the spot, the element that carries it ({'loss': loss} → loss).
   if (e.type === 'list' || e.type === 'tuple' || e.type === 'set') return e.namedChildren.map((x) => x && graphAtom(x, flow)).find((x) => !!x) ?? undefined;
+  if (e.type === 'conditional_expression') return [e.namedChild(0), e.namedChild(2)].map((x) => x && graphAtom(x, flow)).find((x) => !!x) ?? undefined;
   if (e.type === 'dictionary') return e.namedChildren.map((p) => (p?.type === 'pair' ? graphAtom(p.childForFieldName('value')!, flow) : undefined)).find((x) => !!x);
   return flow.carries(e) ? e : undefined;
 }

@@ -47,9 +47,17 @@ export function hr004(ctx: RuleContext): Finding[] {
     // One loop for both phases, switched by a flag: its eval passes run with grad on unless the code switches grad per phase.
     const flagged = f.train && flagSwitched(loop, f.backward, body.filter((c) => /(optim\w*|opt|scaler)\.step$|zero_grad$/i.test(calleeOf(c).text)));
     if (f.train && !flagged) continue;
-    // Named for evaluation, the last mode switch before the loop in its scope put the model in eval mode, or a caller did.
-    const mode = modeCalls(scope).filter((m) => m.at <= loop.startIndex).at(-1);
-    if (!flagged && !(fn && evalNamed(fn, ctx.bindings, f.step)) && !mode?.eval && !(fn && evalFromCallers(fn, ctx.qualify))) continue;
+    // Named for evaluation, the last mode switch before the loop in its scope put the model in eval mode, or a caller did
+    // (or the loop's own body switches to eval and never back: solaris's `self.model.eval()` before each tile's forward).
+    const modes = modeCalls(scope);
+    // A model built in the loop (`model = model_cls(); model.eval()`, a unit test over classes) is not one evaluated over data.
+    const inLoop = modes.filter((m) => m.at > loop.startIndex && m.at <= loop.endIndex);
+    const built = (t: string) => {
+      const self = new RegExp(`(?<![\\w.])${t.replace(/\./g, '\\.')}(?!\\w)`);
+      return within(loop.childForFieldName('body') ?? loop, ['assignment']).some((a) => a.childForFieldName('left')?.text === t && !self.test(a.childForFieldName('right')?.text ?? ''));
+    };
+    const evalMode = modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
+    if (!flagged && !(fn && evalNamed(fn, ctx.bindings, f.step)) && !evalMode && !(fn && evalFromCallers(fn, ctx.qualify))) continue;
     if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
     const calls = body.filter((c) => runsModel(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
     if (!calls.length) continue;
