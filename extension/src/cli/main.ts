@@ -6,6 +6,7 @@ import { DIFF_USAGE, diffCommand } from './diff';
 import { LINT_USAGE, lintCommand } from './lint';
 import { LIMIT_USAGE } from './load';
 import { MCP_USAGE, mcpCommand } from './mcp';
+import { RANKS_USAGE, ranksCommand } from './ranks';
 import { RUN_USAGE, runCommand } from './run';
 import type { Io } from './io';
 import { processIo } from './io';
@@ -24,6 +25,8 @@ ${LINT_USAGE}
 
 ${MCP_USAGE}
 
+${RANKS_USAGE}
+
 ${RUN_USAGE}
 
 Global options: --debug (show stack traces of errors), --help (also after a command: headroom analyze --help), --version
@@ -40,6 +43,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   diff: { run: diffCommand, help: `${DIFF_USAGE}\n\n${LIMIT_USAGE}` },
   lint: { run: lintCommand, help: LINT_USAGE },
   mcp: { run: mcpCommand, help: `${MCP_USAGE}\n\n${LIMIT_USAGE}` },
+  ranks: { run: ranksCommand, help: `${RANKS_USAGE}\n\n${LIMIT_USAGE}` },
   run: { run: runCommand, help: `${RUN_USAGE}\n\n${LIMIT_USAGE}` },
 };
 
