@@ -1,5 +1,6 @@
 import type { DoctorJson, FromWebview, ModuleRow, ToWebview } from '../../extension/src/core/protocol';
 import { bytes, el, shown } from './format';
+import { renderRanks } from './ranks';
 import { renderSegmentMap } from './segmentMap';
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
@@ -71,6 +72,7 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   }
   root.append(table);
   if (m.modules?.length) root.append(moduleTable(m.modules));
+  if (m.ranks) root.append(renderRanks(m.ranks, lineLink));
   if (m.doctor) renderDoctor(m.doctor);
   if (m.recording) for (const line of m.recording.split('\n')) root.append(el('p', line, 'note recording'));
   root.append(el('p', 'Requested bytes are exact (what PyTorch counts in requested_bytes); the allocated figure in the report is an estimate.', 'note'));
@@ -158,6 +160,7 @@ function renderDoctor(d: DoctorJson): void {
 window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   const m = ev.data;
   if (m?.type === 'summary') render(m);
+  else if (m?.type === 'ranks') root.querySelector('section.ranks')?.replaceWith(renderRanks(m.ranks, lineLink));
   else if (m?.type === 'error') root.textContent = shown(m.message);
 });
 vscode.postMessage({ type: 'ready' });

@@ -5,8 +5,24 @@ import type { AnalyzeReport } from './report';
  * (the webview imports nothing else from the extension), and both validate what they receive.
  */
 export type ToWebview =
-  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[]; recording?: string }
+  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[]; recording?: string; ranks?: RanksView }
+  /** The ranks section again, once the other ranks' snapshots were read (their lines). */
+  | { type: 'ranks'; ranks: RanksView }
   | { type: 'error'; message: string };
+
+/** A distributed run's ranks beside the summary of one of them (core/run/ranks.ts). */
+export interface RanksView {
+  /** The rank this summary is of. */
+  current: number;
+  ranks: { rank: number; peak: number | null; reservedPeak: number | null; outsidePytorch: number | null; ooms: number; snapshot: string | null }[];
+  imbalance: number | null;
+  /** The lines whose bytes at each rank's peak differ most (bytes in `ranks` order; null: no snapshot read). */
+  lines: { file: string; line: number; name: string; bytes: (number | null)[]; spread: number }[];
+  /** Why some ranks' lines are missing or still coming (being read, too large to read here). */
+  linesNote?: string;
+  /** The first OOM of any rank, and the others' last sample before it. */
+  oom: { rank: number; timeUs: number; others: { rank: number; ageUs: number; allocated: number; reserved: number; outsidePytorch: number | null }[] } | null;
+}
 
 /** A module's memory at the summary's instant (runs recorded with module scopes), in model order. */
 export interface ModuleRow {

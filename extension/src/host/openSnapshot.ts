@@ -10,6 +10,7 @@ import { buildReport } from '../core/report';
 import { messageText } from '../core/text';
 import type { Snapshot } from '../core/snapshot/model';
 import { moduleRows } from '../core/analysis/moduleRows';
+import { ranksFor } from './ranksView';
 import { CommandId } from './commandIds';
 import { loadWithProgress } from './loadWithProgress';
 import type { WorkspaceMapping } from './memory/mapping';
@@ -77,21 +78,34 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
     void vscode.window.showInformationMessage(vscode.l10n.t('Headroom: open a memory snapshot or a run first.'));
     return;
   }
-  const { message, onMessage } = summaryFor(c, deps.view.mapping);
-  deps.track(new SummaryPanel(deps.extensionUri, message, onMessage));
+  const { message, onMessage, later } = summaryFor(c, deps.view.mapping, deps.log);
+  deps.track(new SummaryPanel(deps.extensionUri, message, onMessage, later));
 }
 
-/** The summary page's message (report and doctor) and what its buttons and links do: shared by the panel and the snapshot editor. */
-export function summaryFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string }, mapping: WorkspaceMapping): { message: ToWebview; onMessage: (m: FromWebview) => void } {
+/**
+ * The summary page's message (report and doctor) and what its buttons and links do: shared by the
+ * panel and the snapshot editor. `message()` is the latest (a distributed run's ranks section fills
+ * in as the other ranks' snapshots are read); `later` is that update, to post.
+ */
+export function summaryFor(
+  c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string },
+  mapping: WorkspaceMapping,
+  log: vscode.LogOutputChannel,
+): { message: () => ToWebview; onMessage: (m: FromWebview) => void; later: Promise<ToWebview> | undefined } {
   const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const modules = moduleRows(c.snapshot, c.analysis, report.at.trace_index);
   const recording = windowNoteBeside(c.path, c.analysis.device, report.peak.requested_bytes);
-  const message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}), ...(recording ? { recording } : {}) };
+  const ranks = ranksFor(c, log);
+  let message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}), ...(recording ? { recording } : {}), ...(ranks ? { ranks: ranks.first } : {}) };
+  const later = ranks?.later?.then((r): ToWebview => {
+    if (message.type === 'summary') message = { ...message, ranks: r };
+    return { type: 'ranks', ranks: r };
+  });
   const onMessage = (m: FromWebview): void => {
     if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
     else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);
     // The snapshot's path is the job's machine's: mapped into the workspace as the timeline does, never opened raw.
     else if (m.type === 'openLine') void openFrameLine(mapping, m.file, m.line);
   };
-  return { message, onMessage };
+  return { message: () => message, onMessage, later };
 }

@@ -43,8 +43,8 @@ export class SnapshotEditor implements vscode.CustomReadonlyEditorProvider {
     const ok = await showSnapshot(this.deps, doc.uri, { quiet: ['not-pickle', 'wrong-shape', 'unsupported'] });
     const c = this.deps.view.current;
     if (!ok || !c || c.path !== doc.uri.fsPath) return fallback();
-    const { message, onMessage } = summaryFor(c, this.deps.view.mapping);
-    const sub = attachSummary(panel.webview, this.deps.extensionUri, () => message, onMessage);
+    const { message, onMessage, later } = summaryFor(c, this.deps.view.mapping, this.deps.log);
+    const sub = attachSummary(panel.webview, this.deps.extensionUri, message, onMessage, later);
     panel.onDidDispose(() => sub.dispose());
   }
 }

@@ -18,6 +18,8 @@ td.bytes { text-align: right; white-space: nowrap; }
 td:last-child { overflow-wrap: anywhere; }
 th.bytes { text-align: right; }
 tr.bucket td { color: var(--vscode-descriptionForeground); font-style: italic; }
+tr.current td { font-weight: 600; }
+h2 { font-size: 1.15em; font-weight: 600; margin: 20px 0 6px; }
 a { color: var(--vscode-textLink-foreground); text-decoration: none; }
 a:hover, a:focus { text-decoration: underline; }
 .note { color: var(--vscode-descriptionForeground); font-size: 0.9em; margin-top: 12px; }
@@ -51,7 +53,11 @@ export function attachSummary(
   extensionUri: vscode.Uri,
   message: () => ToWebview,
   onMessage: (m: FromWebview) => void,
+  later?: Promise<ToWebview>,
 ): vscode.Disposable {
+  let live = true;
+  // An update computed after the page opened (a distributed run's other ranks): posted unless the page is gone.
+  void later?.then((m) => live && web.postMessage(m)).catch(() => undefined);
   const dist = vscode.Uri.joinPath(extensionUri, 'dist');
   web.options = { enableScripts: true, localResourceRoots: [dist] };
   const script = web.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
@@ -61,10 +67,14 @@ export function attachSummary(
 <meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Headroom</title>
 <style nonce="${n}">${STYLE}</style></head>
 <body><main id="root" aria-live="polite">${vscode.l10n.t('Loading…')}</main><script nonce="${n}" src="${script}"></script></body></html>`;
-  return web.onDidReceiveMessage((m: unknown) => {
+  const sub = web.onDidReceiveMessage((m: unknown) => {
     if (!isFromWebview(m)) return;
     if (m.type === 'ready') void web.postMessage(message());
     else onMessage(m);
+  });
+  return new vscode.Disposable(() => {
+    live = false;
+    sub.dispose();
   });
 }
 
@@ -73,13 +83,14 @@ export class SummaryPanel implements vscode.Disposable {
   private readonly panel: vscode.WebviewPanel;
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(extensionUri: vscode.Uri, message: ToWebview, onMessage: (m: FromWebview) => void) {
+  constructor(extensionUri: vscode.Uri, message: () => ToWebview, onMessage: (m: FromWebview) => void, later?: Promise<ToWebview>) {
     const dist = vscode.Uri.joinPath(extensionUri, 'dist');
-    this.panel = vscode.window.createWebviewPanel('headroom.summary', message.type === 'summary' ? vscode.l10n.t('Headroom: {0}', message.title) : vscode.l10n.t('Headroom: error'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+    const first = message();
+    this.panel = vscode.window.createWebviewPanel('headroom.summary', first.type === 'summary' ? vscode.l10n.t('Headroom: {0}', first.title) : vscode.l10n.t('Headroom: error'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
       enableScripts: true,
       localResourceRoots: [dist],
     });
-    this.subs.push(attachSummary(this.panel.webview, extensionUri, () => message, onMessage), this.panel.onDidDispose(() => this.dispose()));
+    this.subs.push(attachSummary(this.panel.webview, extensionUri, message, onMessage, later), this.panel.onDidDispose(() => this.dispose()));
   }
 
   dispose(): void {

@@ -1,6 +1,7 @@
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
+import { folderIdentity } from './processes';
 import type { Sample } from './protocol';
-import { bestSnapshot } from './runFolder';
+import { bestSnapshot, readRun } from './runFolder';
 import type { ProcessRun, Run } from './runFolder';
 
 /** One rank of a distributed run, from its own folder's samples and events (no snapshot read). */
@@ -133,4 +134,18 @@ export function crossRank(run: Run, readRank: (p: ProcessRun) => RankRead | unde
     lines: differingLines(read.map((r) => r?.lines), top),
     oom: oomAcrossRanks(ranks),
   };
+}
+
+/** The distributed run a snapshot belongs to, when it sits in a rank's folder of a run with two ranks or more. */
+export function distributedRunOf(snapshotPath: string): { run: Run; rank: number } | undefined {
+  const dir = dirname(resolve(snapshotPath));
+  const rank = folderIdentity(basename(dir)).rank;
+  if (rank === null) return undefined;
+  try {
+    // The samples' tail: max_requested is a running peak, and an OOM ends a run soon after.
+    const run = readRun(dir, { samples: 'tail' });
+    return rankProcesses(run).length >= 2 ? { run, rank } : undefined;
+  } catch {
+    return undefined; // a folder that does not read as a run says nothing
+  }
 }
