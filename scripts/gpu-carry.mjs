@@ -5,6 +5,7 @@
 //   HEADROOM_ROOT=$PWD HEADROOM_ADDON=$PWD/.carry/headroom_nvml.node /tmp/node --test .carry/nvml.gpu.test.js
 //   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD HEADROOM_ADDON=$PWD/.carry/headroom_nvml.node /tmp/node --test .carry/doctor.gpu.test.js
 //   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/agent.gpu.test.js
+//   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/ranks.gpu.test.js (nvidia-h200-x2: NCCL)
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { buildSync } from 'esbuild';
@@ -17,6 +18,7 @@ buildSync({ ...common, entryPoints: ['test/gpu/overhead.bench.ts'], outfile: '.c
 buildSync({ ...common, entryPoints: ['test/gpu/nvml.gpu.test.ts'], outfile: '.carry/nvml.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/doctor.gpu.test.ts'], outfile: '.carry/doctor.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/agent.gpu.test.ts'], outfile: '.carry/agent.gpu.test.js' });
+buildSync({ ...common, entryPoints: ['test/gpu/ranks.gpu.test.ts'], outfile: '.carry/ranks.gpu.test.js' });
 // The fuzzer, for the host's many cores: HEADROOM_ROOT=$PWD HEADROOM_FUZZ_WORKER=$PWD/.carry/fuzz-worker.js /tmp/node .carry/fuzz.js N
 buildSync({ ...common, entryPoints: ['test/fuzz/fuzz.ts'], outfile: '.carry/fuzz.js', external: ['esbuild'] });
 buildSync({ ...common, entryPoints: ['test/fuzz/worker.ts'], outfile: '.carry/fuzz-worker.js' });
