@@ -13,7 +13,6 @@ export interface GraphSummary {
   parts?: boolean[];
 }
 
-
 /** Where the file defines each name (`def name`): one pass over the text per tree; nodes are found per name, when asked. */
 function definitionSites(file: Node): Map<string, number[]> {
   return memo(file, 'defsites', () => {
