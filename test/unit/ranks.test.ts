@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { ROOT } from './helpers';
-import { MiB, T0, twoRanks } from './twoRanks';
+import { MiB, T0, twoRanks, twoRanksWithModules } from './twoRanks';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
 const headroom = (...args: string[]) => {
@@ -56,6 +56,23 @@ describe('headroom ranks: a distributed run side by side', () => {
     assert.equal(text.code, 0, text.err);
     assert.match(text.out, /Imbalance {2}\S+ \S+ \(rank 1 − rank 0\)/);
     assert.match(text.out, /Rank 1 ran out of memory at .*\n {2}rank 0: allocated 300 MiB, reserved \S+ \S+, outside PyTorch 512 MiB \(100 ms before\)/);
+  });
+
+  it('with module scopes: the modules that differ, each rank’s self bytes as analyze --by module gives them', () => {
+    const { dir, snapshots } = twoRanksWithModules();
+    const r = headroom('ranks', dir, '--json', '--top', '8');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    const self = (path: string) => new Map((JSON.parse(headroom('analyze', path, '--json', '--by', 'module').out).by_module.modules as { path: string; self_bytes: number }[]).map((m) => [m.path, m.self_bytes]));
+    const [a, b] = snapshots.map(self) as [Map<string, number>, Map<string, number>];
+    assert.ok(j.modules.length > 0 && j.modules.length <= 8);
+    for (const m of j.modules) {
+      assert.deepEqual(m.bytes, [a.get(m.path) ?? 0, b.get(m.path) ?? 0], m.path);
+      assert.equal(m.spread, Math.abs((a.get(m.path) ?? 0) - (b.get(m.path) ?? 0)));
+    }
+    const widest = Math.max(...[...new Set([...a.keys(), ...b.keys()])].map((k) => Math.abs((a.get(k) ?? 0) - (b.get(k) ?? 0))));
+    assert.equal(j.modules[0].spread, widest);
+    assert.match(headroom('ranks', dir).out, /Modules that differ most between ranks/);
   });
 
   it('refuses what is not a distributed run, in one line', () => {

@@ -1,6 +1,7 @@
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { fixture } from './helpers';
 
 export const MiB = 2 ** 20;
@@ -31,3 +32,19 @@ export function twoRanks(): { dir: string; b64: ReturnType<typeof fixture>; b128
   return { dir: `${run}-rank1`, b64, b128 };
 }
 
+
+/**
+ * Two ranks recorded with module scopes: the real nanoGPT captures of test/fixtures/modules (eager
+ * and compiled: the same modules, different memory), as rank 0 and rank 1 with no samples.
+ */
+export function twoRanksWithModules(): { dir: string; snapshots: [string, string] } {
+  const runs = mkdtempSync(join(tmpdir(), 'headroom-ranks-'));
+  const run = join(runs, '20261124-020304-nanogpt-cd34');
+  const from = ['nanogpt_eager', 'nanogpt_compiled'].map((n) => join(__dirname, '..', 'fixtures', 'modules', n, 'snapshot-peak.pickle.gz'));
+  from.forEach((gz, r) => {
+    mkdirSync(`${run}-rank${r}`);
+    writeFileSync(join(`${run}-rank${r}`, 'meta.json'), JSON.stringify({ rank: r, world_size: 2 }));
+    writeFileSync(join(`${run}-rank${r}`, 'snapshot-peak.pickle'), gunzipSync(readFileSync(gz)));
+  });
+  return { dir: `${run}-rank0`, snapshots: [from[0]!, from[1]!] };
+}

@@ -48,6 +48,21 @@ export function renderRanks(v: RanksView, lineLink: (file: string, line: number,
     }
     sec.append(lines);
   }
+  if (v.modules.length) {
+    const mods = el('table');
+    mods.className = 'rank-modules';
+    mods.append(el('caption', 'Modules that differ most between ranks (self bytes at each rank’s peak)'));
+    const h = el('tr');
+    h.append(el('th', 'spread', 'bytes'), ...v.ranks.map((r) => el('th', `rank ${r.rank}`, 'bytes')), el('th', 'module'));
+    mods.append(h);
+    for (const m of v.modules) {
+      const tr = el('tr');
+      tr.dataset.module = m.path;
+      tr.append(el('td', bytes(m.spread), 'bytes'), ...m.bytes.map((x) => el('td', b(x), 'bytes')), el('td', m.path));
+      mods.append(tr);
+    }
+    sec.append(mods);
+  }
   if (v.linesNote) sec.append(el('p', v.linesNote, 'note'));
   if (v.oom) {
     sec.append(el('p', `Rank ${v.oom.rank} ran out of memory at ${new Date(v.oom.timeUs / 1000).toISOString()}. The other ranks then (their last sample before it):`));

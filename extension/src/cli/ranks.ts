@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
-import { analyzeDevice, attributeAt, defaultDevice } from '../core/analysis/analyze';
+import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import { formatBytes } from '../core/format';
 import { crossRank, rankProcesses } from '../core/run/ranks';
+import { rankRead } from '../core/run/rankRead';
 import type { CrossRank, RankRead } from '../core/run/ranks';
 import { bestSnapshot, readRun } from '../core/run/runFolder';
 import type { ProcessRun } from '../core/run/runFolder';
@@ -27,8 +28,7 @@ async function linesAtPeak(p: ProcessRun, io: Io): Promise<RankRead | undefined>
     const d = defaultDevice(s);
     if (d === undefined) return undefined;
     const a = analyzeDevice(s, d);
-    const attr = attributeAt(s, a, a.replay.peak);
-    return { peak: a.replay.peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes, lines: attr.lines.map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes })) };
+    return rankRead(s, a);
   } catch (e) {
     // One rank's unreadable snapshot leaves the others' summary standing.
     io.err(`headroom: ${plain(snap.path)}: ${plain((e as Error).message)} (its lines are left out)\n`);
@@ -71,6 +71,10 @@ function render(dir: string, s: CrossRank): string {
   if (s.lines.length) {
     out.push('', 'Lines that differ most between ranks (bytes at each rank’s peak):', `  ${'spread'.padStart(10)}  ${s.ranks.map((r) => `rank ${r.rank}`.padStart(10)).join('  ')}  line`);
     for (const l of s.lines) out.push(`  ${formatBytes(l.spread).padStart(10)}  ${l.bytes.map((x) => b(x).padStart(10)).join('  ')}  ${plain(l.file)}:${l.line} (${plain(l.name)})`);
+  }
+  if (s.modules.length) {
+    out.push('', 'Modules that differ most between ranks (self bytes at each rank’s peak):', `  ${'spread'.padStart(10)}  ${s.ranks.map((r) => `rank ${r.rank}`.padStart(10)).join('  ')}  module`);
+    for (const m of s.modules) out.push(`  ${formatBytes(m.spread).padStart(10)}  ${m.bytes.map((x) => b(x).padStart(10)).join('  ')}  ${plain(m.path)}`);
   }
   if (s.oom) {
     out.push('', `Rank ${s.oom.rank} ran out of memory at ${new Date(s.oom.timeUs / 1000).toISOString()}; the other ranks then (their last sample before it):`);

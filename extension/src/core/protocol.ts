@@ -18,6 +18,8 @@ export interface RanksView {
   imbalance: number | null;
   /** The lines whose bytes at each rank's peak differ most (bytes in `ranks` order; null: no snapshot read). */
   lines: { file: string; line: number; name: string; bytes: (number | null)[]; spread: number }[];
+  /** The same for nn.Module paths (self bytes), for runs recorded with module scopes. */
+  modules: { path: string; bytes: (number | null)[]; spread: number }[];
   /** Why some ranks' lines are missing or still coming (being read, too large to read here). */
   linesNote?: string;
   /** The first OOM of any rank, and the others' last sample before it. */

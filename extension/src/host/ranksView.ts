@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import { analyzeDevice, attributeAt, defaultDevice } from '../core/analysis/analyze';
+import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import type { DeviceAnalysis } from '../core/analysis/analyze';
 import { formatBytes } from '../core/format';
 import { limitsFromSetting } from '../core/limits';
 import type { RanksView } from '../core/protocol';
 import { crossRank, distributedRunOf, rankProcesses } from '../core/run/ranks';
+import { rankRead } from '../core/run/rankRead';
 import type { RankRead } from '../core/run/ranks';
 import { bestSnapshot } from '../core/run/runFolder';
 import type { ProcessRun } from '../core/run/runFolder';
@@ -13,11 +14,6 @@ import type { Snapshot } from '../core/snapshot/model';
 
 /** Other ranks' snapshots are read here, on the extension host, only up to this size each: larger ones are `headroom ranks`'s job. */
 const MAX_OTHER_BYTES = 64 << 20;
-
-function readOf(s: Snapshot, a: DeviceAnalysis): RankRead {
-  const attr = attributeAt(s, a, a.replay.peak);
-  return { peak: a.replay.peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes, lines: attr.lines.map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes })) };
-}
 
 /**
  * The ranks section of a summary when the snapshot sits in a rank's folder of a distributed run:
@@ -30,7 +26,7 @@ export function ranksFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; path
   const reads = new Map<ProcessRun, RankRead | undefined>();
   const ranks = rankProcesses(d.run);
   const own = ranks.find((p) => p.rank === d.rank);
-  if (own) reads.set(own, readOf(c.snapshot, c.analysis));
+  if (own) reads.set(own, rankRead(c.snapshot, c.analysis));
   const others = ranks.filter((p) => p !== own && bestSnapshot(p));
   const big = others.filter((p) => bestSnapshot(p)!.bytes > MAX_OTHER_BYTES);
   const toRead = others.filter((p) => !big.includes(p));
@@ -44,7 +40,7 @@ export function ranksFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; path
       try {
         const s = await loadSnapshotFile(path, { limits });
         const dev = defaultDevice(s);
-        if (dev !== undefined) reads.set(p, readOf(s, analyzeDevice(s, dev)));
+        if (dev !== undefined) reads.set(p, rankRead(s, analyzeDevice(s, dev)));
       } catch (e) {
         log.warn(`rank ${p.rank}: ${path}: ${(e as Error).message} (its lines are left out of the ranks section)`);
       }

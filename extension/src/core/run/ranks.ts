@@ -25,11 +25,20 @@ export interface RankLineInput {
   bytes: number;
 }
 
-/** What one rank's snapshot says: its lines at its peak, its peak and reserved peak (replayed). */
+/** What one rank's snapshot says: its lines (and modules, with scopes) at its peak, its peak and reserved peak (replayed). */
 export interface RankRead {
   lines: RankLineInput[];
+  /** Self bytes by nn.Module path, for runs recorded with module scopes. */
+  modules?: { path: string; bytes: number }[];
   peak: number;
   reservedPeak: number;
+}
+
+/** A module's self bytes at each rank's peak (null: that rank has no scoped snapshot), and the spread. */
+export interface RankModule {
+  path: string;
+  bytes: (number | null)[];
+  spread: number;
 }
 
 /** A line's bytes at each rank's peak (null: that rank has no snapshot), and the spread between ranks. */
@@ -53,6 +62,7 @@ export interface CrossRank {
   /** Max − min of the ranks' peaks (null with fewer than two peaks). */
   imbalance: number | null;
   lines: RankLine[];
+  modules: RankModule[];
   oom: RankOom | null;
 }
 
@@ -81,13 +91,23 @@ export function rankFacts(p: ProcessRun & { rank: number }): RankFacts {
  * imbalance): `perRank[i]` is rank i's lines at its peak, undefined when it has no snapshot.
  */
 export function differingLines(perRank: readonly (RankLineInput[] | undefined)[], top: number): RankLine[] {
-  const byKey = new Map<string, RankLine>();
-  perRank.forEach((lines, i) => {
-    for (const l of lines ?? []) {
-      const key = `${l.file}:${l.line}`;
-      let row = byKey.get(key);
-      if (!row) byKey.set(key, (row = { file: l.file, line: l.line, name: l.name, bytes: perRank.map((r) => (r ? 0 : null)), spread: 0 }));
-      row.bytes[i] = (row.bytes[i] ?? 0) + l.bytes;
+  return differing(perRank, (l) => `${l.file}:${l.line}`, (l, bytes) => ({ file: l.file, line: l.line, name: l.name, bytes, spread: 0 }), (a, b) => a.file.localeCompare(b.file) || a.line - b.line, top);
+}
+
+/** The same for modules (runs recorded with scopes). */
+export function differingModules(perRank: readonly ({ path: string; bytes: number }[] | undefined)[], top: number): RankModule[] {
+  return differing(perRank, (m) => m.path, (m, bytes) => ({ path: m.path, bytes, spread: 0 }), (a, b) => a.path.localeCompare(b.path), top);
+}
+
+/** Rows keyed by `key`, each rank's bytes summed, those that differ between ranks, widest spread first (then `tie`). */
+function differing<I extends { bytes: number }, R extends { bytes: (number | null)[]; spread: number }>(perRank: readonly (I[] | undefined)[], key: (x: I) => string, make: (x: I, bytes: (number | null)[]) => R, tie: (a: R, b: R) => number, top: number): R[] {
+  const byKey = new Map<string, R>();
+  perRank.forEach((xs, i) => {
+    for (const x of xs ?? []) {
+      const k = key(x);
+      let row = byKey.get(k);
+      if (!row) byKey.set(k, (row = make(x, perRank.map((r) => (r ? 0 : null)))));
+      row.bytes[i] = (row.bytes[i] ?? 0) + x.bytes;
     }
   });
   const rows = [...byKey.values()];
@@ -95,7 +115,10 @@ export function differingLines(perRank: readonly (RankLineInput[] | undefined)[]
     const known = r.bytes.filter((b): b is number => b !== null);
     r.spread = known.length > 1 ? Math.max(...known) - Math.min(...known) : 0;
   }
-  return rows.filter((r) => r.spread > 0).sort((a, b) => b.spread - a.spread || a.file.localeCompare(b.file) || a.line - b.line).slice(0, top);
+  return rows
+    .filter((r) => r.spread > 0)
+    .sort((a, b) => b.spread - a.spread || tie(a, b))
+    .slice(0, top);
 }
 
 /** The first OOM of any rank, and each other rank's last sample at or before it. */
@@ -132,6 +155,7 @@ export function crossRank(run: Run, readRank: (p: ProcessRun) => RankRead | unde
     ranks: facts,
     imbalance: peaks.length > 1 ? Math.max(...peaks) - Math.min(...peaks) : null,
     lines: differingLines(read.map((r) => r?.lines), top),
+    modules: differingModules(read.map((r) => r?.modules), top),
     oom: oomAcrossRanks(ranks),
   };
 }
