@@ -196,6 +196,41 @@ def run_images(self, images):
     assert.deepEqual(lint(src('self.model = build_model()'), 'HR004'), []);
   });
 
+  it('unseen code’s traps: losses kept to back-propagate later one by one (accelerate), an OOM retry that halves the batch (timm)', () => {
+    const kept = code(`
+import torch
+def step_model(model, x, y, accelerator):
+    loss = F.mse_loss(model(x), y)
+    accelerator.backward(loss)
+def test_grads(model, ddp_model, dataloader, accelerator):
+    losses = []
+    for iteration in range(4):
+        x, y = next(iter(dataloader))
+        step_model(model, x, y, accelerator)
+        loss = F.mse_loss(ddp_model(x), y)
+        losses.append(loss)
+    for iteration in range(4):
+        loss = losses[iteration]
+        accelerator.backward(loss)
+`);
+    assert.deepEqual(lint(kept, 'HR002'), []);
+    const retry = code(`
+import torch
+def validate(args):
+    model = create_model(args)
+    for x in loader:
+        out = model(x)
+def run(args, batch_size):
+    while batch_size:
+        try:
+            torch.cuda.empty_cache()
+            return validate(args)
+        except RuntimeError:
+            batch_size //= 2
+`);
+    assert.deepEqual(lint(retry, 'HR005').filter((f) => f.severity !== 'info'), []);
+  });
+
   it('a stranger’s file: a chain of 3,000 helpers and mutual recursion lint without a crash', () => {
     const chain = Array.from({ length: 3000 }, (_, i) => `def f${i}(x):\n    return f${i + 1}(x)\n`).join('');
     const src = `import torch\n${chain}def f3000(x):\n    return model(x)\ndef g(x):\n    return h(x)\ndef h(x):\n    return g(x)\nfor x in loader:\n    total += f0(x) + g(x)\n    loss.backward()\n`;

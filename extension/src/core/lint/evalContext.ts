@@ -6,7 +6,8 @@ import { crossRefs } from './summaries';
 
 /** eval*, valid*, test*, predict*, infer*: names of evaluation code. */
 const EVAL_NAME = /^_*(eval|valid|test|predict|infer)/i;
-const TRAIN_FLAG = /train|phase|mode|is_eval|eval/i;
+/** A phase flag as a condition: `train`, `not self.training`, `phase == 'train'`, `mode in ('val',)`; not `len(trainable) > 0`. */
+const TRAIN_FLAG = /^(not\s+)?[\w.]*(train|phase|mode|eval)\w*(\s*(==|!=|is not|is|not in|in)\s*[\w.'"()[\], ]+)?$/i;
 
 /** `.eval()` / `.train(False)` (eval mode) and `.train()` calls directly in a scope, in order. */
 export function modeCalls(scope: Node): { at: number; eval: boolean; target: string }[] {

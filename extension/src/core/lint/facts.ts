@@ -58,12 +58,17 @@ function stepCalls(loop: Node): { backward: Node[]; step: boolean; model: boolea
   const backward: Node[] = [];
   let step = false;
   let model = false;
+  const dataFor = loop.type === 'for_statement' && DATA_ITER.test(iterOf(loop));
   for (const c of within(loop.childForFieldName('body') ?? loop, ['call'])) {
     const { text: name, method } = calleeOf(c);
     if (isBackward(name, method)) backward.push(c);
     if (isStep(name)) step = true;
     if (isModelCall(name)) model = true;
     else if (!(step && model) && /^(self\.)?\w+$/.test(name)) {
+      // A helper that trains or runs a model makes a loop over data a step loop; a loop over the
+      // optimizers of one step (coqui's Trainer) or a `while` retrying with half the batch after
+      // an OOM (timm's validate.py) is not one.
+      if (!dataFor) continue;
       for (const fn of calledFunctions(c)) {
         const h = helperFacts(fn);
         step ||= h.train;
@@ -214,11 +219,26 @@ export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
   if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex && !lazy(x))) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
   if (gatheredAfter(ids, loop, scope)) return false;
-  const word = new RegExp(`\\b${name}\\b`);
+  // Back-propagated later, directly or through what is taken out of it (`loss = losses[i]`, `for loss in losses`).
+  const aliases = [name, ...takenFrom(scope, name, loop)];
+  const word = new RegExp(`\\b(${aliases.join('|')})\\b`);
   const later = occurrences(scope, /\bbackward\b/)
     .map((n) => (n.parent?.type === 'attribute' ? n.parent.parent : n.parent))
     .filter((c): c is Node => c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope));
   return !later.some((c) => word.test(c.text));
+}
+
+/** Names bound after `loop` from `name`: `x = name[i]`, `for x in name`. */
+function takenFrom(scope: Node, name: string, loop: Node): string[] {
+  const out: string[] = [];
+  for (const id of occurrences(scope, new RegExp(`(?<![\\w.])${name}\\b`))) {
+    if (id.startIndex < loop.endIndex) continue;
+    const p = id.parent;
+    const a = p?.type === 'subscript' ? p.parent : p;
+    const left = a?.type === 'assignment' && a.childForFieldName('right')?.equals(p!.type === 'subscript' ? p! : id) ? a.childForFieldName('left') : a?.type === 'for_statement' && a.childForFieldName('right')?.equals(id) ? a.childForFieldName('left') : null;
+    if (left?.type === 'identifier') out.push(left.text);
+  }
+  return out;
 }
 
 const GATHER = new Set(['torch.cat', 'torch.concat', 'torch.concatenate', 'torch.stack', 'torch.vstack', 'torch.hstack', 'torch.sum']);
