@@ -61,8 +61,7 @@ export function hr002(ctx: RuleContext): Finding[] {
       const s = stored(n);
       if (!s || noGrad(n) || !owned(n)) continue;
       const atom = graphAtom(s.value, flow);
-      const grows = s.name.startsWith('self.') ? !resetInHook(loop.node, s.name) : growsAcrossSteps(s.name, n, loop.node);
-      if (!atom || !grows) continue;
+      if (!atom || !(s.name.startsWith('self.') ? !resetInHook(loop.node, s.name) : growsAcrossSteps(s.name, n, loop.node))) continue;
       out.push(report(n, s, atom, loop.train ? "each step's graph history" : "each step's graph with its saved activations", { line: loop.node.startPosition.row, end: loop.node.endPosition.row }));
     }
   }

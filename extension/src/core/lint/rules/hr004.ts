@@ -57,7 +57,7 @@ export function hr004(ctx: RuleContext): Finding[] {
       return within(loop.childForFieldName('body') ?? loop, ['assignment']).some((a) => a.childForFieldName('left')?.text === t && !self.test(a.childForFieldName('right')?.text ?? ''));
     };
     const evalMode = modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
-    if (!flagged && !(fn && evalNamed(fn, ctx.bindings, f.step)) && !evalMode && !(fn && evalFromCallers(fn, ctx.qualify))) continue;
+    if (!flagged && !(fn && evalNamed(fn, ctx.bindings, f.step)) && !evalMode && !(fn && f.step && evalFromCallers(fn, ctx.qualify))) continue;
     if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
     const calls = body.filter((c) => runsModel(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
     if (!calls.length) continue;
