@@ -12,8 +12,9 @@ import type { ProcessRun } from '../core/run/runFolder';
 import { loadSnapshotFile } from '../core/snapshot/load';
 import type { Snapshot } from '../core/snapshot/model';
 
-/** Other ranks' snapshots are read here, on the extension host, only up to this size each: larger ones are `headroom ranks`'s job. */
+/** Other ranks' snapshots are read here, on the extension host, only up to this size each and this many: more is `headroom ranks`'s job. */
 const MAX_OTHER_BYTES = 64 << 20;
+const MAX_OTHER_RANKS = 15;
 
 /**
  * The ranks section of a summary when the snapshot sits in a rank's folder of a distributed run:
@@ -28,10 +29,10 @@ export function ranksFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; path
   const own = ranks.find((p) => p.rank === d.rank);
   if (own) reads.set(own, rankRead(c.snapshot, c.analysis));
   const others = ranks.filter((p) => p !== own && bestSnapshot(p));
-  const big = others.filter((p) => bestSnapshot(p)!.bytes > MAX_OTHER_BYTES);
+  const big = others.filter((p, i) => bestSnapshot(p)!.bytes > MAX_OTHER_BYTES || i >= MAX_OTHER_RANKS);
   const toRead = others.filter((p) => !big.includes(p));
   const view = (note?: string): RanksView => ({ current: d.rank, ...crossRank(d.run, (p) => reads.get(p), 10), ...(note ? { linesNote: note } : {}) });
-  const bigNote = big.length ? vscode.l10n.t('Ranks {0}: snapshots over {1} are not read here; `headroom ranks` compares all of them.', big.map((p) => p.rank).join(', '), formatBytes(MAX_OTHER_BYTES)) : undefined;
+  const bigNote = big.length ? vscode.l10n.t('Ranks {0}: not read here (snapshots over {1}, or more than {2} other ranks); `headroom ranks` compares all of them.', big.map((p) => p.rank).join(', '), formatBytes(MAX_OTHER_BYTES), MAX_OTHER_RANKS) : undefined;
   if (!toRead.length) return { first: view(bigNote), later: undefined };
   const { limits } = limitsFromSetting(vscode.workspace.getConfiguration('headroom').get('limits'));
   const later = (async () => {
