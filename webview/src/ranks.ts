@@ -3,6 +3,22 @@ import { bytes, duration, el } from './format';
 
 const b = (x: number | null): string => (x === null ? '—' : bytes(x));
 
+/** Rows that differ between ranks: the spread, each rank's bytes, then what the row is (a line, a module). */
+function spreadTable<R extends { bytes: (number | null)[]; spread: number }>(cls: string, caption: string, what: string, v: RanksView, rows: R[], name: (r: R) => HTMLElement): HTMLTableElement {
+  const table = el('table');
+  table.className = cls;
+  table.append(el('caption', caption));
+  const h = el('tr');
+  h.append(el('th', 'spread', 'bytes'), ...v.ranks.map((r) => el('th', `rank ${r.rank}`, 'bytes')), el('th', what));
+  table.append(h);
+  for (const r of rows) {
+    const tr = el('tr');
+    tr.append(el('td', bytes(r.spread), 'bytes'), ...r.bytes.map((x) => el('td', b(x), 'bytes')), name(r));
+    table.append(tr);
+  }
+  return table;
+}
+
 /**
  * A distributed run's ranks beside this rank's summary: each rank's peak (PyTorch's requested
  * bytes), reserved peak and memory outside PyTorch, the imbalance, the lines that differ most
@@ -33,36 +49,13 @@ export function renderRanks(v: RanksView, lineLink: (file: string, line: number,
     sec.append(p);
   }
   if (v.lines.length) {
-    const lines = el('table');
-    lines.className = 'rank-lines';
-    lines.append(el('caption', 'Lines that differ most between ranks (bytes at each rank’s peak)'));
-    const h = el('tr');
-    h.append(el('th', 'spread', 'bytes'), ...v.ranks.map((r) => el('th', `rank ${r.rank}`, 'bytes')), el('th', 'line'));
-    lines.append(h);
-    for (const l of v.lines) {
-      const tr = el('tr');
+    sec.append(spreadTable('rank-lines', 'Lines that differ most between ranks (bytes at each rank’s peak)', 'line', v, v.lines, (l) => {
       const where = el('td');
       where.append(lineLink(l.file, l.line, l.name));
-      tr.append(el('td', bytes(l.spread), 'bytes'), ...l.bytes.map((x) => el('td', b(x), 'bytes')), where);
-      lines.append(tr);
-    }
-    sec.append(lines);
+      return where;
+    }));
   }
-  if (v.modules.length) {
-    const mods = el('table');
-    mods.className = 'rank-modules';
-    mods.append(el('caption', 'Modules that differ most between ranks (self bytes at each rank’s peak)'));
-    const h = el('tr');
-    h.append(el('th', 'spread', 'bytes'), ...v.ranks.map((r) => el('th', `rank ${r.rank}`, 'bytes')), el('th', 'module'));
-    mods.append(h);
-    for (const m of v.modules) {
-      const tr = el('tr');
-      tr.dataset.module = m.path;
-      tr.append(el('td', bytes(m.spread), 'bytes'), ...m.bytes.map((x) => el('td', b(x), 'bytes')), el('td', m.path));
-      mods.append(tr);
-    }
-    sec.append(mods);
-  }
+  if (v.modules.length) sec.append(spreadTable('rank-modules', 'Modules that differ most between ranks (self bytes at each rank’s peak)', 'module', v, v.modules, (m) => el('td', m.path)));
   if (v.linesNote) sec.append(el('p', v.linesNote, 'note'));
   if (v.oom) {
     sec.append(el('p', `Rank ${v.oom.rank} ran out of memory at ${new Date(v.oom.timeUs / 1000).toISOString()}. The other ranks then (their last sample before it):`));
