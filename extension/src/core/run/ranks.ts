@@ -1,4 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
+import { differingLines, differingModules } from '../source/diff';
+import type { LineBytes, LineSpread, ModuleSpread } from '../source/diff';
 import { folderIdentity } from './processes';
 import type { Sample } from './protocol';
 import { bestSnapshot, readRun } from './runFolder';
@@ -17,37 +19,13 @@ export interface RankFacts {
   snapshot: string | null;
 }
 
-/** A line's self bytes at one rank's peak, as the attribution gives them. */
-export interface RankLineInput {
-  file: string;
-  line: number;
-  name: string;
-  bytes: number;
-}
-
 /** What one rank's snapshot says: its lines (and modules, with scopes) at its peak, its peak and reserved peak (replayed). */
 export interface RankRead {
-  lines: RankLineInput[];
+  lines: LineBytes[];
   /** Self bytes by nn.Module path, for runs recorded with module scopes. */
   modules?: { path: string; bytes: number }[];
   peak: number;
   reservedPeak: number;
-}
-
-/** A module's self bytes at each rank's peak (null: that rank has no scoped snapshot), and the spread. */
-export interface RankModule {
-  path: string;
-  bytes: (number | null)[];
-  spread: number;
-}
-
-/** A line's bytes at each rank's peak (null: that rank has no snapshot), and the spread between ranks. */
-export interface RankLine {
-  file: string;
-  line: number;
-  name: string;
-  bytes: (number | null)[];
-  spread: number;
 }
 
 /** One rank ran out of memory; where the others stood at that moment (their last sample before it). */
@@ -61,8 +39,8 @@ export interface CrossRank {
   ranks: RankFacts[];
   /** Max − min of the ranks' peaks (null with fewer than two peaks). */
   imbalance: number | null;
-  lines: RankLine[];
-  modules: RankModule[];
+  lines: LineSpread[];
+  modules: ModuleSpread[];
   oom: RankOom | null;
 }
 
@@ -84,41 +62,6 @@ export function rankFacts(p: ProcessRun & { rank: number }): RankFacts {
   }
   const snap = bestSnapshot(p);
   return { rank: p.rank, peak, reservedPeak, outsidePytorch: outside(last), ooms: p.events.filter((e) => e.event === 'oom').length, snapshot: snap ? basename(snap.path) : null };
-}
-
-/**
- * The lines whose bytes at each rank's peak differ most between ranks (as Mosaic reports
- * imbalance): `perRank[i]` is rank i's lines at its peak, undefined when it has no snapshot.
- */
-export function differingLines(perRank: readonly (RankLineInput[] | undefined)[], top: number): RankLine[] {
-  return differing(perRank, (l) => `${l.file}:${l.line}`, (l, bytes) => ({ file: l.file, line: l.line, name: l.name, bytes, spread: 0 }), (a, b) => a.file.localeCompare(b.file) || a.line - b.line, top);
-}
-
-/** The same for modules (runs recorded with scopes). */
-export function differingModules(perRank: readonly ({ path: string; bytes: number }[] | undefined)[], top: number): RankModule[] {
-  return differing(perRank, (m) => m.path, (m, bytes) => ({ path: m.path, bytes, spread: 0 }), (a, b) => a.path.localeCompare(b.path), top);
-}
-
-/** Rows keyed by `key`, each rank's bytes summed, those that differ between ranks, widest spread first (then `tie`). */
-function differing<I extends { bytes: number }, R extends { bytes: (number | null)[]; spread: number }>(perRank: readonly (I[] | undefined)[], key: (x: I) => string, make: (x: I, bytes: (number | null)[]) => R, tie: (a: R, b: R) => number, top: number): R[] {
-  const byKey = new Map<string, R>();
-  perRank.forEach((xs, i) => {
-    for (const x of xs ?? []) {
-      const k = key(x);
-      let row = byKey.get(k);
-      if (!row) byKey.set(k, (row = make(x, perRank.map((r) => (r ? 0 : null)))));
-      row.bytes[i] = (row.bytes[i] ?? 0) + x.bytes;
-    }
-  });
-  const rows = [...byKey.values()];
-  for (const r of rows) {
-    const known = r.bytes.filter((b): b is number => b !== null);
-    r.spread = known.length > 1 ? Math.max(...known) - Math.min(...known) : 0;
-  }
-  return rows
-    .filter((r) => r.spread > 0)
-    .sort((a, b) => b.spread - a.spread || tie(a, b))
-    .slice(0, top);
 }
 
 /** The first OOM of any rank, and each other rank's last sample at or before it. */

@@ -1,7 +1,7 @@
 import { attributeAt } from '../analysis/analyze';
 import { byModule, hasModuleScopes } from '../analysis/modules';
 import { formatBytes } from '../format';
-import { diffAttributions, signedBytes } from '../source/diff';
+import { diffAttributions, differingModules, signedBytes } from '../source/diff';
 import { openSource, PAGE_PROP, int, str } from './input';
 import { paged } from './page';
 import type { ToolDef } from './types';
@@ -37,14 +37,13 @@ export const compareTool: ToolDef = {
     if (d.lines.length > TOP) lines.push(`  … ${d.lines.length - TOP} more lines`);
     // Runs recorded with module scopes: the modules whose memory at the peak changed most.
     if (hasModuleScopes(before.o.snapshot) && hasModuleScopes(after.o.snapshot)) {
-      const self = (x: typeof before) => new Map(byModule(x.o.snapshot, x.o.analysis, x.peak.index).modules.map((m) => [m.path, m.selfBytes]));
-      const [b, a] = [self(before), self(after)];
-      const changed = [...new Set([...b.keys(), ...a.keys()])]
-        .map((path) => ({ path, before: b.get(path) ?? 0, after: a.get(path) ?? 0 }))
-        .filter((m) => m.after !== m.before)
-        .sort((x, y) => Math.abs(y.after - y.before) - Math.abs(x.after - x.before));
+      const self = (x: typeof before) => byModule(x.o.snapshot, x.o.analysis, x.peak.index).modules.map((m) => ({ path: m.path, bytes: m.selfBytes }));
+      const changed = differingModules([self(before), self(after)], TOP);
       lines.push('modules whose memory at the peak changed most (self bytes):');
-      for (const m of changed.slice(0, TOP)) lines.push(`  ${m.path}: ${formatBytes(m.before)} → ${formatBytes(m.after)} (${signedBytes(m.after - m.before, formatBytes)})`);
+      for (const m of changed) {
+        const [b, a] = [m.bytes[0] ?? 0, m.bytes[1] ?? 0];
+        lines.push(`  ${m.path}: ${formatBytes(b)} → ${formatBytes(a)} (${signedBytes(a - b, formatBytes)})`);
+      }
       if (!changed.length) lines.push('  none');
     }
     return paged(lines, int(args, 'page', 1));
