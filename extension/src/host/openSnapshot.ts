@@ -3,6 +3,7 @@ import type { At, DeviceAnalysis } from '../core/analysis/analyze';
 import type { CallWindow } from '../core/analysis/backward';
 import { deviceFactsBeside } from '../core/run/deviceFacts';
 import { windowNoteBeside } from '../core/run/recordingMode';
+import { runBeside } from '../core/run/runFolder';
 import { doctorFor } from '../core/diagnose/doctor';
 import type { SnapshotErrorCode } from '../core/errors';
 import type { FromWebview, ToWebview } from '../core/protocol';
@@ -92,10 +93,12 @@ export function summaryFor(
   mapping: WorkspaceMapping,
   log: vscode.LogOutputChannel,
 ): { message: () => ToWebview; onMessage: (m: FromWebview) => void; later: Promise<ToWebview> | undefined } {
-  const { report } = buildReport(c.snapshot, c.analysis, c.at, 20);
+  const { report, attribution } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const modules = moduleRows(c.snapshot, c.analysis, report.at.trace_index);
-  const recording = windowNoteBeside(c.path, c.analysis.device, report.peak.requested_bytes);
-  const ranks = ranksFor(c, log);
+  // The run folder beside the snapshot, read once for the recording note and the ranks.
+  const run = runBeside(c.path);
+  const recording = windowNoteBeside(c.path, c.analysis.device, report.peak.requested_bytes, run);
+  const ranks = ranksFor(c, log, run, report.at.trace_index === c.analysis.replay.peak.index ? attribution : undefined);
   let message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}), ...(recording ? { recording } : {}), ...(ranks ? { ranks: ranks.first } : {}) };
   const later = ranks?.later?.then((r): ToWebview => {
     if (message.type === 'summary') message = { ...message, ranks: r };

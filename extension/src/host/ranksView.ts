@@ -8,7 +8,8 @@ import { crossRank, distributedRunOf, rankProcesses } from '../core/run/ranks';
 import { rankRead } from '../core/run/rankRead';
 import type { RankRead } from '../core/run/ranks';
 import { bestSnapshot } from '../core/run/runFolder';
-import type { ProcessRun } from '../core/run/runFolder';
+import type { ProcessRun, Run } from '../core/run/runFolder';
+import type { Attribution } from '../core/analysis/attribution';
 import { loadSnapshotFile } from '../core/snapshot/load';
 import type { Snapshot } from '../core/snapshot/model';
 
@@ -17,17 +18,23 @@ const MAX_OTHER_BYTES = 64 << 20;
 const MAX_OTHER_RANKS = 15;
 
 /**
- * The ranks section of a summary when the snapshot sits in a rank's folder of a distributed run:
- * first from the samples and this rank's snapshot, then (`later`) with the other ranks' lines,
+ * The ranks section of a summary when the snapshot sits in a rank's folder of a distributed run
+ * (`run`, read by the caller): first from the samples and this rank's snapshot (`atPeak`: its
+ * attribution at the peak, when the caller has it), then (`later`) with the other ranks' lines,
  * read in the background.
  */
-export function ranksFor(c: { snapshot: Snapshot; analysis: DeviceAnalysis; path: string }, log: vscode.LogOutputChannel): { first: RanksView; later: Promise<RanksView> | undefined } | undefined {
-  const d = distributedRunOf(c.path);
+export function ranksFor(
+  c: { snapshot: Snapshot; analysis: DeviceAnalysis; path: string },
+  log: vscode.LogOutputChannel,
+  run: Run | undefined,
+  atPeak: Attribution | undefined,
+): { first: RanksView; later: Promise<RanksView> | undefined } | undefined {
+  const d = distributedRunOf(c.path, run);
   if (!d) return undefined;
   const reads = new Map<ProcessRun, RankRead | undefined>();
   const ranks = rankProcesses(d.run);
   const own = ranks.find((p) => p.rank === d.rank);
-  if (own) reads.set(own, rankRead(c.snapshot, c.analysis));
+  if (own) reads.set(own, rankRead(c.snapshot, c.analysis, atPeak));
   const others = ranks.filter((p) => p !== own && bestSnapshot(p));
   const big = others.filter((p, i) => bestSnapshot(p)!.bytes > MAX_OTHER_BYTES || i >= MAX_OTHER_RANKS);
   const toRead = others.filter((p) => !big.includes(p));

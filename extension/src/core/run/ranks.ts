@@ -3,7 +3,7 @@ import { differingLines, differingModules } from '../source/diff';
 import type { LineBytes, LineSpread, ModuleSpread } from '../source/diff';
 import { folderIdentity } from './processes';
 import type { Sample } from './protocol';
-import { bestSnapshot, readRun } from './runFolder';
+import { bestSnapshot, runBeside } from './runFolder';
 import type { ProcessRun, Run } from './runFolder';
 
 /** One rank of a distributed run, from its own folder's samples and events (no snapshot read). */
@@ -103,16 +103,8 @@ export function crossRank(run: Run, readRank: (p: ProcessRun) => RankRead | unde
   };
 }
 
-/** The distributed run a snapshot belongs to, when it sits in a rank's folder of a run with two ranks or more. */
-export function distributedRunOf(snapshotPath: string): { run: Run; rank: number } | undefined {
-  const dir = dirname(resolve(snapshotPath));
-  const rank = folderIdentity(basename(dir)).rank;
-  if (rank === null) return undefined;
-  try {
-    // The samples' tail: max_requested is a running peak, and an OOM ends a run soon after.
-    const run = readRun(dir, { samples: 'tail' });
-    return rankProcesses(run).length >= 2 ? { run, rank } : undefined;
-  } catch {
-    return undefined; // a folder that does not read as a run says nothing
-  }
+/** The distributed run a snapshot belongs to, when it sits in a rank's folder of a run with two ranks or more. `run`: that run, when already read. */
+export function distributedRunOf(snapshotPath: string, run: Run | undefined = runBeside(snapshotPath)): { run: Run; rank: number } | undefined {
+  const rank = folderIdentity(basename(dirname(resolve(snapshotPath)))).rank;
+  return rank !== null && run && rankProcesses(run).length >= 2 ? { run, rank } : undefined;
 }

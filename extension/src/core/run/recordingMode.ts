@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { formatBytes } from '../format';
-import { readRun } from './runFolder';
-import type { ProcessRun } from './runFolder';
+import { runBeside } from './runFolder';
+import type { ProcessRun, Run } from './runFolder';
 
 /** How a process recorded: every event (full), or stacks in windows (the default since issue 20). */
 export interface RecordingMode {
@@ -47,15 +47,10 @@ export function windowNote(p: Pick<ProcessRun, 'meta' | 'events' | 'samples'>, d
   return head;
 }
 
-/** windowNote for a snapshot file that sits in a run's process folder; undefined for any other file. */
-export function windowNoteBeside(snapshotPath: string, device: number, snapshotPeak: number): string | undefined {
+/** windowNote for a snapshot file that sits in a run's process folder; undefined for any other file. `run`: that run, when already read. */
+export function windowNoteBeside(snapshotPath: string, device: number, snapshotPeak: number, run: Run | undefined = runBeside(snapshotPath)): string | undefined {
   const dir = dirname(resolve(snapshotPath));
   if (!existsSync(join(dir, 'meta.json'))) return undefined;
-  try {
-    // max_requested is PyTorch's running peak: the file's last samples hold the highest.
-    const p = readRun(dir, { samples: 'tail' }).processes.find((x) => resolve(x.dir) === dir);
-    return p && windowNote(p, device, snapshotPeak);
-  } catch {
-    return undefined; // a folder that does not read as a run says nothing
-  }
+  const p = run?.processes.find((x) => resolve(x.dir) === dir);
+  return p && windowNote(p, device, snapshotPeak);
 }

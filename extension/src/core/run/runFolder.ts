@@ -1,5 +1,5 @@
 import { closeSync, existsSync, readdirSync, statSync, writeFileSync, renameSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { assertInside, openRegularSync, parseObject, readSideRecords, readSideTail, readSideText, SIDE_LIMITS } from '../safeFile';
 import { SnapshotError } from '../errors';
 import { folderIdentity, isProcessFolder, runDirOf } from './processes';
@@ -162,6 +162,21 @@ export function readRun(dir: string, opts: { samples?: SamplesMode } = {}): Run 
     .filter((p) => p.meta || p.samples.length || p.snapshots.length || existsSync(join(p.dir, 'samples.jsonl')))
     .sort((a, b) => order(a) - order(b));
   return { dir: main, launch: existsSync(join(main, 'launch.json')) ? readJson(join(main, 'launch.json')) : undefined, processes };
+}
+
+/**
+ * The run a snapshot file sits in (its folder is a process folder: it has meta.json or a rank's
+ * name), with the samples' tail only (max_requested is a running peak, and an OOM ends a run soon
+ * after); undefined for any other file or a folder that does not read as a run.
+ */
+export function runBeside(snapshotPath: string): Run | undefined {
+  const dir = dirname(resolve(snapshotPath));
+  if (!existsSync(join(dir, 'meta.json')) && folderIdentity(basename(dir)).rank === null) return undefined;
+  try {
+    return readRun(dir, { samples: 'tail' });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
