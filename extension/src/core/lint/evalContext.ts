@@ -99,21 +99,13 @@ export function underGradSwitch(n: Node, qualify: Qualify): boolean {
  * backward and optimizer calls all sit under such an `if`, so the eval passes build graphs too.
  */
 export function flagSwitched(loop: Node, backward: readonly Node[], steps: readonly Node[]): boolean {
-  const conditions: Node[] = [];
-  const gated = (c: Node): boolean => {
-    for (const p of ancestors(c)) {
-      if (p.equals(loop)) return false;
-      const cond = p.type === 'if_statement' ? p.childForFieldName('condition') : null;
-      if (cond && TRAIN_FLAG.test(cond.text)) return !!conditions.push(cond);
-    }
-    return false;
-  };
   const all = [...backward, ...steps];
-  if (!all.length || !all.every(gated)) return false;
+  const conditions = all.map((c) => gateOf(c, loop));
+  if (!all.length || conditions.some((c) => c === undefined)) return false;
   // The flag changes between calls: the function takes it as a parameter, or switches the model's mode itself.
   const scope = scopeOf(loop);
   const params = scope.type === 'function_definition' ? (scope.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : (p?.childForFieldName('name')?.text ?? p?.namedChild(0)?.text ?? ''))) : [];
-  return /\.eval\s*\(|\.train\(\s*\w/.test(scope.text) || conditions.some((c) => params.some((p) => p && new RegExp(`\\b${p}\\b`).test(c.text)));
+  return /\.eval\s*\(|\.train\(\s*\w/.test(scope.text) || conditions.some((c) => params.some((p) => p && new RegExp(`\\b${p}\\b`).test(c!)));
 }
 
 /** The flag condition an `if` inside the loop gates n with (`train` in `if train: loss.backward()`). */
@@ -121,7 +113,7 @@ export function gateOf(n: Node, loop: Node): string | undefined {
   for (const p of ancestors(n)) {
     if (p.equals(loop)) return undefined;
     const cond = p.type === 'if_statement' ? p.childForFieldName('condition') : null;
-    if (cond && TRAIN_FLAG.test(cond.text) && !cond.text.includes('\n')) return cond.text;
+    if (cond && TRAIN_FLAG.test(cond.text)) return cond.text;
   }
   return undefined;
 }
