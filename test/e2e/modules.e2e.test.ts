@@ -79,7 +79,13 @@ describe('memory by module in the Headroom view', () => {
     await expand(s, transformer);
     const h = `${formatBytes(mods.get('transformer.h')!)} h`;
     await expand(s, h);
-    const shown = await labels(s);
+    // A row reads as expanded before the tree has rendered its children (they come from the host): read until they are there.
+    const want = [`${formatBytes(mods.get('lm_head')!)} lm_head`, ...[0, 5].map((i) => `${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`)];
+    let shown = await labels(s);
+    for (let i = 0; i < 150 && !want.every((w) => shown.includes(w)); i++) {
+      await s.page.waitForTimeout(200);
+      shown = await labels(s);
+    }
     assert.ok(shown.includes(`${formatBytes(mods.get('lm_head')!)} lm_head`), JSON.stringify(shown));
     for (const i of [0, 5]) assert.ok(shown.includes(`${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`), JSON.stringify(shown));
   });
