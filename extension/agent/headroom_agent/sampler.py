@@ -3,9 +3,10 @@ import threading
 import time
 
 from .runfolder import now_us
+from .stats import read
 
-# memory_stats() keys -> sample fields. Read from one memory_stats() call per device: each of
-# memory_allocated(), memory_reserved()... would build the same dict again.
+# memory_stats() keys -> sample fields. Read in one call per device: each of memory_allocated(),
+# memory_reserved()... would build the same dict again.
 FIELDS = (
     ("allocated", "allocated_bytes.all.current"),
     ("reserved", "reserved_bytes.all.current"),
@@ -18,6 +19,7 @@ FIELDS = (
     ("retries", "num_alloc_retries"),
     ("ooms", "num_ooms"),
 )
+KEYS = tuple(key for _, key in FIELDS)
 
 
 class Sampler(object):
@@ -60,10 +62,10 @@ class Sampler(object):
 
     def sample(self, device):
         cuda = self.torch.cuda
-        stats = cuda.memory_stats(device)
+        stats = read(self.torch, device, KEYS)
         s = {"t": now_us(), "device": device}
         for name, key in FIELDS:
-            s[name] = int(stats.get(key, 0))
+            s[name] = stats[key]
         used = getattr(cuda, "device_memory_used", None)
         try:
             if used is not None:

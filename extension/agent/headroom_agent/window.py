@@ -18,22 +18,16 @@ import threading
 import time
 
 from .runfolder import now_us
+from .stats import read
 
 
 CHECK_EVERY_S = 0.001
 
 
 def peak_allocated(torch):
-    """allocated_bytes.all.peak of the current device. torch.cuda.memory_stats() flattens ~170
-    figures in Python (hundreds of us): per backward() that alone would cost ~2 % of a
-    launch-bound step, so the nested dict comes straight from C."""
-    raw = getattr(torch._C, "_cuda_memoryStats", None)
-    if raw is not None:
-        try:
-            return int(raw(torch.cuda.current_device())["allocated_bytes"]["all"]["peak"])
-        except Exception:
-            pass
-    return int(torch.cuda.memory_stats().get("allocated_bytes.all.peak", 0))
+    """allocated_bytes.all.peak of the current device, after each backward(): read from C (stats.py)."""
+    key = "allocated_bytes.all.peak"
+    return read(torch, torch.cuda.current_device(), (key,))[key]
 
 
 class Window(object):

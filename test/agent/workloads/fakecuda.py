@@ -32,6 +32,18 @@ def _stats(device=None):
     }
 
 
+def _nested(device=None):
+    """torch._C._cuda_memoryStats: the nested dict memory_stats() flattens."""
+    out = {}
+    for key, value in _stats(device).items():
+        parts = key.split(".")
+        d = out
+        for p in parts[:-1]:
+            d = d.setdefault(p, {})
+        d[parts[-1]] = value
+    return out
+
+
 def _dump(path):
     marks = os.environ.get("HEADROOM_TEST_MARKS")
     if marks:  # lets a test tell that a dump had begun when the process died
@@ -58,6 +70,7 @@ def install():
     cuda.device_count = lambda: 1
     cuda.current_device = lambda: 0
     cuda.memory_stats = _stats
+    torch._C._cuda_memoryStats = _nested
     cuda.memory_reserved = lambda device=None: _mem["reserved"]
     cuda.mem_get_info = lambda device=None: (TOTAL - _mem["reserved"], TOTAL)
     cuda.get_device_properties = lambda device=None: types.SimpleNamespace(name="Fake GPU", total_memory=TOTAL)
