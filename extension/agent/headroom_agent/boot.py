@@ -72,7 +72,8 @@ class Agent(object):
         try:
             from . import backward
 
-            backward.wrap(torch, self.record_event, self.recording, self.safe_point, self.before_backward)
+            if "backward" not in self.config.cost_off:
+                backward.wrap(torch, self.record_event, self.recording, self.safe_point, self.before_backward)
         except Exception as e:
             self.log("error", "could not watch backward(): %s" % e)
         if self.config.record == "window":

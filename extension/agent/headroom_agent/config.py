@@ -37,6 +37,9 @@ class Config(object):
         self.window_quiet = max(1, _int(env.get("HEADROOM_WINDOW_QUIET"), 4))
         self.sample_ms = max(10, _int(env.get("HEADROOM_SAMPLE_MS"), 100))
         self.cap_gib = _float(env.get("HEADROOM_CAP_GIB"), 0.0)
+        # For costing the agent's parts one at a time (test/gpu/capture/overhead/costs.py), not a
+        # user setting ("backward/sampler"): "backward" leaves backward() unwrapped, "sampler" starts no sampler thread.
+        self.cost_off = set(p for p in env.get("HEADROOM_COST_OFF", "").replace("/", ",").split(",") if p)
         # A peak snapshot is taken when max_allocated grew by this fraction since the last one,
         # at most every peak_interval_s seconds.
         self.peak_margin = _float(env.get("HEADROOM_PEAK_MARGIN"), 0.05)

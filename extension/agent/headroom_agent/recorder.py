@@ -82,7 +82,8 @@ class Recorder(Dumps):
         # happens here and never races the workload's imports from the sampler thread.
         for d in self.sampler.devices():
             self._emit_sample(self.sampler.sample(d))
-        self.sampler.start()
+        if "sampler" not in self.config.cost_off:
+            self.sampler.start()
 
     def _module_scopes(self):
         if self.config.modules == "off":

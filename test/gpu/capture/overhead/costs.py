@@ -1,7 +1,9 @@
 """Costs the recorder's parts on loop.py, interleaved: plain, PyTorch's recorder (full, trace without
 stacks, state only, a first-iterations window) and `headroom run` in each mode given on the command
 line (HEADROOM_CLI, HEADROOM_NODE). Prints medians and minimums of the iterations past the 20th,
-and ratios to plain. A mode hr-MODE+KEY=VALUE sets HEADROOM_KEY (to cost a part). Usage: costs.py ROUNDS [--gpu-bound] [--compile] [--modes a,b,...]"""
+and ratios to plain. A mode hr-MODE+KEY=VALUE sets HEADROOM_KEY (to cost a part, e.g. hr-full+COST_OFF=backward/sampler);
+agent-MODE runs the agent without the launcher (PYTHONPATH and HEADROOM_* set here: no socket, no
+Node process beside it), to tell the agent's cost from the launcher's. Usage: costs.py ROUNDS [--gpu-bound] [--compile] [--modes a,b,...]"""
 import json
 import os
 import statistics
@@ -21,16 +23,19 @@ runs = tempfile.mkdtemp(prefix="headroom-costs-")
 def once(mode):
     cmd = [sys.executable, os.path.join(HERE, "loop.py")] + extra + iters
     env = dict(os.environ)
-    if mode in ("full", "trace", "state", "window"):
-        env["PROBE_RECORD"] = mode
-    elif mode.startswith("hr-"):
-        # hr-full+SAMPLE_MS=600000: a part turned off through the agent's HEADROOM_* settings.
-        base, *knobs = mode.split("+")
-        for k in knobs:
-            name, _, value = k.partition("=")
-            env["HEADROOM_" + name] = value
+    # hr-full+SAMPLE_MS=600000: a part turned off through the agent's HEADROOM_* settings.
+    base, *knobs = mode.split("+")
+    for k in knobs:
+        name, _, value = k.partition("=")
+        env["HEADROOM_" + name] = value
+    if base in ("full", "trace", "state", "window", "early"):
+        env["PROBE_RECORD"] = base
+    elif base.startswith("hr-"):
         flag = [] if base == "hr-default" else ["--record", base[3:]]
         cmd = [node, cli, "run", "--out", runs] + flag + ["--"] + cmd
+    elif base.startswith("agent-"):
+        agent = os.environ.get("HEADROOM_AGENT_DIR") or os.path.join(HERE, "..", "..", "..", "..", "extension", "agent")
+        env.update(HEADROOM_AGENT="1", HEADROOM_RUNS_DIR=runs, HEADROOM_RECORD=base[6:], PYTHONPATH=os.path.abspath(agent))
     r = subprocess.run(cmd, env=env, capture_output=True, text=True)
     line = [l for l in r.stdout.splitlines() if l.startswith("PROBE ")]
     if r.returncode != 0 or not line:

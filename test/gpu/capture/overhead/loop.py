@@ -8,6 +8,7 @@ PROBE_RECORD (no Headroom involved) turns PyTorch's recorder on in-process, to c
   trace  the same with context=None (trace entries, no stacks)
   state  enabled='state' (stacks of live blocks, no trace)
   window full for the first PROBE_WINDOW iterations, then off
+  early  full from CUDA's initialization (a torch.cuda._lazy_call, as Headroom's agent does)
 """
 import json
 import math
@@ -67,11 +68,14 @@ def main():
     iters = arg("--iters", 200)
     gpu_bound = "--gpu-bound" in sys.argv
     d, layers, heads, batch, ctx, vocab = (1024, 8, 16, 8, 1024, 32768) if gpu_bound else (384, 6, 6, 64, 256, 65)
+    probe = os.environ.get("PROBE_RECORD", "")
+    if probe == "early":
+        # As the agent does: on from CUDA's initialization, before the model exists.
+        torch.cuda._lazy_call(lambda: torch.cuda.memory._record_memory_history("all", context="alloc", stacks="python", max_entries=2_000_000))
     torch.manual_seed(0)
     model = GPT(vocab, ctx, d, layers, heads, 0.1).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
     run = torch.compile(model) if "--compile" in sys.argv else model
-    probe = os.environ.get("PROBE_RECORD", "")
     window = int(os.environ.get("PROBE_WINDOW", "5"))
     mem = torch.cuda.memory
     if probe in ("full", "window"):
