@@ -1,6 +1,8 @@
 """A launch-bound nanoGPT-style loop (the overhead issue's configuration): 6 layers x 384, block 256,
 batch 64, 2 micro-steps, dropout 0.1, char-level vocabulary, random data, AdamW, bf16 autocast.
-Prints one JSON line with the per-iteration times (synchronized each iteration), the loss and
+Prints one JSON line with the per-iteration times (synchronized each iteration) and the process's CPU
+time in each (all threads: the agent's too; time taken by other processes on a shared host is not in
+it), the loss and
 PyTorch's own peak figures. `--gpu-bound` makes the model wide enough that kernels dominate.
 
 PROBE_RECORD (no Headroom involved) turns PyTorch's recorder on in-process, to cost its parts:
@@ -84,12 +86,12 @@ def main():
         mem._record_memory_history("all", context=None, stacks="python", max_entries=2_000_000)
     elif probe == "state":
         mem._record_memory_history("state", context="alloc", stacks="python")
-    times, losses = [], []
+    times, cpu, losses = [], [], []
     g = torch.Generator(device="cuda").manual_seed(1)
     for it in range(iters):
         if probe == "window" and it == window:
             mem._record_memory_history(None)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for micro in range(2):
             x = torch.randint(0, vocab, (batch, ctx + 1), device="cuda", generator=g)
             with torch.autocast("cuda", dtype=torch.bfloat16):
@@ -100,8 +102,9 @@ def main():
         opt.zero_grad(set_to_none=True)
         losses.append(loss.item())
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     stats = torch.cuda.memory_stats()
-    out = {"times": times, "loss": losses[-1], "requested_peak": stats["requested_bytes.all.peak"], "allocated_peak": stats["allocated_bytes.all.peak"]}
+    out = {"times": times, "cpu": cpu, "loss": losses[-1], "requested_peak": stats["requested_bytes.all.peak"], "allocated_peak": stats["allocated_bytes.all.peak"]}
     if os.environ.get("PROBE_SNAPSHOT"):
         s = mem._snapshot()
         blocks = [b for seg in s["segments"] for b in seg["blocks"] if b["state"] == "active_allocated"]
