@@ -41,7 +41,8 @@ describe('lint sessions, notebooks and globs', () => {
     // and undone, a no_grad decorator added and removed, DataLoader workers switched (a finding in
     // another statement changes severity), a call split over lines, an alias toggled inside a
     // parenthesized import (HR006 on `ckpt(…)` comes and goes), net.eval() ↔ net.train() before a
-    // module-level loop in another statement (HR004 comes and goes), and a new import once.
+    // module-level loop in another statement (HR004 comes and goes), a helper's store and what its
+    // caller passes it detached or not (HR002 in the helper), and a new import once.
     let text = [0, 1, 2].map((k) => `def evaluate_${k}(model, loader):\n    total = 0\n    for x, y in loader:\n        loss = criterion(model(x), y)\n        total += loss\n    return total\n`).join('\n');
     text = `import torch\nfrom torch.utils.checkpoint import (\n    checkpoint,\n)\n${text}
 class Runner:
@@ -83,6 +84,16 @@ def run_batches(model, dl):
 def main(model, dl):
     model.eval()
     run_batches(model, dl)
+
+def keep(out, outs):
+    outs.append(out)
+
+def collect(model, dl):
+    outs = []
+    for x in dl:
+        out = model(x)
+        keep(out, outs)
+    return outs
 `;
     const s = new LintSession(parser);
     s.update(text);
@@ -96,8 +107,11 @@ def main(model, dl):
       const lineStart = lines.slice(0, ln).join('\n').length + (ln ? 1 : 0);
       let c: TextChange;
       const toggle = [...text.matchAll(/total \+= loss(\.item\(\))?\n/g)];
-      const kind = step === 40 ? 'import' : ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode', 'helper', 'caller'][rnd(10)]!;
+      // Steps 20–22: the helper stores what it is given, and its caller passes it a graph, then not, then again.
+      const forced = step === 20 && text.includes('outs.append(out.detach())') ? 'store' : step === 21 || step === 22 ? 'passes' : undefined;
+      const kind = step === 40 ? 'import' : forced ?? ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode', 'helper', 'caller', 'store', 'passes'][rnd(12)]!;
       kinds.add(kind);
+      if (step === 21) assert.ok(lintText(parser, text).findings.some((f) => f.rule === 'HR002' && f.start.line === text.split('\n').findIndex((l) => l === '    outs.append(out)')), 'HR002 in the helper');
       if (kind === 'import') c = change(text, 0, 0, 'import torch.nn.functional as F\n');
       else if (kind === 'fix' && toggle.length) {
         const m = toggle[rnd(toggle.length)]!;
@@ -123,6 +137,10 @@ def main(model, dl):
         const at = /^ {4}(?:with torch\.no_grad\(\): )?run_batches\(model, dl\)/m.exec(text)!.index + 4;
         const w = 'with torch.no_grad(): ';
         c = text.startsWith(w, at) ? change(text, at, at + w.length, '') : change(text, at, at, w);
+      } else if (kind === 'store' || kind === 'passes') {
+        // A helper stores what a loop in another function passes it (HR002 reported in the helper): edit either side.
+        const at = text.indexOf(kind === 'store' ? '    outs.append(out' : '        keep(out') + (kind === 'store' ? '    outs.append(out' : '        keep(out').length;
+        c = text.startsWith('.detach()', at) ? change(text, at, at + '.detach()'.length, '') : change(text, at, at, '.detach()');
       } else if (kind === 'alias') {
         // Inside a parenthesized import, on a line without the word import: the bindings change.
         const at = text.indexOf('    checkpoint') + '    checkpoint'.length;
@@ -139,7 +157,7 @@ def main(model, dl):
       const full = lintText(parser, text).findings.map(key);
       assert.deepEqual(inc, full, `after step ${step} (${kind})`);
     }
-    assert.equal(kinds.size, 11, 'every kind of edit was made');
+    assert.equal(kinds.size, 13, 'every kind of edit was made');
     const rules = new Set(lintText(parser, text).findings.map((f) => f.rule));
     for (const r of ['HR001', 'HR002', 'HR004', 'HR011', 'HR018'] as RuleId[]) assert.ok(rules.has(r), `${r} is in play`);
     s.dispose();

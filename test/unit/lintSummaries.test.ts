@@ -236,4 +236,63 @@ def run(args, batch_size):
     const src = `import torch\n${chain}def f3000(x):\n    return model(x)\ndef g(x):\n    return h(x)\ndef h(x):\n    return g(x)\nfor x in loader:\n    total += f0(x) + g(x)\n    loss.backward()\n`;
     assert.ok(Array.isArray(lint(src)));
   });
+
+  it("another file's training step: a sum the code calls .item() on is a tensor (a warning); a sum it never does may be of floats", () => {
+    const src = (use: string) =>
+      code(`
+import torch
+from trainer import Trainer
+def fit(train_util, gen, pbar):
+    total_loss = 0
+    for i, batch in enumerate(gen):
+        losses = train_util.train_step(batch)
+        rpn, total = losses
+        total_loss += total
+        pbar.set_postfix(total=${use})
+`);
+    const fs = lint(src('total_loss.item() / (i + 1)'), 'HR001');
+    assert.deepEqual(lines(fs), [8]);
+    assert.equal(fs[0]!.severity, 'warning');
+    assert.deepEqual(lint(src('total_loss / (i + 1)'), 'HR001'), [], 'the catalog trap: train_step may return floats');
+  });
+
+  it('a helper of the file stores what the loop passes it into a container that outlives the loop (HR002 at the store)', () => {
+    const src = (passed: string, kept = 'out') =>
+      code(`
+import torch
+from collections import defaultdict
+class Predictor:
+    def _accumulate(self, preds, predictions):
+        for name, value in preds.items():
+            predictions[name].append(${kept})
+    def batch_predict(self, batcher):
+        self.model.eval()
+        predictions = defaultdict(list)
+        while not batcher.last_batch():
+            batch = batcher.next_batch()
+            preds = self.model(batch)
+            self._accumulate(${passed}, predictions)
+        return predictions
+`);
+    assert.deepEqual(lines(lint(src('preds', 'value'), 'HR002')), [6]);
+    assert.deepEqual(lint(src('preds', 'value.detach()'), 'HR002'), []);
+    assert.deepEqual(lint(src('{k: v.detach() for k, v in preds.items()}', 'value'), 'HR002'), []);
+  });
+
+  it('empty_cache() only on the first update is not every step', () => {
+    const src = (cond: string) =>
+      code(`
+import torch
+def train(model, loader, opt, trainer):
+    for batch in loader:
+        loss = model(batch)
+        loss.backward()
+        opt.step()
+        if ${cond}:
+            torch.cuda.empty_cache()
+`);
+    assert.deepEqual(lint(src('trainer.get_num_updates() == 0'), 'HR005'), []);
+    assert.deepEqual(lint(src('step < 3'), 'HR005'), []);
+    assert.deepEqual(lines(lint(src('loss.item() > 10'), 'HR005')), [8]);
+  });
 });

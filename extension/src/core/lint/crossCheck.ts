@@ -4,6 +4,8 @@ import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
 import { GradFlow, graphSummary } from './gradFlow';
 import { qualifier } from './imports';
 import { NodeIndex, calleeOf, nodesOf } from './nodeIndex';
+import { params } from './helperStores';
+import { stored } from './stores';
 import { ownCalls } from './summaries';
 import type { CrossRefs } from './summaries';
 
@@ -37,7 +39,10 @@ export function crossSignature(tree: Tree, units: readonly Node[], bindings: Rea
         const name = fn.childForFieldName('name')?.text ?? '';
         if (!refs.defs.has(name)) continue;
         const model = ownCalls(fn).some((x) => !noGrad(x) && (isModelCall(calleeOf(x).text) || flow.runsModel(x)));
-        out.push(`${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}`);
+        // A helper that stores into a parameter: a loop passing it a graph and a container reads its whole data flow (helperStores.ts).
+        const ps = new Set(params(fn, false));
+        const stores = nodesOf(fn, ['call', 'assignment', 'augmented_assignment']).some((n) => ps.has(stored(n)?.name ?? ''));
+        out.push(`${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}:${stores ? fn.text : ''}`);
       }
     }
   } finally {

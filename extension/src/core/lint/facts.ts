@@ -39,6 +39,14 @@ export const isLossCall = (callee: string, q: string | undefined): boolean =>
 const isBackward = (name: string, method: string | undefined) => method === 'backward' || /(^|\.)backward$/.test(name); // accelerator.backward(loss)
 const isStep = (name: string) => /(optim\w*|opt|scaler)\.step$/i.test(name) || /zero_grad$/.test(name);
 
+/** A training step's helper by its name (`train_util.train_step(...)`, `trainer.train_on_batch(...)`). */
+const STEP_HELPER = /(?:^|\.)(?:train(?:ing)?_(?:one_)?(?:step|batch)|train_on_batch)$/i;
+
+/** A call to a training step defined in another file: it trains, and what it returns is unknown here. */
+export function outsideStepCall(c: Node): boolean {
+  return STEP_HELPER.test(calleeOf(c).text) && calledFunctions(c).length === 0;
+}
+
 /** What a helper of this file does when a loop calls it (`self.train_one_batch(x)`): its own calls, one level deep. */
 export function helperFacts(fn: Node): { train: boolean; model: boolean } {
   return memo(fn, `helper:${fn.id}`, () => {
@@ -58,11 +66,13 @@ function stepCalls(loop: Node): { backward: Node[]; step: boolean; model: boolea
   const backward: Node[] = [];
   let step = false;
   let model = false;
-  const dataFor = loop.type === 'for_statement' && DATA_ITER.test(iterOf(loop));
+  // A `while` walks data when its condition asks a data source (`while not batcher.last_batch()`), not when
+  // it tests a size (`while batch_size:`, timm's OOM retry).
+  const dataFor = DATA_ITER.test(iterOf(loop)) && (loop.type === 'for_statement' || /\w\s*\(/.test(iterOf(loop)));
   for (const c of within(loop.childForFieldName('body') ?? loop, ['call'])) {
     const { text: name, method } = calleeOf(c);
     if (isBackward(name, method)) backward.push(c);
-    if (isStep(name)) step = true;
+    if (isStep(name) || outsideStepCall(c)) step = true;
     if (isModelCall(name)) model = true;
     else if (!(step && model) && /^(self\.)?\w+$/.test(name)) {
       // A helper that trains or runs a model makes a loop over data a step loop; a loop over the
@@ -180,7 +190,8 @@ export function guarded(n: Node, stop: Node): boolean {
   for (const p of ancestors(n)) {
     if (p.equals(stop)) return false;
     if (p.type === 'except_clause') return true;
-    if (p.type === 'if_statement' && /%/.test(p.childForFieldName('condition')?.text ?? '')) return true;
+    // Every N steps (`step % N == 0`), or only the first ones (`self.get_num_updates() == 0`, `step < 3`).
+    if (p.type === 'if_statement' && /%|(?:step|update|iter|epoch|batch)\w*(?:\(\))?\s*(?:==|<=?)\s*\d/i.test(p.childForFieldName('condition')?.text ?? '')) return true;
   }
   return false;
 }

@@ -1,8 +1,8 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Qualify } from './facts';
-import { isLossCall, isModelCall } from './facts';
+import { isLossCall, isModelCall, outsideStepCall } from './facts';
 import { calleeOf, memo, qualifiedCallee, within } from './nodeIndex';
-import { mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
+import { calledFunctions, mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
 import type { GraphSummary } from './summaries';
 
 /** Calls whose result carries no graph: a Python number, a detached tensor, a list. */
@@ -24,6 +24,8 @@ const VALUES_INDICES = new Set(['max', 'min', 'sort', 'topk', 'kthvalue', 'mode'
  */
 export class GradFlow {
   private readonly gt = new Set<string>();
+  /** Names holding what a training step's helper from another file returned: unknown here (tensors or floats). */
+  private readonly outside = new Set<string>();
 
   constructor(
     private readonly qualify: Qualify,
@@ -44,25 +46,41 @@ export class GradFlow {
     return this.gt.has(name);
   }
 
+  /** Whether `name` holds (part of) what another file's training step returned (`total = train_util.train_step(b)[4]`). */
+  fromOutsideStep(name: string): boolean {
+    return this.outside.has(name);
+  }
+
+  private outsideStep(e: Node | null): boolean {
+    if (e?.type === 'identifier') return this.outside.has(e.text);
+    if (e?.type === 'subscript') return this.outsideStep(e.childForFieldName('value'));
+    return e?.type === 'call' && outsideStepCall(e);
+  }
+
   /**
    * The flow through a body once for every rule that asks (HR001 and HR002 read the same loops):
    * at each statement that may accumulate or store (`+=`, `x = x + …`, `d[k] = …`, append/extend),
    * the flow as it was just before it.
    */
   static trace(body: Node, qualify: Qualify, noGrad: (n: Node) => boolean): { node: Node; flow: GradFlow }[] {
-    return memo(body, `trace:${body.id}`, () => {
-      const out: { node: Node; flow: GradFlow }[] = [];
-      const flow = new GradFlow(qualify, noGrad);
-      flow.run(body, (n) => {
-        if (mayStore(n)) out.push({ node: n, flow: flow.copy() });
-      });
-      return out;
+    return memo(body, `trace:${body.id}`, () => GradFlow.traceFrom(body, [], qualify, noGrad));
+  }
+
+  /** trace() through a helper's body whose parameters `seeds` hold the caller's graph-carrying arguments. */
+  static traceFrom(body: Node, seeds: readonly string[], qualify: Qualify, noGrad: (n: Node) => boolean): { node: Node; flow: GradFlow }[] {
+    const out: { node: Node; flow: GradFlow }[] = [];
+    const flow = new GradFlow(qualify, noGrad);
+    for (const s of seeds) flow.gt.add(s);
+    flow.run(body, (n) => {
+      if (mayStore(n)) out.push({ node: n, flow: flow.copy() });
     });
+    return out;
   }
 
   private copy(): GradFlow {
     const g = new GradFlow(this.qualify, this.noGrad);
     for (const x of this.gt) g.gt.add(x);
+    for (const x of this.outside) g.outside.add(x);
     return g;
   }
 
@@ -123,6 +141,11 @@ export class GradFlow {
   assign(a: Node): void {
     const left = a.childForFieldName('left');
     const right = a.childForFieldName('right');
+    if (a.type === 'assignment' && left) {
+      const outside = this.outsideStep(right);
+      const names = left.type === 'pattern_list' || left.type === 'tuple_pattern' ? left.namedChildren : [left];
+      for (const n of names) if (n?.type === 'identifier') outside ? this.outside.add(n.text) : this.outside.delete(n.text);
+    }
     // `loss, logits = model(x)`: every name unpacked from a graph-carrying value carries it.
     if (a.type === 'assignment' && (left?.type === 'pattern_list' || left?.type === 'tuple_pattern')) {
       const gt = this.carries(right) && !this.noGrad(a);
@@ -213,7 +236,8 @@ export function graphSummary(fn: Node, qualify: Qualify, noGrad: (n: Node) => bo
 /** A statement shaped like an accumulation or a store (the rules decide the rest). */
 function mayStore(n: Node): boolean {
   if (n.type === 'augmented_assignment') return true;
-  if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '');
+  // A helper of this file given two or more values may store one in another (helperStores.ts).
+  if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '') || ((n.childForFieldName('arguments')?.namedChildCount ?? 0) >= 2 && calledFunctions(n).length > 0);
   const left = n.childForFieldName('left');
   return left?.type === 'subscript' || n.childForFieldName('right')?.type === 'binary_operator';
 }

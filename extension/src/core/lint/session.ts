@@ -114,7 +114,8 @@ export class LintSession {
     let kept: Finding[] = [];
     let importsMayChange = !incremental || !this.bindings;
     // A model.eval()/.train() switch decides HR004 for loops in other statements: re-lint all.
-    let modeMayChange = false;
+    // A finding a loop reports in a helper it calls (helperStores.ts) depends on both units: re-lint all.
+    let modeMayChange = this.findings.some((f) => f.evidence && (f.start.line < f.evidence.loopLine || f.start.line > (f.evidence.loopEndLine ?? f.evidence.loopLine)));
     // What other functions' findings read from the edited ones (summaries, callers), before the edit.
     let crossBefore: string | undefined;
     if (incremental && (this.refs.defs.size || this.refs.callers.size)) {

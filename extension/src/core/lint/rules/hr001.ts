@@ -1,5 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../facts';
+import { growsAcrossSteps, ownedBy, scopeOf, stepLoops, underNoGrad } from '../facts';
 import { within } from '../nodeIndex';
 import type { LoopFacts } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
@@ -49,7 +49,10 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
     const acc = accumulator(a);
     if (!acc || noGrad(a) || !owned(a)) continue;
     const atom = graphAtom(acc.rhs, flow);
-    if (!atom) continue;
+    if (!atom) {
+      outsideStep(ctx, loop, a, acc, flow, out);
+      continue;
+    }
     if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) continue;
     const v = atom.text;
     const backedUp = loop.backward.some((c) => c.text.includes(v));
@@ -65,6 +68,23 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
       );
     }
   }
+}
+
+/**
+ * `total_loss += total` where `total` came from another file's training step (`train_util.train_step(...)`):
+ * a float there is fine (the catalog's trap), so only when the code itself shows the sum is a tensor,
+ * by calling `.item()` (or `.detach()`, `.cpu()`) on it. A warning: the helper may return detached values.
+ */
+function outsideStep(ctx: RuleContext, loop: LoopFacts, a: Node, acc: { name: string; rhs: Node }, flow: GradFlow, out: Finding[]): void {
+  const v = acc.rhs;
+  if (v.type !== 'identifier' || !flow.fromOutsideStep(v.text) || acc.name.startsWith('self.') || !growsAcrossSteps(acc.name, a, loop.node)) return;
+  const scope = scopeOf(loop.node);
+  const esc = acc.name.replace(/[.]/g, '\\.');
+  const shown = new RegExp(`(?<![\\w.])${esc}\\.(item|detach|cpu)\\(`).exec(ctx.text.slice(scope.startIndex, scope.endIndex));
+  if (!shown) return;
+  out.push(
+    findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${v.text}\`, returned by a training step defined in another file, and \`${acc.name}.${shown[1]}()\` shows the sum is a tensor: unless that step returns detached values, every step's graph stays reachable from \`${acc.name}\`. Accumulate \`${v.text}.item()\` or \`${v.text}.detach()\`.`, [rewrite(v, 'item', ctx), rewrite(v, 'detach', ctx)], { line: a.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: acc.name }),
+  );
 }
 
 /** HR001 accumulate-grad-history: `total_loss += loss` in a step loop keeps graphs alive. */

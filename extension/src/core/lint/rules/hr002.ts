@@ -3,6 +3,8 @@ import { calleeOf, within } from '../nodeIndex';
 import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
 import { perBatchHooks, resetInHook, selfAttribute } from '../hooks';
+import { helperStores } from '../helperStores';
+import { stored } from '../stores';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -14,27 +16,7 @@ function wrap(atom: Node, suffix: string, title: string, preferred: boolean): Fi
   return { title: `${title}: ${text}`, preferred, edits: [{ start: atom.startIndex, end: atom.endIndex, text }] };
 }
 
-/** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs += [v]`, `d[k] = v`. */
-function stored(n: Node): { name: string; value: Node } | undefined {
-  if (n.type === 'call') {
-    const { node: f, method } = calleeOf(n);
-    const obj = f?.childForFieldName('object');
-    const arg = n.childForFieldName('arguments')?.namedChild(0);
-    if (!obj || !(obj.type === 'identifier' || selfAttribute(obj)) || !arg) return undefined;
-    if (method === 'append') return { name: obj.text, value: arg };
-    if (method === 'extend' && arg.type === 'list' && arg.namedChild(0)) return { name: obj.text, value: arg.namedChild(0)! };
-    return undefined;
-  }
-  const left = n.childForFieldName('left');
-  const right = n.childForFieldName('right');
-  if (!left || !right) return undefined;
-  if (n.type === 'augmented_assignment' && n.childForFieldName('operator')?.text === '+=' && (left.type === 'identifier' || selfAttribute(left)) && right.type === 'list' && right.namedChild(0)) return { name: left.text, value: right.namedChild(0)! };
-  const base = left.type === 'subscript' ? left.childForFieldName('value') : null;
-  if (n.type === 'assignment' && base && (base.type === 'identifier' || selfAttribute(base))) return { name: base.text, value: right };
-  return undefined;
-}
-
-function report(n: Node, s: { name: string; value: Node }, atom: Node, cost: string, where: { line: number; end: number }): Finding {
+function report(n: Node, s: { name: string }, atom: Node, cost: string, where: { line: number; end: number }): Finding {
   const scalar = /loss|cost|err/i.test(atom.text);
   const fixes = scalar
     ? [wrap(atom, '.item()', 'Store a Python number', true), wrap(atom, '.detach()', 'Store a detached tensor', false)]
@@ -51,14 +33,21 @@ function report(n: Node, s: { name: string; value: Node }, atom: Node, cost: str
 export function hr002(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+  const seen = new Set<number>();
   for (const loop of stepLoops(ctx.root)) {
     const body = loop.node.childForFieldName('body');
     if (!body) continue;
     // A statement of a loop nested in this one is that loop's; with nothing stored of its own, no data flow to follow.
     const owned = ownedBy(loop, ctx.root);
-    if (!within(body, ['call', 'augmented_assignment', 'assignment']).some((n) => owned(n) && stored(n))) continue;
     for (const { node: n, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
       const s = stored(n);
+      if (!s && n.type === 'call' && owned(n) && !noGrad(n)) {
+        for (const h of helperStores(ctx, loop, n, (arg) => flow.carries(arg))) {
+          if (seen.has(h.node.id)) continue;
+          seen.add(h.node.id);
+          out.push(report(h.node, h, h.atom, `this helper runs once per step of the loop at line ${loop.node.startPosition.row + 1}, so ${loop.train ? "each step's graph history" : "each step's graph with its saved activations"}`, { line: loop.node.startPosition.row, end: loop.node.endPosition.row }));
+        }
+      }
       if (!s || noGrad(n) || !owned(n)) continue;
       const atom = graphAtom(s.value, flow);
       if (!atom || !(s.name.startsWith('self.') ? !resetInHook(loop.node, s.name) : growsAcrossSteps(s.name, n, loop.node))) continue;

@@ -1,0 +1,53 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import type { LoopFacts } from './facts';
+import { growsAcrossSteps, underNoGrad } from './facts';
+import { GradFlow, graphAtom } from './gradFlow';
+import { calleeOf, memo } from './nodeIndex';
+import { stored } from './stores';
+import { calledFunctions } from './summaries';
+import type { RuleContext } from './types';
+
+/** A store made by a helper of this file on behalf of a step loop's call: `self._accumulate(preds, predictions)`. */
+export interface HelperStore {
+  node: Node;
+  name: string;
+  atom: Node;
+}
+
+/** A function's positional parameter names, `self`/`cls` of a method left out when called as `self.f(…)`. */
+export function params(fn: Node, method: boolean): string[] {
+  const names = (fn.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : p?.type === 'typed_parameter' ? (p.namedChild(0)?.text ?? '') : (p?.childForFieldName('name')?.text ?? '')));
+  return method ? names.slice(1) : names;
+}
+
+/**
+ * A call in a step loop passes a graph-carrying value and a container that outlives the loop to a
+ * helper of this file, which stores the one in the other (ludwig's `_accumulate_preds(preds,
+ * predictions)` appending every prediction tensor): each step's graph stays in the container.
+ * `carries` says whether an argument carries a graph at the call.
+ */
+export function helperStores(ctx: RuleContext, loop: LoopFacts, call: Node, carries: (arg: Node) => boolean): HelperStore[] {
+  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((a): a is Node => !!a && a.type !== 'keyword_argument');
+  if (args.length < 2) return [];
+  const graphArgs = args.map((a) => carries(a));
+  const containers = args.map((a) => a.type === 'identifier' && growsAcrossSteps(a.text, call, loop.node));
+  if (!graphArgs.some((x) => x) || !containers.some((x) => x)) return [];
+  const method = /^(self|cls)\./.test(calleeOf(call).text);
+  const out: HelperStore[] = [];
+  for (const fn of calledFunctions(call)) {
+    const names = params(fn, method);
+    const seeds = names.filter((_, i) => graphArgs[i]);
+    const held = new Set(names.filter((_, i) => containers[i]));
+    const body = fn.childForFieldName('body');
+    if (!body || !seeds.length || !held.size) continue;
+    const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+    const trace = memo(body, `from:${body.id}:${seeds.join(',')}`, () => GradFlow.traceFrom(body, seeds, ctx.qualify, noGrad));
+    for (const { node, flow } of trace) {
+      const s = stored(node);
+      if (!s || !held.has(s.name) || noGrad(node)) continue;
+      const atom = graphAtom(s.value, flow);
+      if (atom) out.push({ node, name: s.name, atom });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import { selfAttribute } from './hooks';
+import { calleeOf } from './nodeIndex';
+
+/** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs += [v]`, `d[k] = v`. */
+export function stored(n: Node): { name: string; value: Node } | undefined {
+  if (n.type === 'call') {
+    const { node: f, method } = calleeOf(n);
+    const obj = f?.childForFieldName('object');
+    const arg = n.childForFieldName('arguments')?.namedChild(0);
+    // `preds[key].append(v)` (a defaultdict(list)) keeps v in preds.
+    const base = obj?.type === 'subscript' ? obj.childForFieldName('value') : obj;
+    if (!base || !(base.type === 'identifier' || selfAttribute(base)) || !arg) return undefined;
+    if (method === 'append') return { name: base.text, value: arg };
+    if (method === 'extend' && arg.type === 'list' && arg.namedChild(0)) return { name: base.text, value: arg.namedChild(0)! };
+    return undefined;
+  }
+  const left = n.childForFieldName('left');
+  const right = n.childForFieldName('right');
+  if (!left || !right) return undefined;
+  if (n.type === 'augmented_assignment' && n.childForFieldName('operator')?.text === '+=' && (left.type === 'identifier' || selfAttribute(left)) && right.type === 'list' && right.namedChild(0)) return { name: left.text, value: right.namedChild(0)! };
+  const base = left.type === 'subscript' ? left.childForFieldName('value') : null;
+  if (n.type === 'assignment' && base && (base.type === 'identifier' || selfAttribute(base))) return { name: base.text, value: right };
+  return undefined;
+}
+
