@@ -3,7 +3,7 @@ import { modeCalls } from './evalContext';
 import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
 import { GradFlow, graphSummary } from './gradFlow';
 import { qualifier } from './imports';
-import { NodeIndex, calleeOf, nodesOf } from './nodeIndex';
+import { NodeIndex, anchored, calleeOf, nodesOf } from './nodeIndex';
 import { params } from './helperStores';
 import { stored } from './stores';
 import { ownCalls } from './summaries';
@@ -49,4 +49,21 @@ export function crossSignature(tree: Tree, units: readonly Node[], bindings: Rea
     if (NodeIndex.of(tree.rootNode) === ix) NodeIndex.detach(tree);
   }
   return out.sort().join('\n');
+}
+
+/**
+ * What loops in other statements read of these units' mode switches (hr004.ts): the module-level
+ * `.eval()`/`.train(…)` calls (the last one before a module-level loop), and how many switches a
+ * module-level loop's flag check (`flagSwitched`, on the module's text) sees. Typing inside a
+ * receiver's name or a docstring changes neither: no re-lint of the file.
+ */
+export function modeSignature(units: readonly Node[]): string {
+  return units
+    .map((u) => {
+      const calls = anchored(u, /\.\s*(?<at>eval|train)\s*\(/, ['call'])
+        .filter((c) => /\.(eval|train)$/.test(calleeOf(c).text) && scopeOf(c).type === 'module')
+        .map((c) => `${calleeOf(c).method}${c.childForFieldName('arguments')?.text}`);
+      return `${calls.join(',')}|${u.text.match(/\.eval\s*\(|\.train\(\s*\w/g)?.length ?? 0}`;
+    })
+    .join(';');
 }

@@ -5,7 +5,7 @@ import { workersKey } from './rules/hr011';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './parser';
 import type { Finding } from './types';
-import { crossSignature } from './crossCheck';
+import { crossSignature, modeSignature } from './crossCheck';
 import { crossRefs } from './summaries';
 import type { CrossRefs } from './summaries';
 
@@ -113,14 +113,18 @@ export class LintSession {
     const incremental = !!old && changes.length > 0;
     let kept: Finding[] = [];
     let importsMayChange = !incremental || !this.bindings;
-    // A model.eval()/.train() switch decides HR004 for loops in other statements: re-lint all.
-    // A finding a loop reports in a helper it calls (helperStores.ts) depends on both units: re-lint all.
+    // Re-lint the whole file when a finding a loop reports in a helper it calls (helperStores.ts) exists
+    // (it depends on both units), or when several changes at once touch a mode switch (HR004 reads
+    // those from other statements; one change is compared by modeSignature below).
     let modeMayChange = this.findings.some((f) => f.evidence && (f.start.line < f.evidence.loopLine || f.start.line > (f.evidence.loopEndLine ?? f.evidence.loopLine)));
+    // The units one change edits, in the tree before it (several changes at once: none, and the text decides).
+    const c0 = changes[0];
+    const units = incremental && changes.length === 1 && c0 ? [unitAt(old.rootNode, c0.offset), unitAt(old.rootNode, Math.max(c0.offset, c0.offset + c0.length - 1))].filter((u, i, xs): u is Node => !!u && xs.findIndex((x) => !!x && x.equals(u)) === i) : [];
+    // What loops in other statements read of the edited units' mode switches, before the edit.
+    const modeBefore = units.length ? modeSignature(units) : undefined;
     // What other functions' findings read from the edited ones (summaries, callers), before the edit.
     let crossBefore: string | undefined;
     if (incremental && (this.refs.defs.size || this.refs.callers.size)) {
-      const c = changes[0]!;
-      const units = changes.length === 1 ? [unitAt(old.rootNode, c.offset), unitAt(old.rootNode, Math.max(c.offset, c.offset + c.length - 1))].filter((u, i, xs): u is Node => !!u && xs.findIndex((x) => !!x && x.equals(u)) === i) : [];
       crossBefore = units.length ? crossSignature(old, units, this.bindings ?? new Map(), this.refs) : undefined;
       if (crossBefore === undefined) modeMayChange = true; // several changes at once: re-lint all
     }
@@ -133,7 +137,7 @@ export class LintSession {
         const d = c.text.length - c.length;
         const removed = cur.slice(c.offset, c.offset + c.length);
         if (removed.includes('import') || this.importRanges.some(([a, b]) => c.offset <= b && c.offset + c.length >= a)) importsMayChange = true;
-        if (MODE.test(removed)) modeMayChange = true;
+        if (modeBefore === undefined && MODE.test(removed)) modeMayChange = true;
         this.importRanges = this.importRanges.map(([a, b]) => (a >= c.offset + c.length ? ([a + d, b + d] as const) : ([a, b] as const)));
         cur = changes.length === 1 ? text : cur.slice(0, c.offset) + c.text + cur.slice(c.offset + c.length);
         // The edited lines as they are now (an import typed letter by letter).
@@ -141,7 +145,7 @@ export class LintSession {
         const to = cur.indexOf('\n', c.offset + c.text.length);
         const lines = cur.slice(from, to < 0 ? cur.length : to);
         if (lines.includes('import')) importsMayChange = true;
-        if (MODE.test(lines)) modeMayChange = true;
+        if (modeBefore === undefined && MODE.test(lines)) modeMayChange = true;
       }
     }
     const tree = this.parser.parse(text, incremental ? old : undefined);
@@ -167,7 +171,7 @@ export class LintSession {
       const dirty = units.filter((u) => !units.some((x) => x !== u && x.startIndex <= u.startIndex && u.endIndex <= x.endIndex && !x.equals(u)));
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
       // An edit that changed what a helper returns (or a caller's context) changes findings elsewhere: re-lint all.
-      if (crossBefore !== undefined && crossSignature(tree, dirty, bindings, this.refs) !== crossBefore) out = this.full(tree, text, bindings);
+      if ((crossBefore !== undefined && crossSignature(tree, dirty, bindings, this.refs) !== crossBefore) || (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)) out = this.full(tree, text, bindings);
       else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
       const r = crossRefs(tree);
       for (const d of r.defs) this.refs.defs.add(d);
