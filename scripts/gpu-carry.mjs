@@ -1,11 +1,11 @@
 // Prepares .carry/ for the GPU host (no Node.js there): this machine's node binary, the CLI and
-// the GPU tests and benchmark as single bundles. On the host:
+// the GPU tests and benchmark as single bundles. On the host (HEADROOM_CLI absolute: tests run from other folders):
 //   xz -dc .carry/node.xz > /tmp/node && chmod +x /tmp/node
-//   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/gpu.test.js
+//   HEADROOM_CLI=$PWD/.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/gpu.test.js
 //   HEADROOM_ROOT=$PWD HEADROOM_ADDON=$PWD/.carry/headroom_nvml.node /tmp/node --test .carry/nvml.gpu.test.js
-//   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD HEADROOM_ADDON=$PWD/.carry/headroom_nvml.node /tmp/node --test .carry/doctor.gpu.test.js
-//   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/agent.gpu.test.js
-//   HEADROOM_CLI=.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/ranks.gpu.test.js (nvidia-h200-x2: NCCL)
+//   HEADROOM_CLI=$PWD/.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD HEADROOM_ADDON=$PWD/.carry/headroom_nvml.node /tmp/node --test .carry/doctor.gpu.test.js
+//   HEADROOM_CLI=$PWD/.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/agent.gpu.test.js
+//   HEADROOM_CLI=$PWD/.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/ranks.gpu.test.js (nvidia-h200-x2: NCCL)
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { buildSync } from 'esbuild';

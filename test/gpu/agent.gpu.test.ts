@@ -54,7 +54,8 @@ describe('the agent never harms a GPU workload', { skip: SKIP }, () => {
     const agent: number[] = [];
     for (let i = 0; i < 10; i++) {
       const runs = fresh();
-      const env = { ...base, PYTHONPATH: AGENT, HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_PEAK_MARGIN: '0', HEADROOM_PEAK_INTERVAL_S: '0', HEADROOM_SAMPLE_MS: '10' };
+      // Full recording: in the default (windows) mode no peak snapshot is written past the first steps.
+      const env = { ...base, PYTHONPATH: AGENT, HEADROOM_AGENT: '1', HEADROOM_RECORD: 'full', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_PEAK_MARGIN: '0', HEADROOM_PEAK_INTERVAL_S: '0', HEADROOM_SAMPLE_MS: '10' };
       // Past step 20 the trace is long; the kill lands while a peak snapshot is being written.
       const dumping = () => existsSync(join(runs, 'r')) && readdirSync(join(runs, 'r')).some((f) => /^\.snapshot-peak\.pickle\.\d+\.tmp$/.test(f));
       const a = await killWhen(env, (out) => /^step 2\d$/m.test(out) && dumping());
