@@ -1,7 +1,7 @@
 import type { Node, Tree } from '@vscode/tree-sitter-wasm';
 import { modeCalls } from './evalContext';
 import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
-import { GradFlow, graphSummary } from './gradFlow';
+import { GradFlow, graphAtom, graphSummary } from './gradFlow';
 import { qualifier } from './imports';
 import { NodeIndex, anchored, calleeOf, nodesOf } from './nodeIndex';
 import { params } from './helperStores';
@@ -39,16 +39,32 @@ export function crossSignature(tree: Tree, units: readonly Node[], bindings: Rea
         const name = fn.childForFieldName('name')?.text ?? '';
         if (!refs.defs.has(name)) continue;
         const model = ownCalls(fn).some((x) => !noGrad(x) && (isModelCall(calleeOf(x).text) || flow.runsModel(x)));
-        // A helper that stores into a parameter: a loop passing it a graph and a container reads its whole data flow (helperStores.ts).
-        const ps = new Set(params(fn, false));
-        const stores = nodesOf(fn, ['call', 'assignment', 'augmented_assignment']).some((n) => ps.has(stored(n)?.name ?? ''));
-        out.push(`${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}:${stores ? fn.text : ''}`);
+        out.push(`${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}:${storeFlows(fn, qualify, noGrad)}`);
       }
     }
   } finally {
     if (NodeIndex.of(tree.rootNode) === ix) NodeIndex.detach(tree);
   }
   return out.sort().join('\n');
+}
+
+/**
+ * What a loop passing a helper a graph and a container reads of it (helperStores.ts): which of its
+ * parameters, given a graph-carrying value, ends up stored in which parameter.
+ */
+function storeFlows(fn: Node, qualify: (n: Node | null) => string | undefined, noGrad: (n: Node) => boolean): string {
+  const ps = params(fn, false);
+  const held = new Set(ps);
+  const body = fn.childForFieldName('body');
+  if (!body || !nodesOf(fn, ['call', 'assignment', 'augmented_assignment']).some((n) => held.has(stored(n)?.name ?? ''))) return '';
+  const out: string[] = [];
+  for (const p of ps) {
+    for (const { node, flow } of GradFlow.traceFrom(body, [p], qualify, noGrad)) {
+      const s = stored(node);
+      if (s && held.has(s.name) && !noGrad(node) && graphAtom(s.value, flow)) out.push(`${s.name}<${p}`);
+    }
+  }
+  return out.join(',');
 }
 
 /**
