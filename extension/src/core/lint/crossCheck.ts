@@ -1,11 +1,10 @@
 import type { Node, Tree } from '@vscode/tree-sitter-wasm';
 import { modeCalls } from './evalContext';
 import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
-import { GradFlow, graphAtom, graphSummary } from './gradFlow';
+import { GradFlow, graphSummary } from './gradFlow';
 import { qualifier } from './imports';
 import { NodeIndex, anchored, calleeOf, nodesOf } from './nodeIndex';
-import { params } from './helperStores';
-import { stored } from './stores';
+import { storeFlows } from './helperStores';
 import { ownCalls } from './summaries';
 import type { CrossRefs } from './summaries';
 
@@ -46,25 +45,6 @@ export function crossSignature(tree: Tree, units: readonly Node[], bindings: Rea
     if (NodeIndex.of(tree.rootNode) === ix) NodeIndex.detach(tree);
   }
   return out.sort().join('\n');
-}
-
-/**
- * What a loop passing a helper a graph and a container reads of it (helperStores.ts): which of its
- * parameters, given a graph-carrying value, ends up stored in which parameter.
- */
-function storeFlows(fn: Node, qualify: (n: Node | null) => string | undefined, noGrad: (n: Node) => boolean): string {
-  const ps = params(fn, false);
-  const held = new Set(ps);
-  const body = fn.childForFieldName('body');
-  if (!body || !nodesOf(fn, ['call', 'assignment', 'augmented_assignment']).some((n) => held.has(stored(n)?.name ?? ''))) return '';
-  const out: string[] = [];
-  for (const p of ps) {
-    for (const { node, flow } of GradFlow.traceFrom(body, [p], qualify, noGrad)) {
-      const s = stored(node);
-      if (s && held.has(s.name) && !noGrad(node) && graphAtom(s.value, flow)) out.push(`${s.name}<${p}`);
-    }
-  }
-  return out.join(',');
 }
 
 /**

@@ -2,7 +2,8 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Qualify } from './facts';
 import { isLossCall, isModelCall, outsideStepCall } from './facts';
 import { calleeOf, memo, qualifiedCallee, within } from './nodeIndex';
-import { calledFunctions, mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
+import { mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
+import { passesToHelper } from './stores';
 import type { GraphSummary } from './summaries';
 
 /** Calls whose result carries no graph: a Python number, a detached tensor, a list. */
@@ -237,7 +238,7 @@ export function graphSummary(fn: Node, qualify: Qualify, noGrad: (n: Node) => bo
 function mayStore(n: Node): boolean {
   if (n.type === 'augmented_assignment') return true;
   // A helper of this file given two or more values may store one in another (helperStores.ts).
-  if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '') || ((n.childForFieldName('arguments')?.namedChildCount ?? 0) >= 2 && calledFunctions(n).length > 0);
+  if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '') || passesToHelper(n);
   const left = n.childForFieldName('left');
   return left?.type === 'subscript' || n.childForFieldName('right')?.type === 'binary_operator';
 }

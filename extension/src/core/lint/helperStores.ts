@@ -1,8 +1,8 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import type { LoopFacts } from './facts';
+import type { LoopFacts, Qualify } from './facts';
 import { growsAcrossSteps, underNoGrad } from './facts';
 import { GradFlow, graphAtom } from './gradFlow';
-import { calleeOf, memo } from './nodeIndex';
+import { calleeOf, memo, nodesOf } from './nodeIndex';
 import { stored } from './stores';
 import { calledFunctions } from './summaries';
 import type { RuleContext } from './types';
@@ -15,7 +15,7 @@ export interface HelperStore {
 }
 
 /** A function's positional parameter names, `self`/`cls` of a method left out when called as `self.f(…)`. */
-export function params(fn: Node, method: boolean): string[] {
+function params(fn: Node, method: boolean): string[] {
   const names = (fn.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : p?.type === 'typed_parameter' ? (p.namedChild(0)?.text ?? '') : (p?.childForFieldName('name')?.text ?? '')));
   return method ? names.slice(1) : names;
 }
@@ -33,21 +33,34 @@ export function helperStores(ctx: RuleContext, loop: LoopFacts, call: Node, carr
   const containers = args.map((a) => a.type === 'identifier' && growsAcrossSteps(a.text, call, loop.node));
   if (!graphArgs.some((x) => x) || !containers.some((x) => x)) return [];
   const method = /^(self|cls)\./.test(calleeOf(call).text);
-  const out: HelperStore[] = [];
-  for (const fn of calledFunctions(call)) {
+  const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+  return calledFunctions(call).flatMap((fn) => {
     const names = params(fn, method);
-    const seeds = names.filter((_, i) => graphArgs[i]);
-    const held = new Set(names.filter((_, i) => containers[i]));
-    const body = fn.childForFieldName('body');
-    if (!body || !seeds.length || !held.size) continue;
-    const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
-    const trace = memo(body, `from:${body.id}:${seeds.join(',')}`, () => GradFlow.traceFrom(body, seeds, ctx.qualify, noGrad));
-    for (const { node, flow } of trace) {
-      const s = stored(node);
-      if (!s || !held.has(s.name) || noGrad(node)) continue;
-      const atom = graphAtom(s.value, flow);
-      if (atom) out.push({ node, name: s.name, atom });
-    }
+    return storesInto(fn, names.filter((_, i) => graphArgs[i]), new Set(names.filter((_, i) => containers[i])), ctx.qualify, noGrad);
+  });
+}
+
+/** The stores in fn's body of a graph-carrying value into one of `held`, with its parameters `seeds` carrying graphs. */
+function storesInto(fn: Node, seeds: readonly string[], held: ReadonlySet<string>, qualify: Qualify, noGrad: (n: Node) => boolean): HelperStore[] {
+  const body = fn.childForFieldName('body');
+  if (!body || !seeds.length || !held.size) return [];
+  const out: HelperStore[] = [];
+  for (const { node, flow } of memo(body, `from:${body.id}:${seeds.join(',')}`, () => GradFlow.traceFrom(body, seeds, qualify, noGrad))) {
+    const s = stored(node);
+    if (!s || !held.has(s.name) || noGrad(node)) continue;
+    const atom = graphAtom(s.value, flow);
+    if (atom) out.push({ node, name: s.name, atom });
   }
   return out;
+}
+
+/**
+ * What a loop calling fn reads of it here (crossCheck.ts): which of its parameters, given a
+ * graph-carrying value, ends up stored in which parameter ('' when it stores into none).
+ */
+export function storeFlows(fn: Node, qualify: Qualify, noGrad: (n: Node) => boolean): string {
+  const ps = params(fn, false);
+  const held = new Set(ps);
+  if (!nodesOf(fn, ['call', 'assignment', 'augmented_assignment']).some((n) => held.has(stored(n)?.name ?? ''))) return '';
+  return ps.flatMap((p) => storesInto(fn, [p], held, qualify, noGrad).map((x) => `${x.name}<${p}`)).join(',');
 }

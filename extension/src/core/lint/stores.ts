@@ -1,6 +1,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { selfAttribute } from './hooks';
 import { calleeOf } from './nodeIndex';
+import { calledFunctions } from './summaries';
 
 /** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs += [v]`, `d[k] = v`. */
 export function stored(n: Node): { name: string; value: Node } | undefined {
@@ -24,3 +25,8 @@ export function stored(n: Node): { name: string; value: Node } | undefined {
   return undefined;
 }
 
+
+/** A call that may store for its caller: two or more values given to a helper of this file (helperStores.ts). */
+export function passesToHelper(c: Node): boolean {
+  return c.type === 'call' && (c.childForFieldName('arguments')?.namedChildCount ?? 0) >= 2 && calledFunctions(c).length > 0;
+}

@@ -1,11 +1,10 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import { calleeOf, within } from '../nodeIndex';
+import { within } from '../nodeIndex';
 import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
-import { perBatchHooks, resetInHook, selfAttribute } from '../hooks';
+import { perBatchHooks, resetInHook } from '../hooks';
 import { helperStores } from '../helperStores';
-import { calledFunctions } from '../summaries';
-import { stored } from '../stores';
+import { passesToHelper, stored } from '../stores';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -41,8 +40,7 @@ export function hr002(ctx: RuleContext): Finding[] {
     // A statement of a loop nested in this one is that loop's; with nothing stored of its own, no data flow to follow.
     const owned = ownedBy(loop, ctx.root);
     // With nothing stored of its own and no call that may store for it (two or more values to a helper of this file), no data flow to follow.
-    const helperCall = (n: Node) => n.type === 'call' && (n.childForFieldName('arguments')?.namedChildCount ?? 0) >= 2 && calledFunctions(n).length > 0;
-    if (!within(body, ['call', 'augmented_assignment', 'assignment']).some((n) => owned(n) && (stored(n) || helperCall(n)))) continue;
+    if (!within(body, ['call', 'augmented_assignment', 'assignment']).some((n) => owned(n) && (stored(n) || passesToHelper(n)))) continue;
     for (const { node: n, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
       const s = stored(n);
       if (!s && n.type === 'call' && owned(n) && !noGrad(n)) {
