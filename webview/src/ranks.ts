@@ -4,7 +4,7 @@ import { bytes, duration, el } from './format';
 const b = (x: number | null): string => (x === null ? '—' : bytes(x));
 
 /** Rows that differ between ranks: the spread, each rank's bytes, then what the row is (a line, a module). */
-function spreadTable<R extends { bytes: (number | null)[]; spread: number }>(cls: string, caption: string, what: string, v: RanksView, rows: R[], name: (r: R) => HTMLElement): HTMLTableElement {
+function spreadTable<R extends { bytes: (number | null)[]; spread: number }>(cls: string, caption: string, what: string, v: RanksView, rows: R[], name: (r: R) => HTMLElement, mark?: (tr: HTMLTableRowElement, r: R) => void): HTMLTableElement {
   const table = el('table');
   table.className = cls;
   table.append(el('caption', caption));
@@ -13,6 +13,7 @@ function spreadTable<R extends { bytes: (number | null)[]; spread: number }>(cls
   table.append(h);
   for (const r of rows) {
     const tr = el('tr');
+    mark?.(tr, r);
     tr.append(el('td', bytes(r.spread), 'bytes'), ...r.bytes.map((x) => el('td', b(x), 'bytes')), name(r));
     table.append(tr);
   }
@@ -55,7 +56,7 @@ export function renderRanks(v: RanksView, lineLink: (file: string, line: number,
       return where;
     }));
   }
-  if (v.modules.length) sec.append(spreadTable('rank-modules', 'Modules that differ most between ranks (self bytes at each rank’s peak)', 'module', v, v.modules, (m) => el('td', m.path)));
+  if (v.modules.length) sec.append(spreadTable('rank-modules', 'Modules that differ most between ranks (self bytes at each rank’s peak)', 'module', v, v.modules, (m) => el('td', m.path), (tr, m) => (tr.dataset.module = m.path)));
   if (v.linesNote) sec.append(el('p', v.linesNote, 'note'));
   if (v.oom) {
     sec.append(el('p', `Rank ${v.oom.rank} ran out of memory at ${new Date(v.oom.timeUs / 1000).toISOString()}. The other ranks then (their last sample before it):`));
