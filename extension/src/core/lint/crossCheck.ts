@@ -1,4 +1,4 @@
-import type { Node, Tree } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 import { modeCalls } from './evalContext';
 import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
 import { GradFlow, graphSummary } from './gradFlow';
@@ -14,16 +14,16 @@ import type { CrossRefs } from './summaries';
  * function whose callers an eval loop looked at, the unit itself. An editor compares this before
  * and after an edit; when it differs, re-linting the edited units alone is not enough.
  */
-export function crossSignature(tree: Tree, units: readonly Node[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
+export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
   if (!refs.defs.size && !refs.callers.size) return '';
   const out: string[] = [];
   const callers = refs.callers.size ? new RegExp(`(?<![\\w])(?:${[...refs.callers].join('|')})\\s*\\(`) : undefined;
   // Most edits touch units that define nothing another unit looked up and call no such function: read from the text.
   if (!units.some((u) => callers?.test(u.text) || [...u.text.matchAll(/\bdef\s+(\w+)/g)].some((m) => refs.defs.has(m[1]!)))) return '';
-  const ix = NodeIndex.attach(tree, bindings);
+  const ix = NodeIndex.attach(root, bindings);
   try {
     const qualify = qualifier(bindings);
-    const noGrad = (n: Node) => underNoGrad(n, qualify);
+    const noGrad = (n: SyntaxNode) => underNoGrad(n, qualify);
     const flow = new GradFlow(qualify, noGrad);
     for (const u of units) {
       // A call to a function whose callers an eval loop reads: what that loop reads of it (eval mode before it, no-grad around it).
@@ -42,7 +42,7 @@ export function crossSignature(tree: Tree, units: readonly Node[], bindings: Rea
       }
     }
   } finally {
-    if (NodeIndex.of(tree.rootNode) === ix) NodeIndex.detach(tree);
+    if (NodeIndex.of(root) === ix) NodeIndex.detach(root);
   }
   return out.sort().join('\n');
 }
@@ -53,7 +53,7 @@ export function crossSignature(tree: Tree, units: readonly Node[], bindings: Rea
  * module-level loop's flag check (`flagSwitched`, on the module's text) sees. Typing inside a
  * receiver's name or a docstring changes neither: no re-lint of the file.
  */
-export function modeSignature(units: readonly Node[]): string {
+export function modeSignature(units: readonly SyntaxNode[]): string {
   return units
     .map((u) => {
       const calls = anchored(u, /\.\s*(?<at>eval|train)\s*\(/, ['call'])

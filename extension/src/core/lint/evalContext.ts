@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 import type { Qualify } from './facts';
 import { ancestors, scopeOf, underNoGrad } from './facts';
 import { anchored, calleeOf, memo } from './nodeIndex';
@@ -10,7 +10,7 @@ const EVAL_NAME = /^_*(eval|valid|test|predict|infer)/i;
 const TRAIN_FLAG = /^(not\s+)?[\w.]*(train|phase|mode|eval)\w*(\s*(==|!=|is not|is|not in|in)\s*[\w.'"()[\], ]+)?$/i;
 
 /** `.eval()` / `.train(False)` (eval mode) and `.train()` calls directly in a scope, in order. */
-export function modeCalls(scope: Node): { at: number; eval: boolean; target: string }[] {
+export function modeCalls(scope: SyntaxNode): { at: number; eval: boolean; target: string }[] {
   return memo(scope, `mode:${scope.id}`, () =>
     anchored(scope, /\.\s*(?<at>eval|train)\s*\(/, ['call'])
       .filter((c) => /\.(eval|train)$/.test(calleeOf(c).text) && scopeOf(c).equals(scope))
@@ -26,7 +26,7 @@ export function modeCalls(scope: Node): { at: number; eval: boolean; target: str
  * Whether a function is named for evaluation. `test_*` is evaluation code too (`test_epoch`) when
  * the loop walks data, except in a unit-test file (pytest or unittest imported) or when it asserts.
  */
-export function evalNamed(fn: Node, bindings: ReadonlyMap<string, string>, walksData: boolean): boolean {
+export function evalNamed(fn: SyntaxNode, bindings: ReadonlyMap<string, string>, walksData: boolean): boolean {
   const name = fn.childForFieldName('name')?.text ?? '';
   if (!EVAL_NAME.test(name)) return false;
   if (!/^_*test_/i.test(name)) return true;
@@ -36,7 +36,7 @@ export function evalNamed(fn: Node, bindings: ReadonlyMap<string, string>, walks
 }
 
 /** Calls in the file that run fn: `name(…)`, `self.name(…)`. */
-export function callersOf(fn: Node): Node[] {
+export function callersOf(fn: SyntaxNode): SyntaxNode[] {
   const name = fn.childForFieldName('name')?.text;
   if (!name) return [];
   crossRefs(fn.tree).callers.add(name);
@@ -51,7 +51,7 @@ export function callersOf(fn: Node): Node[] {
 }
 
 /** Where the file's text calls `name` (`name(`, `self.name(`): a scan for the literal name, the fastest here. */
-function callSites(file: Node, name: string): number[] {
+function callSites(file: SyntaxNode, name: string): number[] {
   const text = file.text;
   const out: number[] = [];
   for (const m of text.matchAll(new RegExp(`${name}\\s*\\(`, 'g'))) {
@@ -63,26 +63,26 @@ function callSites(file: Node, name: string): number[] {
 }
 
 /** The call at a text offset (not in a comment or string). */
-function anchoredAt(file: Node, at: number): Node | undefined {
-  let n: Node | null = file.descendantForIndex(at);
+function anchoredAt(file: SyntaxNode, at: number): SyntaxNode | undefined {
+  let n: SyntaxNode | null = file.descendantForIndex(at);
   if (!n || n.type === 'comment' || n.type.startsWith('string')) return undefined;
   while (n && n.type !== 'call') n = n.type === 'module' ? null : n.parent;
   return n ?? undefined;
 }
 
 /** A caller put the model in eval mode just before calling fn, with grad on (`model.eval(); evaluate(model, dl)`). */
-export function evalFromCallers(fn: Node, qualify: Qualify): boolean {
+export function evalFromCallers(fn: SyntaxNode, qualify: Qualify): boolean {
   return callersOf(fn).some((c) => modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true && !underNoGrad(c, qualify));
 }
 
 /** Every caller in the file already runs fn under no-grad (the catalog's interprocedural trap). */
-export function callersNoGrad(fn: Node, qualify: Qualify): boolean {
+export function callersNoGrad(fn: SyntaxNode, qualify: Qualify): boolean {
   const cs = callersOf(fn);
   return cs.length > 0 && cs.every((c) => underNoGrad(c, qualify));
 }
 
 /** Under `with torch.set_grad_enabled(flag):` (any argument): the code switches grad itself, per phase. */
-export function underGradSwitch(n: Node, qualify: Qualify): boolean {
+export function underGradSwitch(n: SyntaxNode, qualify: Qualify): boolean {
   return ancestors(n).some(
     (p) =>
       p.type === 'with_statement' &&
@@ -98,7 +98,7 @@ export function underGradSwitch(n: Node, qualify: Qualify): boolean {
  * One loop for training and evaluation, switched by a flag (`if train: loss.backward()`): the
  * backward and optimizer calls all sit under such an `if`, so the eval passes build graphs too.
  */
-export function flagSwitched(loop: Node, backward: readonly Node[], steps: readonly Node[]): boolean {
+export function flagSwitched(loop: SyntaxNode, backward: readonly SyntaxNode[], steps: readonly SyntaxNode[]): boolean {
   const all = [...backward, ...steps];
   const conditions = all.map((c) => gateOf(c, loop));
   if (!all.length || conditions.some((c) => c === undefined)) return false;
@@ -109,7 +109,7 @@ export function flagSwitched(loop: Node, backward: readonly Node[], steps: reado
 }
 
 /** The flag condition an `if` inside the loop gates n with (`train` in `if train: loss.backward()`). */
-export function gateOf(n: Node, loop: Node): string | undefined {
+export function gateOf(n: SyntaxNode, loop: SyntaxNode): string | undefined {
   for (const p of ancestors(n)) {
     if (p.equals(loop)) return undefined;
     const cond = p.type === 'if_statement' ? p.childForFieldName('condition') : null;
@@ -119,7 +119,7 @@ export function gateOf(n: Node, loop: Node): string | undefined {
 }
 
 /** Where to report an eval loop: the innermost loop around the model call that walks data (not a decoding loop inside it). */
-export function dataLoopAround(call: Node, outer: Node, walksData: (loop: Node) => boolean): Node {
+export function dataLoopAround(call: SyntaxNode, outer: SyntaxNode, walksData: (loop: SyntaxNode) => boolean): SyntaxNode {
   for (const p of ancestors(call)) {
     if ((p.type === 'for_statement' || p.type === 'while_statement') && walksData(p)) return p;
     if (p.equals(outer)) break;

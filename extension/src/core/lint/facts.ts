@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 import { NodeIndex, anchored, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
 import { qualifyDotted } from './imports';
 import { calledFunctions, ownCalls } from './summaries';
@@ -13,16 +13,16 @@ const NO_GRAD = new Set(['torch.no_grad', 'torch.inference_mode', 'torch.autogra
 /** Lightning runs these without grad. */
 const NO_GRAD_STEPS = new Set(['validation_step', 'test_step', 'predict_step']);
 
-export type Qualify = (n: Node | null) => string | undefined;
+export type Qualify = (n: SyntaxNode | null) => string | undefined;
 
-export function ancestors(n: Node): Node[] {
-  const out: Node[] = [];
+export function ancestors(n: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
   for (let p = n.parent; p; p = p.parent) out.push(p);
   return out;
 }
 
 /** The innermost function around n (nested functions are their own scope), or the module. */
-export function scopeOf(n: Node): Node {
+export function scopeOf(n: SyntaxNode): SyntaxNode {
   for (const p of ancestors(n)) if (p.type === 'function_definition' || p.type === 'module') return p;
   return n;
 }
@@ -43,12 +43,12 @@ const isStep = (name: string) => /(optim\w*|opt|scaler)\.step$/i.test(name) || /
 const STEP_HELPER = /(?:^|\.)(?:train(?:ing)?_(?:one_)?(?:step|batch)|train_on_batch)$/i;
 
 /** A call to a training step defined in another file: it trains, and what it returns is unknown here. */
-export function outsideStepCall(c: Node): boolean {
+export function outsideStepCall(c: SyntaxNode): boolean {
   return STEP_HELPER.test(calleeOf(c).text) && calledFunctions(c).length === 0;
 }
 
 /** What a helper of this file does when a loop calls it (`self.train_one_batch(x)`): its own calls, one level deep. */
-export function helperFacts(fn: Node): { train: boolean; model: boolean } {
+export function helperFacts(fn: SyntaxNode): { train: boolean; model: boolean } {
   return memo(fn, `helper:${fn.id}`, () => {
     let train = false;
     let model = false;
@@ -62,8 +62,8 @@ export function helperFacts(fn: Node): { train: boolean; model: boolean } {
 }
 
 /** Calls in a loop body that show it is a step loop: backward, an optimizer step, zero_grad, a model; in the body or in a helper it calls. */
-function stepCalls(loop: Node): { backward: Node[]; step: boolean; model: boolean } {
-  const backward: Node[] = [];
+function stepCalls(loop: SyntaxNode): { backward: SyntaxNode[]; step: boolean; model: boolean } {
+  const backward: SyntaxNode[] = [];
   let step = false;
   let model = false;
   // A `while` walks data when its condition asks a data source (`while not batcher.last_batch()`), not when
@@ -90,22 +90,22 @@ function stepCalls(loop: Node): { backward: Node[]; step: boolean; model: boolea
 }
 
 export interface LoopFacts {
-  node: Node;
+  node: SyntaxNode;
   /** Runs once per training or eval step (not a loop over layers or chunks inside one step). */
   step: boolean;
   train: boolean;
   /** The `.backward()` calls in the body (and `accelerator.backward(x)`). */
-  backward: Node[];
+  backward: SyntaxNode[];
 }
 
-export function loopFacts(loop: Node): LoopFacts {
+export function loopFacts(loop: SyntaxNode): LoopFacts {
   return memo(loop, `loop:${loop.id}`, () => computeLoopFacts(loop));
 }
 
 /** What a loop walks: a `for`'s iterable, a `while`'s condition. */
-const iterOf = (loop: Node): string => (loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : (loop.childForFieldName('condition')?.text ?? ''));
+const iterOf = (loop: SyntaxNode): string => (loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : (loop.childForFieldName('condition')?.text ?? ''));
 
-function computeLoopFacts(loop: Node): LoopFacts {
+function computeLoopFacts(loop: SyntaxNode): LoopFacts {
   const iter = iterOf(loop);
   // Without these words in its text a loop calls no backward, step or zero_grad: not a training loop,
   // and with no data to walk not an eval loop either (most loops, read without looking at a node).
@@ -119,7 +119,7 @@ function computeLoopFacts(loop: Node): LoopFacts {
 }
 
 /** The innermost enclosing loop that is a step loop, within n's own function. */
-export function stepLoopOf(n: Node): LoopFacts | undefined {
+export function stepLoopOf(n: SyntaxNode): LoopFacts | undefined {
   for (const p of ancestors(n)) {
     if (p.type === 'function_definition' || p.type === 'class_definition') return undefined;
     if (p.type === 'for_statement' || p.type === 'while_statement') {
@@ -131,7 +131,7 @@ export function stepLoopOf(n: Node): LoopFacts | undefined {
 }
 
 /** Whether a `with` statement's own items disable grad (nested `with`s in its body are their own). */
-function withDisablesGrad(w: Node, qualify: Qualify): boolean {
+function withDisablesGrad(w: SyntaxNode, qualify: Qualify): boolean {
   const clause = w.namedChildren.find((c) => c?.type === 'with_clause');
   for (const item of clause?.namedChildren ?? []) {
     if (item?.type !== 'with_item') continue;
@@ -148,7 +148,7 @@ function withDisablesGrad(w: Node, qualify: Qualify): boolean {
 }
 
 /** Where, inside a `with ExitStack() as stack:`, `stack.enter_context(torch.no_grad())` turns grad off (detectron2's evaluator). */
-function enteredNoGradAt(w: Node, qualify: Qualify): number {
+function enteredNoGradAt(w: SyntaxNode, qualify: Qualify): number {
   const body = w.childForFieldName('body');
   if (!body || !/enter_context/.test(body.text)) return Infinity;
   for (const c of nodesOf(body, 'call')) {
@@ -160,7 +160,7 @@ function enteredNoGradAt(w: Node, qualify: Qualify): number {
   return Infinity;
 }
 
-function defDisablesGrad(fn: Node, qualify: Qualify): boolean {
+function defDisablesGrad(fn: SyntaxNode, qualify: Qualify): boolean {
   if (NO_GRAD_STEPS.has(fn.childForFieldName('name')?.text ?? '')) return true;
   const dec = fn.parent?.type === 'decorated_definition' ? fn.parent : null;
   for (const d of dec?.namedChildren ?? []) {
@@ -174,7 +174,7 @@ function defDisablesGrad(fn: Node, qualify: Qualify): boolean {
 }
 
 /** Whether n runs with grad disabled: a `with torch.no_grad():` (any alias, parenthesized or not), a decorator, or a Lightning eval step. */
-export function underNoGrad(n: Node, qualify: Qualify): boolean {
+export function underNoGrad(n: SyntaxNode, qualify: Qualify): boolean {
   for (const p of ancestors(n)) {
     if (p.type === 'with_statement') {
       if (memo(p, `with:${p.id}`, () => withDisablesGrad(p, qualify))) return true;
@@ -186,7 +186,7 @@ export function underNoGrad(n: Node, qualify: Qualify): boolean {
 }
 
 /** Whether n is inside an `except` handler or an `if` that runs every N steps (`step % N == 0`). */
-export function guarded(n: Node, stop: Node): boolean {
+export function guarded(n: SyntaxNode, stop: SyntaxNode): boolean {
   for (const p of ancestors(n)) {
     if (p.equals(stop)) return false;
     if (p.type === 'except_clause') return true;
@@ -197,12 +197,12 @@ export function guarded(n: Node, stop: Node): boolean {
 }
 
 /** Whether n is inside a `try` that handles ImportError or AttributeError (a version guard). */
-export function versionGuarded(n: Node): boolean {
+export function versionGuarded(n: SyntaxNode): boolean {
   return ancestors(n).some((p) => p.type === 'try_statement' && /except\s*\(?[^:]*\b(ImportError|AttributeError|ModuleNotFoundError)\b/.test(p.text));
 }
 
 /** Whether an assignment target binds `name`: `name = …`, `a, name = …`, `(name, b) = …`. */
-function binds_(left: Node | null, name: string): boolean {
+function binds_(left: SyntaxNode | null, name: string): boolean {
   if (!left) return false;
   if (left.type === 'identifier') return left.text === name;
   if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern') return left.namedChildren.some((c) => binds_(c, name));
@@ -214,11 +214,11 @@ function binds_(left: Node | null, name: string): boolean {
  * same scope, never re-bound inside it (a per-step reset bounds it), and not back-propagated later
  * (a deliberate sum of losses is how multi-part objectives work).
  */
-export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
+export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode): boolean {
   const scope = scopeOf(loop);
   // Where `name` is bound and used in this scope: found from its occurrences rather than a walk over the scope.
   const ids = occurrences(scope, new RegExp(`(?<![\\w.])${name}\\b`));
-  const binds: Node[] = [];
+  const binds: SyntaxNode[] = [];
   for (const id of ids) {
     let p = id.parent;
     while (p && (p.type === 'pattern_list' || p.type === 'tuple_pattern' || p.type === 'list_pattern')) p = p.parent;
@@ -226,7 +226,7 @@ export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
   }
   // A bind inside the loop bounds it, unless it is a lazy first-step initialization (`if acc is None: acc = …`,
   // which also sets up the accumulators beside it).
-  const lazy = (x: Node) => ancestors(x).some((p) => p.type === 'if_statement' && /^([\w.]+\s+is\s+None|not\s+[\w.]+)$/.test(p.childForFieldName('condition')?.text ?? ''));
+  const lazy = (x: SyntaxNode) => ancestors(x).some((p) => p.type === 'if_statement' && /^([\w.]+\s+is\s+None|not\s+[\w.]+)$/.test(p.childForFieldName('condition')?.text ?? ''));
   if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex && !lazy(x))) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
   if (gatheredAfter(ids, loop, scope)) return false;
@@ -235,12 +235,12 @@ export function growsAcrossSteps(name: string, at: Node, loop: Node): boolean {
   const word = new RegExp(`\\b(${aliases.join('|')})\\b`);
   const later = occurrences(scope, /\bbackward\b/)
     .map((n) => (n.parent?.type === 'attribute' ? n.parent.parent : n.parent))
-    .filter((c): c is Node => c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope));
+    .filter((c): c is SyntaxNode => c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope));
   return !later.some((c) => word.test(c.text));
 }
 
 /** Names bound after `loop` from `name`: `x = name[i]`, `for x in name`. */
-function takenFrom(scope: Node, name: string, loop: Node): string[] {
+function takenFrom(scope: SyntaxNode, name: string, loop: SyntaxNode): string[] {
   const out: string[] = [];
   for (const id of occurrences(scope, new RegExp(`(?<![\\w.])${name}\\b`))) {
     if (id.startIndex < loop.endIndex) continue;
@@ -259,7 +259,7 @@ const GATHER = new Set(['torch.cat', 'torch.concat', 'torch.concatenate', 'torch
  * into one tensor right after it (`torch.cat(tiles)`, `torch.stack(aux_losses).mean()`): the chunks
  * of one step's result (tiled decoding, micro-batches), not values kept across steps.
  */
-function gatheredAfter(ids: readonly Node[], loop: Node, scope: Node): boolean {
+function gatheredAfter(ids: readonly SyntaxNode[], loop: SyntaxNode, scope: SyntaxNode): boolean {
   if (loopFacts(loop).train || (loop.type === 'for_statement' && /loader|dataset/i.test(iterOf(loop)))) return false;
   return ids.some((id) => {
     const call = id.parent?.type === 'argument_list' ? id.parent.parent : null;
@@ -270,28 +270,28 @@ function gatheredAfter(ids: readonly Node[], loop: Node, scope: Node): boolean {
 }
 
 /** A dotted name's qualified form, through the file's imports (`th.cat` → torch.cat). */
-function qualifiedName(n: Node, dotted: string): string {
+function qualifiedName(n: SyntaxNode, dotted: string): string {
   const bindings = NodeIndex.of(n)?.bindings;
   return (bindings && qualifyDotted(bindings, dotted)) ?? dotted;
 }
 
 /** Every step loop, outer ones too (an epoch loop around a batch loop): with stepLoopOf, each statement belongs to exactly one. */
-export function stepLoops(root: Node): LoopFacts[] {
+export function stepLoops(root: SyntaxNode): LoopFacts[] {
   return memo(root, `steploops:${root.id}`, () => anchored(root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => f.step));
 }
 
 /** Whether a node in `loop` is the loop's own, not a step loop's nested in it (found by ranges: no parent walk). */
-export function ownedBy(loop: LoopFacts, root: Node): (n: Node) => boolean {
+export function ownedBy(loop: LoopFacts, root: SyntaxNode): (n: SyntaxNode) => boolean {
   const inner = stepLoops(root).filter((l) => l !== loop && loop.node.startIndex <= l.node.startIndex && l.node.endIndex <= loop.node.endIndex);
   return (n) => !inner.some((l) => l.node.startIndex <= n.startIndex && n.endIndex <= l.node.endIndex);
 }
 
 /** Step loops that hold no step loop themselves: each statement belongs to exactly one of them. */
-export function innermostStepLoops(root: Node): LoopFacts[] {
+export function innermostStepLoops(root: SyntaxNode): LoopFacts[] {
   return memo(root, `innermost:${root.id}`, () => computeInnermost(root));
 }
 
-function computeInnermost(root: Node): LoopFacts[] {
+function computeInnermost(root: SyntaxNode): LoopFacts[] {
   const out: LoopFacts[] = [];
   for (const loop of anchored(root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement'])) {
     const f = loopFacts(loop);

@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 import type { Qualify } from './facts';
 import { isLossCall, isModelCall, outsideStepCall } from './facts';
 import { calleeOf, memo, qualifiedCallee, within } from './nodeIndex';
@@ -30,16 +30,16 @@ export class GradFlow {
 
   constructor(
     private readonly qualify: Qualify,
-    private readonly noGrad: (n: Node) => boolean,
+    private readonly noGrad: (n: SyntaxNode) => boolean,
   ) {}
 
   /** What the file's function(s) a call runs return (summaries.ts). */
-  graphOf(c: Node): GraphSummary {
+  graphOf(c: SyntaxNode): GraphSummary {
     return mergeGraph(ofCall(c, 'graph', (fn) => graphSummary(fn, this.qualify, this.noGrad)));
   }
 
   /** Whether the file's function(s) a call runs run a model with grad on (summaries.ts). */
-  runsModel(c: Node): boolean {
+  runsModel(c: SyntaxNode): boolean {
     return ofCall(c, 'model', (fn) => ownCalls(fn).some((x) => !this.noGrad(x) && (isModelCall(calleeOf(x).text) || this.runsModel(x)))).some((x) => x);
   }
 
@@ -52,7 +52,7 @@ export class GradFlow {
     return this.outside.has(name);
   }
 
-  private outsideStep(e: Node | null): boolean {
+  private outsideStep(e: SyntaxNode | null): boolean {
     if (e?.type === 'identifier') return this.outside.has(e.text);
     if (e?.type === 'subscript') return this.outsideStep(e.childForFieldName('value'));
     return e?.type === 'call' && outsideStepCall(e);
@@ -63,13 +63,13 @@ export class GradFlow {
    * at each statement that may accumulate or store (`+=`, `x = x + …`, `d[k] = …`, append/extend),
    * the flow as it was just before it.
    */
-  static trace(body: Node, qualify: Qualify, noGrad: (n: Node) => boolean): { node: Node; flow: GradFlow }[] {
+  static trace(body: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): { node: SyntaxNode; flow: GradFlow }[] {
     return memo(body, `trace:${body.id}`, () => GradFlow.traceFrom(body, [], qualify, noGrad));
   }
 
   /** trace() through a helper's body whose parameters `seeds` hold the caller's graph-carrying arguments. */
-  static traceFrom(body: Node, seeds: readonly string[], qualify: Qualify, noGrad: (n: Node) => boolean): { node: Node; flow: GradFlow }[] {
-    const out: { node: Node; flow: GradFlow }[] = [];
+  static traceFrom(body: SyntaxNode, seeds: readonly string[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): { node: SyntaxNode; flow: GradFlow }[] {
+    const out: { node: SyntaxNode; flow: GradFlow }[] = [];
     const flow = new GradFlow(qualify, noGrad);
     for (const s of seeds) flow.gt.add(s);
     flow.run(body, (n) => {
@@ -86,7 +86,7 @@ export class GradFlow {
   }
 
   /** Whether expression e carries a graph, given what is known so far. */
-  carries(e: Node | null): boolean {
+  carries(e: SyntaxNode | null): boolean {
     if (!e) return false;
     switch (e.type) {
       case 'identifier':
@@ -119,9 +119,9 @@ export class GradFlow {
     }
   }
 
-  private callCarries(c: Node): boolean {
+  private callCarries(c: SyntaxNode): boolean {
     const { node: f, method } = calleeOf(c);
-    const args = c.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
+    const args = c.childForFieldName('arguments')?.namedChildren.filter((a): a is SyntaxNode => !!a) ?? [];
     if (!f) return false;
     if (f.type === 'identifier' && KILL_FUNCTIONS.has(f.text)) return false;
     if (method !== undefined) {
@@ -139,7 +139,7 @@ export class GradFlow {
   }
 
   /** Applies one statement's assignments. */
-  assign(a: Node): void {
+  assign(a: SyntaxNode): void {
     const left = a.childForFieldName('left');
     const right = a.childForFieldName('right');
     if (a.type === 'assignment' && left) {
@@ -150,7 +150,7 @@ export class GradFlow {
     // `loss, logits = model(x)`: every name unpacked from a graph-carrying value carries it.
     if (a.type === 'assignment' && (left?.type === 'pattern_list' || left?.type === 'tuple_pattern')) {
       const gt = this.carries(right) && !this.noGrad(a);
-      const names = left.namedChildren.filter((n): n is Node => !!n);
+      const names = left.namedChildren.filter((n): n is SyntaxNode => !!n);
       // A helper of this file says which of its results carry a graph (`log, out = self.step(x)`).
       const parts = right?.type === 'call' ? this.graphOf(right).parts : undefined;
       if (parts && parts.length === names.length) {
@@ -174,7 +174,7 @@ export class GradFlow {
   }
 
   /** A loop body's assignments and calls in order, calling `visit` before each assignment takes effect. */
-  run(body: Node, visit: (a: Node) => void): void {
+  run(body: SyntaxNode, visit: (a: SyntaxNode) => void): void {
     for (const a of within(body, ['assignment', 'augmented_assignment', 'call', 'for_statement'])) {
       if (a.type === 'for_statement') {
         this.iterate(a);
@@ -187,27 +187,27 @@ export class GradFlow {
   }
 
   /** What is back-propagated carries a graph, whatever made it (`loss = self._train_step(b)` from a base class). */
-  private backpropagated(c: Node): void {
+  private backpropagated(c: SyntaxNode): void {
     const { node: f, method } = calleeOf(c);
     if (method !== 'backward' || !f) return;
     // accelerator.backward(loss), torch.autograd.backward(loss): the argument (x.backward(gradient) is rare);
     // loss.backward(): the tensor; scaler.scale(loss).backward(): scale's argument.
     const arg = c.childForFieldName('arguments')?.namedChildren.find((n) => n?.type !== 'keyword_argument');
-    let x: Node | null | undefined = arg ?? f.childForFieldName('object');
+    let x: SyntaxNode | null | undefined = arg ?? f.childForFieldName('object');
     if (x?.type === 'call' && /(^|\.)scale$/.test(calleeOf(x).text)) x = x.childForFieldName('arguments')?.namedChild(0);
     if (x?.type === 'identifier' && !this.noGrad(c)) this.gt.add(x.text);
   }
 
   /** A nested loop's targets: `for k, v in losses.items()` (v), `for i, x in enumerate(outs)` (x), `for l in losses` (l). */
-  private iterate(loop: Node): void {
+  private iterate(loop: SyntaxNode): void {
     const left = loop.childForFieldName('left');
     const right = loop.childForFieldName('right');
     if (!left || !right) return;
-    const names = left.type === 'pattern_list' || left.type === 'tuple_pattern' ? left.namedChildren.filter((n): n is Node => !!n) : [left];
+    const names = left.type === 'pattern_list' || left.type === 'tuple_pattern' ? left.namedChildren.filter((n): n is SyntaxNode => !!n) : [left];
     let each: boolean[] = names.map(() => this.carries(right));
     if (right.type === 'call') {
       const { node: f, method } = calleeOf(right);
-      const args = right.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => !!x) ?? [];
+      const args = right.childForFieldName('arguments')?.namedChildren.filter((x): x is SyntaxNode => !!x) ?? [];
       if (method === 'items' && names.length === 2) each = [false, this.carries(f?.childForFieldName('object') ?? null)];
       else if (f?.text === 'enumerate' && names.length === 2) each = [false, this.carries(args[0] ?? null)];
       else if (f?.text === 'zip' && args.length === names.length) each = args.map((x) => this.carries(x));
@@ -217,7 +217,7 @@ export class GradFlow {
 }
 
 /** A function's graph summary from the data flow through its body: a return of a graph-carrying value (a tuple with one counts). */
-export function graphSummary(fn: Node, qualify: Qualify, noGrad: (n: Node) => boolean): GraphSummary {
+export function graphSummary(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): GraphSummary {
   const flow = new GradFlow(qualify, noGrad);
   const body = fn.childForFieldName('body');
   if (body) flow.run(body, () => undefined);
@@ -235,7 +235,7 @@ export function graphSummary(fn: Node, qualify: Qualify, noGrad: (n: Node) => bo
 }
 
 /** A statement shaped like an accumulation or a store (the rules decide the rest). */
-function mayStore(n: Node): boolean {
+function mayStore(n: SyntaxNode): boolean {
   if (n.type === 'augmented_assignment') return true;
   // A helper of this file given two or more values may store one in another (helperStores.ts).
   if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '') || passesToHelper(n);
@@ -244,13 +244,13 @@ function mayStore(n: Node): boolean {
 }
 
 /** The last name of a call's callee: `max` for torch.max(…) and out.max(…). */
-function calleeName(c: Node): string {
+function calleeName(c: SyntaxNode): string {
   const { node: f, method } = calleeOf(c);
   return method ?? f?.text.split('.').pop() ?? '';
 }
 
 /** The part of `e` that carries the graph, smallest first: an identifier or call to rewrite. */
-export function graphAtom(e: Node, flow: GradFlow): Node | undefined {
+export function graphAtom(e: SyntaxNode, flow: GradFlow): SyntaxNode | undefined {
   if (e.type === 'binary_operator') return graphAtom(e.childForFieldName('left')!, flow) ?? graphAtom(e.childForFieldName('right')!, flow);
   if (e.type === 'parenthesized_expression') return graphAtom(e.namedChild(0)!, flow);
   // In a container built on the spot, the element that carries it ({'loss': loss} → loss).

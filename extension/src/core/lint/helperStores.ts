@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 import type { LoopFacts, Qualify } from './facts';
 import { growsAcrossSteps, underNoGrad } from './facts';
 import { GradFlow, graphAtom } from './gradFlow';
@@ -9,13 +9,13 @@ import type { RuleContext } from './types';
 
 /** A store made by a helper of this file on behalf of a step loop's call: `self._accumulate(preds, predictions)`. */
 export interface HelperStore {
-  node: Node;
+  node: SyntaxNode;
   name: string;
-  atom: Node;
+  atom: SyntaxNode;
 }
 
 /** A function's positional parameter names, `self`/`cls` of a method left out when called as `self.f(…)`. */
-function params(fn: Node, method: boolean): string[] {
+function params(fn: SyntaxNode, method: boolean): string[] {
   const names = (fn.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : p?.type === 'typed_parameter' ? (p.namedChild(0)?.text ?? '') : (p?.childForFieldName('name')?.text ?? '')));
   return method ? names.slice(1) : names;
 }
@@ -26,14 +26,14 @@ function params(fn: Node, method: boolean): string[] {
  * predictions)` appending every prediction tensor): each step's graph stays in the container.
  * `carries` says whether an argument carries a graph at the call.
  */
-export function helperStores(ctx: RuleContext, loop: LoopFacts, call: Node, carries: (arg: Node) => boolean): HelperStore[] {
-  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((a): a is Node => !!a && a.type !== 'keyword_argument');
+export function helperStores(ctx: RuleContext, loop: LoopFacts, call: SyntaxNode, carries: (arg: SyntaxNode) => boolean): HelperStore[] {
+  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((a): a is SyntaxNode => !!a && a.type !== 'keyword_argument');
   if (args.length < 2) return [];
   const graphArgs = args.map((a) => carries(a));
   const containers = args.map((a) => a.type === 'identifier' && growsAcrossSteps(a.text, call, loop.node));
   if (!graphArgs.some((x) => x) || !containers.some((x) => x)) return [];
   const method = /^(self|cls)\./.test(calleeOf(call).text);
-  const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+  const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
   return calledFunctions(call).flatMap((fn) => {
     const names = params(fn, method);
     return storesInto(fn, names.filter((_, i) => graphArgs[i]), new Set(names.filter((_, i) => containers[i])), ctx.qualify, noGrad);
@@ -41,7 +41,7 @@ export function helperStores(ctx: RuleContext, loop: LoopFacts, call: Node, carr
 }
 
 /** The stores in fn's body of a graph-carrying value into one of `held`, with its parameters `seeds` carrying graphs. */
-function storesInto(fn: Node, seeds: readonly string[], held: ReadonlySet<string>, qualify: Qualify, noGrad: (n: Node) => boolean): HelperStore[] {
+function storesInto(fn: SyntaxNode, seeds: readonly string[], held: ReadonlySet<string>, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): HelperStore[] {
   const body = fn.childForFieldName('body');
   if (!body || !seeds.length || !held.size) return [];
   const out: HelperStore[] = [];
@@ -58,7 +58,7 @@ function storesInto(fn: Node, seeds: readonly string[], held: ReadonlySet<string
  * What a loop calling fn reads of it here (crossCheck.ts): which of its parameters, given a
  * graph-carrying value, ends up stored in which parameter ('' when it stores into none).
  */
-export function storeFlows(fn: Node, qualify: Qualify, noGrad: (n: Node) => boolean): string {
+export function storeFlows(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): string {
   const ps = params(fn, false);
   const held = new Set(ps);
   if (!nodesOf(fn, ['call', 'assignment', 'augmented_assignment']).some((n) => held.has(stored(n)?.name ?? ''))) return '';

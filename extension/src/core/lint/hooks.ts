@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 import { anchored, memo } from './nodeIndex';
 
 /**
@@ -9,7 +9,7 @@ import { anchored, memo } from './nodeIndex';
 const PER_BATCH = /^(training_step|train_step|validation_step|test_step|predict_step|compute_loss|prediction_step|on_(train|validation|test|predict)_batch_end|(training|validation|test)_step_end)$/;
 
 /** The per-batch methods in root (functions named as above, defined in a class). */
-export function perBatchHooks(root: Node): Node[] {
+export function perBatchHooks(root: SyntaxNode): SyntaxNode[] {
   return memo(root, `hooks:${root.id}`, () =>
     anchored(root, /^[ \t]*(?:async[ \t]+)?def[ \t]+(?<at>\w+)/m, ['identifier'])
       .filter((id) => PER_BATCH.test(id.text) && id.parent?.type === 'function_definition' && isMethod(id.parent))
@@ -17,18 +17,18 @@ export function perBatchHooks(root: Node): Node[] {
   );
 }
 
-function isMethod(fn: Node): boolean {
+function isMethod(fn: SyntaxNode): boolean {
   const p = fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent;
   return p?.type === 'block' && p.parent?.type === 'class_definition';
 }
 
 /** `self.outputs` in `self.outputs.append(x)`: the attribute a hook keeps across batches, or undefined. */
-export function selfAttribute(n: Node | null): string | undefined {
+export function selfAttribute(n: SyntaxNode | null): string | undefined {
   return n?.type === 'attribute' && n.childForFieldName('object')?.text === 'self' ? n.text : undefined;
 }
 
 /** Whether the hook itself empties or rebinds `self.x` (then it holds one batch, not all of them). */
-export function resetInHook(fn: Node, attr: string): boolean {
+export function resetInHook(fn: SyntaxNode, attr: string): boolean {
   const esc = attr.replace(/\./g, '\\.');
   // `self.x = []` rebinds it; `self.x = self.x + loss` adds to it.
   return new RegExp(`(^|[^\\w.])${esc}\\s*=(?!=)(?![^\\n]*${esc})|${esc}\\.clear\\(|del\\s+${esc}\\b`, 'm').test(fn.childForFieldName('body')?.text ?? '');

@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 
 /**
  * Local names bound by imports, to their qualified names: `import torch.nn.functional as F` binds
@@ -6,7 +6,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
  * torch.utils.checkpoint.checkpoint; `import torch.cuda` binds torch → torch. Every import in the
  * file counts, wherever it stands (function-local imports included).
  */
-export function importBindings(root: Node, statements: readonly Node[] = importStatements(root)): Map<string, string> {
+export function importBindings(root: SyntaxNode, statements: readonly SyntaxNode[] = importStatements(root)): Map<string, string> {
   const out = new Map<string, string>();
   for (const st of statements) {
     // The statement's own text, without comments, parentheses and line continuations: a list of `name [as alias]`.
@@ -29,9 +29,9 @@ export function importBindings(root: Node, statements: readonly Node[] = importS
  * The import statements, found from the text (a keyword search, then the node there) rather than by
  * walking every node: on a 5,000-line file that is the difference between 0.5 and 17 ms.
  */
-export function importStatements(root: Node): Node[] {
+export function importStatements(root: SyntaxNode): SyntaxNode[] {
   const text = root.text;
-  const out: Node[] = [];
+  const out: SyntaxNode[] = [];
   const seen = new Set<number>();
   // The keyword is rare and a literal (fast to find); the statement must start there or with `from m`.
   for (const m of text.matchAll(/\bimport[ \t(\\]/g)) {
@@ -40,7 +40,7 @@ export function importStatements(root: Node): Node[] {
     const lineStart = line + text.slice(line, m.index).lastIndexOf(';') + 1;
     const head = /^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?$/.exec(text.slice(lineStart, m.index));
     if (!head) continue;
-    let n: Node | null = root.descendantForIndex(root.startIndex + lineStart + head[0].search(/\S|$/));
+    let n: SyntaxNode | null = root.descendantForIndex(root.startIndex + lineStart + head[0].search(/\S|$/));
     while (n && n.type !== 'import_statement' && n.type !== 'import_from_statement' && n.type !== 'module') n = n.parent;
     if (n && n.type !== 'module' && !seen.has(n.startIndex)) {
       seen.add(n.startIndex);
@@ -61,8 +61,8 @@ export function qualifyDotted(bindings: ReadonlyMap<string, string>, dotted: str
 }
 
 /** The qualified name an expression spells (`F.cross_entropy` → torch.nn.functional.cross_entropy), if rooted in an import. */
-export function qualifier(bindings: ReadonlyMap<string, string>): (n: Node | null) => string | undefined {
-  const q = (n: Node | null): string | undefined => {
+export function qualifier(bindings: ReadonlyMap<string, string>): (n: SyntaxNode | null) => string | undefined {
+  const q = (n: SyntaxNode | null): string | undefined => {
     if (!n) return undefined;
     if (n.type === 'identifier') return bindings.get(n.text);
     if (n.type === 'attribute') {

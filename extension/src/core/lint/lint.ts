@@ -1,4 +1,6 @@
-import type { Node, Tree } from '@vscode/tree-sitter-wasm';
+import type { Tree } from '@vscode/tree-sitter-wasm';
+import { rootOf } from './syntaxTree';
+import type { SyntaxNode } from './syntaxTree';
 import { importBindings, qualifier } from './imports';
 import { NodeIndex } from './nodeIndex';
 import type { PythonParser } from './parser';
@@ -89,8 +91,8 @@ export function importsKey(bindings: ReadonlyMap<string, string>): string {
 }
 
 /** Lints a parsed file, or only the given parts of it (the rest is unchanged); `imports`: the file's bindings, when known. */
-export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly Node[], imports?: Map<string, string>): Finding[] {
-  const file = tree.rootNode;
+export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly SyntaxNode[], imports?: Map<string, string>): Finding[] {
+  const file = rootOf(tree, text);
   const bindings = imports ?? importBindings(file);
   if (![...bindings.values()].some((q) => q === 'torch' || q.startsWith('torch.'))) return [];
   const torch = [...bindings].find(([, q]) => q === 'torch')?.[0];
@@ -98,7 +100,7 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
   const fileOff = text.includes('headroom:') ? named(FILE_PRAGMA.exec(text)) : undefined;
   const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
   const findings: Finding[] = [];
-  NodeIndex.attach(tree, bindings);
+  NodeIndex.attach(file, bindings);
   try {
     for (const root of scopes ?? [file]) {
       const ctx: RuleContext = { root, file, text, qualify, bindings, torch };
@@ -115,7 +117,7 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
       }
     }
   } finally {
-    NodeIndex.detach(tree);
+    NodeIndex.detach(file);
   }
   // An eval loop without no_grad that also accumulates graphs is the costly combination: an error.
   for (const f of findings) {

@@ -1,4 +1,4 @@
-import type { Node, Tree } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 
 /** The node kinds rules and facts look up. Collected in one walk inside wasm (a walk per kind per rule cost 14 ms each on 5,000 lines). */
 const INDEXED = ['call', 'decorator', 'for_statement', 'while_statement', 'with_statement', 'function_definition', 'class_definition', 'lambda', 'assignment', 'augmented_assignment', 'except_clause'];
@@ -6,7 +6,7 @@ const INDEXED_SET = new Set(INDEXED);
 const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
 
 interface Entry {
-  node: Node;
+  node: SyntaxNode;
   type: string;
   start: number;
   end: number;
@@ -21,7 +21,7 @@ interface Region {
 
 /** A call's callee, read once per lint rather than once per rule. */
 export interface Callee {
-  node: Node | null;
+  node: SyntaxNode | null;
   text: string;
   /** `m` in `x.m(…)`. */
   method: string | undefined;
@@ -35,7 +35,7 @@ export interface Callee {
  * indexed region indexes that region first (a module-level loop's scope, when re-linting one statement).
  */
 export class NodeIndex {
-  private static readonly byTree = new WeakMap<Tree, NodeIndex>();
+  private static readonly byTree = new WeakMap<object, NodeIndex>();
   private readonly regions: Region[] = [];
   readonly memo = new Map<string, unknown>();
   private readonly callees = new Map<number, Callee>();
@@ -44,22 +44,22 @@ export class NodeIndex {
   bindings: ReadonlyMap<string, string> | undefined;
 
   /** Regions are indexed when first asked for (a loop's body, a function), not the whole file up front. */
-  static attach(tree: Tree, bindings?: ReadonlyMap<string, string>): NodeIndex {
+  static attach(root: SyntaxNode, bindings?: ReadonlyMap<string, string>): NodeIndex {
     const ix = new NodeIndex();
     ix.bindings = bindings;
-    NodeIndex.byTree.set(tree, ix);
+    NodeIndex.byTree.set(root.tree, ix);
     return ix;
   }
 
-  static detach(tree: Tree): void {
-    NodeIndex.byTree.delete(tree);
+  static detach(root: SyntaxNode): void {
+    NodeIndex.byTree.delete(root.tree);
   }
 
-  static of(n: Node): NodeIndex | undefined {
+  static of(n: SyntaxNode): NodeIndex | undefined {
     return NodeIndex.byTree.get(n.tree);
   }
 
-  private add(root: Node): Region {
+  private add(root: SyntaxNode): Region {
     const entries: Entry[] = [];
     for (const n of root.descendantsOfType(INDEXED)) if (n) entries.push({ node: n, type: n.type, start: n.startIndex, end: n.endIndex });
     const region = { start: root.startIndex, end: root.endIndex, entries };
@@ -71,7 +71,7 @@ export class NodeIndex {
    * Nodes of these kinds inside `root` (itself included), in document order; with `scoped`, not
    * those inside a function, class or lambda nested in root (their own scope).
    */
-  nodes(root: Node, types: readonly string[], scoped = false): Node[] {
+  nodes(root: SyntaxNode, types: readonly string[], scoped = false): SyntaxNode[] {
     const s = root.startIndex;
     const e = root.endIndex;
     const region = this.regions.find((r) => r.start <= s && e <= r.end) ?? this.add(root);
@@ -83,7 +83,7 @@ export class NodeIndex {
       if (xs[mid]!.start < s) lo = mid + 1;
       else hi = mid;
     }
-    const out: Node[] = [];
+    const out: SyntaxNode[] = [];
     const scopes: Entry[] = [];
     for (let i = lo; i < xs.length && xs[i]!.start < e; i++) {
       const x = xs[i]!;
@@ -102,7 +102,7 @@ export class NodeIndex {
     return out;
   }
 
-  callee(c: Node): Callee {
+  callee(c: SyntaxNode): Callee {
     let x = this.callees.get(c.id);
     if (!x) {
       const f = c.childForFieldName('function');
@@ -114,19 +114,19 @@ export class NodeIndex {
 }
 
 /** Nodes of these kinds inside `root` (itself included), in document order. */
-export function nodesOf(root: Node, types: string | readonly string[]): Node[] {
+export function nodesOf(root: SyntaxNode, types: string | readonly string[]): SyntaxNode[] {
   const ts = typeof types === 'string' ? [types] : types;
   const ix = NodeIndex.of(root);
   if (ix && ts.every((t) => INDEXED_SET.has(t))) return ix.nodes(root, ts);
-  return root.descendantsOfType(ts as string[]).filter((n): n is Node => !!n);
+  return root.descendantsOfType(ts as string[]).filter((n): n is SyntaxNode => !!n);
 }
 
 /** Descendants of `root` (not root) of these kinds, in document order, not entering nested functions, classes or lambdas. */
-export function within(root: Node, types: readonly string[]): Node[] {
+export function within(root: SyntaxNode, types: readonly string[]): SyntaxNode[] {
   const ix = NodeIndex.of(root);
   if (ix && types.every((t) => INDEXED_SET.has(t))) return ix.nodes(root, types, true).filter((n) => n.id !== root.id);
-  const out: Node[] = [];
-  const walk = (n: Node): void => {
+  const out: SyntaxNode[] = [];
+  const walk = (n: SyntaxNode): void => {
     for (const c of n.namedChildren) {
       if (!c) continue;
       if (types.includes(c.type)) out.push(c);
@@ -138,7 +138,7 @@ export function within(root: Node, types: readonly string[]): Node[] {
 }
 
 /** A call's callee (memoised per tree while it is being linted). */
-export function calleeOf(c: Node): Callee {
+export function calleeOf(c: SyntaxNode): Callee {
   const ix = NodeIndex.of(c);
   if (ix) return ix.callee(c);
   const f = c.childForFieldName('function');
@@ -146,14 +146,14 @@ export function calleeOf(c: Node): Callee {
 }
 
 /** A call's callee's qualified name (`torch.cuda.empty_cache`), memoised with the callee. */
-export function qualifiedCallee(c: Node, qualify: (n: Node | null) => string | undefined): string | undefined {
+export function qualifiedCallee(c: SyntaxNode, qualify: (n: SyntaxNode | null) => string | undefined): string | undefined {
   const x = calleeOf(c);
   if (x.qualified === undefined) x.qualified = qualify(x.node) ?? null;
   return x.qualified ?? undefined;
 }
 
 /** Memoises `compute` per tree and key while the tree is being linted. */
-export function memo<T>(n: Node, key: string, compute: () => T): T {
+export function memo<T>(n: SyntaxNode, key: string, compute: () => T): T {
   const ix = NodeIndex.of(n);
   if (!ix) return compute();
   if (ix.memo.has(key)) return ix.memo.get(key) as T;
@@ -168,8 +168,8 @@ const NOT_CODE = new Set(['comment', 'string', 'string_start', 'string_content',
  * The innermost nodes where `pattern` matches inside `root`'s text, skipping matches in comments and
  * strings: a few lookups where a name is rare, instead of a walk over every node.
  */
-export function occurrences(root: Node, pattern: RegExp): Node[] {
-  const out: Node[] = [];
+export function occurrences(root: SyntaxNode, pattern: RegExp): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
   const from = root.startIndex;
   for (const m of root.text.matchAll(new RegExp(pattern.source, 'g'))) {
     const n = root.descendantForIndex(from + m.index);
@@ -183,13 +183,13 @@ export function occurrences(root: Node, pattern: RegExp): Node[] {
  * `at`), the innermost node there or its nearest ancestor of those types (within root). Rules look for rare names this way
  * instead of walking every node of a file (a 5,000-line file has ~60,000 nodes).
  */
-export function anchored(root: Node, pattern: RegExp, types: readonly string[]): Node[] {
+export function anchored(root: SyntaxNode, pattern: RegExp, types: readonly string[]): SyntaxNode[] {
   const from = root.startIndex;
-  const out: Node[] = [];
+  const out: SyntaxNode[] = [];
   const seen = new Set<number>();
   for (const m of root.text.matchAll(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}gd`))) {
     // A group named `at` marks where the node is (after indentation, say); else the match's start.
-    let n: Node | null = root.descendantForIndex(from + (m.indices?.groups?.at?.[0] ?? m.index));
+    let n: SyntaxNode | null = root.descendantForIndex(from + (m.indices?.groups?.at?.[0] ?? m.index));
     if (!n || NOT_CODE.has(n.type)) continue;
     while (n && !types.includes(n.type)) n = n.id === root.id ? null : n.parent;
     if (n && !seen.has(n.id)) {
@@ -204,7 +204,7 @@ export function anchored(root: Node, pattern: RegExp, types: readonly string[]):
  * Calls (or other `types`) whose callee ends in one of `names`, or in a local alias of one
  * (`from torch.utils.checkpoint import checkpoint as ckpt`); a superset, each rule checks the callee.
  */
-export function callsNamed(root: Node, bindings: ReadonlyMap<string, string>, names: readonly string[], types: readonly string[] = ['call']): Node[] {
+export function callsNamed(root: SyntaxNode, bindings: ReadonlyMap<string, string>, names: readonly string[], types: readonly string[] = ['call']): SyntaxNode[] {
   const last = new Set(names);
   const aliases = [...bindings].filter(([k, q]) => last.has(q.slice(q.lastIndexOf('.') + 1)) && !last.has(k)).map(([k]) => k);
   return anchored(root, new RegExp(`(?<![\\w])(?:${[...names, ...aliases].join('|')})\\b`), types);

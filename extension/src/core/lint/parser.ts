@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Language, Parser } from '@vscode/tree-sitter-wasm';
 import type { Tree } from '@vscode/tree-sitter-wasm';
+import { setWasmModule } from './wasmTables';
 
 /**
  * Python syntax trees from tree-sitter (WebAssembly): fast, error-tolerant (a broken region becomes
@@ -12,7 +13,10 @@ export class PythonParser {
 
   /** `wasmDir` holds tree-sitter.wasm and tree-sitter-python.wasm. */
   static async load(wasmDir: string): Promise<PythonParser> {
-    await Parser.init({ locateFile: (file: string) => join(wasmDir, file) });
+    // web-tree-sitter's first init makes this object its module; syntaxTree.ts reads trees through its memory views.
+    const options = { locateFile: (file: string) => join(wasmDir, file) };
+    await Parser.init(options);
+    setWasmModule(options);
     const python = await Language.load(readFileSync(join(wasmDir, 'tree-sitter-python.wasm')));
     const parser = new Parser();
     parser.setLanguage(python);

@@ -1,4 +1,6 @@
-import type { Edit, Node, Tree } from '@vscode/tree-sitter-wasm';
+import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
+import { rootOf } from './syntaxTree';
+import type { SyntaxNode } from './syntaxTree';
 import { importBindings, importStatements } from './imports';
 import { importsKey, lintTree } from './lint';
 import { workersKey } from './rules/hr011';
@@ -56,19 +58,19 @@ function shift(f: Finding, c: TextChange): Finding | undefined {
  * outside it but the file's imports and keys (checked separately) and its enclosing `with`s and
  * decorators, which an edit inside it cannot change.
  */
-function unitAt(root: Node, i: number): Node | undefined {
-  let unit: Node | undefined;
-  let top: Node | undefined;
-  for (let n: Node | null = root.descendantForIndex(i); n && n.type !== 'module'; n = n.parent) {
+function unitAt(root: SyntaxNode, i: number): SyntaxNode | undefined {
+  let unit: SyntaxNode | undefined;
+  let top: SyntaxNode | undefined;
+  for (let n: SyntaxNode | null = root.descendantForIndex(i); n && n.type !== 'module'; n = n.parent) {
     if (n.type === 'function_definition') unit = n;
     top = n;
   }
   return unit ?? top;
 }
 
-function errorRanges(root: Node): [number, number][] {
+function errorRanges(root: SyntaxNode): [number, number][] {
   const out: [number, number][] = [];
-  const walk = (n: Node): void => {
+  const walk = (n: SyntaxNode): void => {
     if (n.isError || n.isMissing) {
       out.push([n.startIndex, n.endIndex]);
       return;
@@ -119,13 +121,14 @@ export class LintSession {
     let modeMayChange = this.findings.some((f) => f.evidence && (f.start.line < f.evidence.loopLine || f.start.line > (f.evidence.loopEndLine ?? f.evidence.loopLine)));
     // The units one change edits, in the tree before it (several changes at once: none, and the text decides).
     const c0 = changes[0];
-    const units = incremental && changes.length === 1 && c0 ? [unitAt(old.rootNode, c0.offset), unitAt(old.rootNode, Math.max(c0.offset, c0.offset + c0.length - 1))].filter((u, i, xs): u is Node => !!u && xs.findIndex((x) => !!x && x.equals(u)) === i) : [];
+    const oldRoot = old && rootOf(old, this.text);
+    const units = incremental && changes.length === 1 && c0 ? [unitAt(oldRoot!, c0.offset), unitAt(oldRoot!, Math.max(c0.offset, c0.offset + c0.length - 1))].filter((u, i, xs): u is SyntaxNode => !!u && xs.findIndex((x) => !!x && x.equals(u)) === i) : [];
     // What loops in other statements read of the edited units' mode switches, before the edit.
     const modeBefore = units.length ? modeSignature(units) : undefined;
     // What other functions' findings read from the edited ones (summaries, callers), before the edit.
     let crossBefore: string | undefined;
     if (incremental && (this.refs.defs.size || this.refs.callers.size)) {
-      crossBefore = units.length ? crossSignature(old, units, this.bindings ?? new Map(), this.refs) : undefined;
+      crossBefore = units.length ? crossSignature(oldRoot!, units, this.bindings ?? new Map(), this.refs) : undefined;
       if (crossBefore === undefined) modeMayChange = true; // several changes at once: re-lint all
     }
     if (incremental) {
@@ -149,7 +152,7 @@ export class LintSession {
       }
     }
     const tree = this.parser.parse(text, incremental ? old : undefined);
-    const root = tree.rootNode;
+    const root = rootOf(tree, text);
     // What findings depend on beyond their own statement: imports, file pragmas, DataLoader workers.
     if (importsMayChange) {
       const statements = importStatements(root);
@@ -162,7 +165,7 @@ export class LintSession {
     let out: Finding[];
     if (incremental && key === this.key && !modeMayChange) {
       const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];
-      const units: Node[] = [];
+      const units: SyntaxNode[] = [];
       for (const i of touched) {
         const u = unitAt(root, Math.min(i, text.length));
         if (u && !units.some((x) => x.equals(u))) units.push(u);
@@ -171,9 +174,9 @@ export class LintSession {
       const dirty = units.filter((u) => !units.some((x) => x !== u && x.startIndex <= u.startIndex && u.endIndex <= x.endIndex && !x.equals(u)));
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
       // An edit that changed what a helper returns (or a caller's context) changes findings elsewhere: re-lint all.
-      if ((crossBefore !== undefined && crossSignature(tree, dirty, bindings, this.refs) !== crossBefore) || (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)) out = this.full(tree, text, bindings);
+      if ((crossBefore !== undefined && crossSignature(root, dirty, bindings, this.refs) !== crossBefore) || (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)) out = this.full(tree, text, bindings);
       else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
-      const r = crossRefs(tree);
+      const r = crossRefs(root.tree);
       for (const d of r.defs) this.refs.defs.add(d);
       for (const d of r.callers) this.refs.callers.add(d);
     } else out = this.full(tree, text, bindings);
@@ -196,7 +199,7 @@ export class LintSession {
   /** A full lint, which also starts the record of cross-function reads afresh. */
   private full(tree: Tree, text: string, bindings: Map<string, string>): Finding[] {
     const out = lintTree(tree, text, this.opts, undefined, bindings);
-    const r = crossRefs(tree);
+    const r = crossRefs(rootOf(tree, text).tree);
     this.refs = { defs: new Set(r.defs), callers: new Set(r.callers) };
     return out;
   }

@@ -1,10 +1,10 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 import { selfAttribute } from './hooks';
 import { calleeOf } from './nodeIndex';
 import { calledFunctions } from './summaries';
 
 /** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs += [v]`, `d[k] = v`. */
-export function stored(n: Node): { name: string; value: Node } | undefined {
+export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | undefined {
   if (n.type === 'call') {
     const { node: f, method } = calleeOf(n);
     const obj = f?.childForFieldName('object');
@@ -27,6 +27,6 @@ export function stored(n: Node): { name: string; value: Node } | undefined {
 
 
 /** A call that may store for its caller: two or more values given to a helper of this file (helperStores.ts). */
-export function passesToHelper(c: Node): boolean {
+export function passesToHelper(c: SyntaxNode): boolean {
   return c.type === 'call' && (c.childForFieldName('arguments')?.namedChildCount ?? 0) >= 2 && calledFunctions(c).length > 0;
 }

@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 import { anchored, calleeOf, memo, within } from './nodeIndex';
 
 /**
@@ -14,7 +14,7 @@ export interface GraphSummary {
 }
 
 /** Where the file defines each name (`def name`): one pass over the text per tree; nodes are found per name, when asked. */
-function definitionSites(file: Node): Map<string, number[]> {
+function definitionSites(file: SyntaxNode): Map<string, number[]> {
   return memo(file, 'defsites', () => {
     const out = new Map<string, number[]>();
     // Unanchored (3× faster than a line-anchored pattern on 5,000 lines): a `def` in a string or comment is dropped when its node is looked up.
@@ -28,7 +28,7 @@ function definitionSites(file: Node): Map<string, number[]> {
 }
 
 /** The file's functions (methods too) named `name`. */
-function definitionsOf(file: Node, name: string): Node[] {
+function definitionsOf(file: SyntaxNode, name: string): SyntaxNode[] {
   const sites = definitionSites(file).get(name);
   if (!sites) return [];
   return memo(file, `defs:${name}`, () =>
@@ -61,7 +61,7 @@ export function crossRefs(tree: object): CrossRefs {
  * The file's functions a call may run: `f(...)` → the functions named f; `self.f(...)` and
  * `cls.f(...)` → the methods named f. Calls on other objects (`train_util.f`, `x.f`) are not resolved.
  */
-export function calledFunctions(c: Node): Node[] {
+export function calledFunctions(c: SyntaxNode): SyntaxNode[] {
   const { node: f, text } = calleeOf(c);
   if (!f) return [];
   const m = /^(?:(?:self|cls)\.)?(\w+)$/.exec(text);
@@ -77,7 +77,7 @@ const MAX_DEPTH = 12;
  * One part of the summaries of the function(s) a call runs, computed once per tree, function and
  * part; a recursion (f calls g calls f) reads as unknown (left out).
  */
-export function ofCall<T>(c: Node, part: string, compute: (fn: Node) => T): T[] {
+export function ofCall<T>(c: SyntaxNode, part: string, compute: (fn: SyntaxNode) => T): T[] {
   const out: T[] = [];
   for (const fn of calledFunctions(c)) {
     const v = memo(fn, `${part}:${fn.id}`, () => {
@@ -105,18 +105,18 @@ export function mergeGraph(xs: readonly GraphSummary[]): GraphSummary {
 }
 
 /** The `return` statements of fn itself (not of functions nested in it), found from the text. */
-export function returnsOf(fn: Node): Node[] {
+export function returnsOf(fn: SyntaxNode): SyntaxNode[] {
   const body = fn.childForFieldName('body');
   return body ? anchored(body, /(?<![\w.])return\b/, ['return_statement']).filter((r) => ownScope(r, fn)) : [];
 }
 
 /** The calls directly in fn (not in nested functions). */
-export function ownCalls(fn: Node): Node[] {
+export function ownCalls(fn: SyntaxNode): SyntaxNode[] {
   const body = fn.childForFieldName('body');
   return body ? within(body, ['call']) : [];
 }
 
-function ownScope(n: Node, fn: Node): boolean {
+function ownScope(n: SyntaxNode, fn: SyntaxNode): boolean {
   for (let p = n.parent; p; p = p.parent) {
     if (p.type === 'function_definition' || p.type === 'lambda' || p.type === 'class_definition') return p.equals(fn);
   }

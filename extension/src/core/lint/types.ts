@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from './syntaxTree';
 
 export type RuleId =
   | 'HR001'
@@ -55,18 +55,18 @@ export interface Finding {
 /** What a rule sees: the part of the tree to check, the whole file, the text, and the shared facts. */
 export interface RuleContext {
   /** Where to look for findings: the module, or one top-level statement when re-linting after an edit. */
-  root: Node;
+  root: SyntaxNode;
   /** The whole module, for file-level facts (a DataLoader's workers). */
-  file: Node;
+  file: SyntaxNode;
   text: string;
-  qualify(n: Node | null): string | undefined;
+  qualify(n: SyntaxNode | null): string | undefined;
   /** Local names bound by imports, to their qualified names. */
   bindings: ReadonlyMap<string, string>;
   /** The local name bound to `torch`, for code the fixes write. */
   torch: string | undefined;
 }
 
-export function findingAt(rule: RuleId, severity: Severity, n: Node, message: string, fixes: Fix[] = [], evidence?: Finding['evidence']): Finding {
+export function findingAt(rule: RuleId, severity: Severity, n: SyntaxNode, message: string, fixes: Fix[] = [], evidence?: Finding['evidence']): Finding {
   return {
     rule,
     severity,

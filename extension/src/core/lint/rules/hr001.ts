@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { growsAcrossSteps, ownedBy, scopeOf, stepLoops, underNoGrad } from '../facts';
 import { within } from '../nodeIndex';
 import type { LoopFacts } from '../facts';
@@ -10,7 +10,7 @@ import type { Finding, Fix, RuleContext } from '../types';
 const PRIMARY = new Set(['identifier', 'call', 'attribute', 'subscript', 'parenthesized_expression']);
 
 /** `v` → `v.item()` / `v.detach()`, parenthesized where the atom needs it. */
-function rewrite(atom: Node, method: 'item' | 'detach', ctx: RuleContext): Fix {
+function rewrite(atom: SyntaxNode, method: 'item' | 'detach', ctx: RuleContext): Fix {
   const t = ctx.text.slice(atom.startIndex, atom.endIndex);
   const text = PRIMARY.has(atom.type) ? `${t}.${method}()` : `(${t}).${method}()`;
   return {
@@ -21,7 +21,7 @@ function rewrite(atom: Node, method: 'item' | 'detach', ctx: RuleContext): Fix {
 }
 
 /** The accumulator's name: `acc` in `acc += …`, `acc[k] += …`, `acc = acc + …`. */
-function accumulator(a: Node): { name: string; rhs: Node } | undefined {
+function accumulator(a: SyntaxNode): { name: string; rhs: SyntaxNode } | undefined {
   const left = a.childForFieldName('left');
   const right = a.childForFieldName('right');
   if (!left || !right) return undefined;
@@ -38,7 +38,7 @@ function accumulator(a: Node): { name: string; rhs: Node } | undefined {
 }
 
 function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
-  const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+  const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
   const body = loop.node.childForFieldName('body');
   if (!body) return;
   // A statement of a loop nested in this one is that loop's; with no accumulation of its own, no data flow to follow.
@@ -75,7 +75,7 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
  * a float there is fine (the catalog's trap), so only when the code itself shows the sum is a tensor,
  * by calling `.item()` (or `.detach()`, `.cpu()`) on it. A warning: the helper may return detached values.
  */
-function outsideStep(ctx: RuleContext, loop: LoopFacts, a: Node, acc: { name: string; rhs: Node }, flow: GradFlow, out: Finding[]): void {
+function outsideStep(ctx: RuleContext, loop: LoopFacts, a: SyntaxNode, acc: { name: string; rhs: SyntaxNode }, flow: GradFlow, out: Finding[]): void {
   const v = acc.rhs;
   if (v.type !== 'identifier' || !flow.fromOutsideStep(v.text) || acc.name.startsWith('self.') || !growsAcrossSteps(acc.name, a, loop.node)) return;
   const scope = scopeOf(loop.node);
@@ -93,7 +93,7 @@ export function hr001(ctx: RuleContext): Finding[] {
   for (const loop of stepLoops(ctx.root)) check(ctx, loop, out);
   // Lightning's training_step and its kin: `self.total += loss` adds up every batch the framework runs.
   for (const fn of perBatchHooks(ctx.root)) {
-    const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+    const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
     const body = fn.childForFieldName('body');
     if (!body) continue;
     for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {

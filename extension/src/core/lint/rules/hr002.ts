@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { within } from '../nodeIndex';
 import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';
@@ -10,13 +10,13 @@ import type { Finding, Fix, RuleContext } from '../types';
 
 const PRIMARY = new Set(['identifier', 'call', 'attribute', 'subscript', 'parenthesized_expression']);
 
-function wrap(atom: Node, suffix: string, title: string, preferred: boolean): Fix {
+function wrap(atom: SyntaxNode, suffix: string, title: string, preferred: boolean): Fix {
   const t = atom.text;
   const text = PRIMARY.has(atom.type) ? `${t}${suffix}` : `(${t})${suffix}`;
   return { title: `${title}: ${text}`, preferred, edits: [{ start: atom.startIndex, end: atom.endIndex, text }] };
 }
 
-function report(n: Node, s: { name: string }, atom: Node, cost: string, where: { line: number; end: number }): Finding {
+function report(n: SyntaxNode, s: { name: string }, atom: SyntaxNode, cost: string, where: { line: number; end: number }): Finding {
   const scalar = /loss|cost|err/i.test(atom.text);
   const fixes = scalar
     ? [wrap(atom, '.item()', 'Store a Python number', true), wrap(atom, '.detach()', 'Store a detached tensor', false)]
@@ -32,7 +32,7 @@ function report(n: Node, s: { name: string }, atom: Node, cost: string, where: {
 /** HR002 store-grad-tensor-in-container: `losses.append(loss)` in a step loop keeps every graph. */
 export function hr002(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  const noGrad = (n: Node) => underNoGrad(n, ctx.qualify);
+  const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
   const seen = new Set<number>();
   for (const loop of stepLoops(ctx.root)) {
     const body = loop.node.childForFieldName('body');

@@ -1,12 +1,12 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { growsAcrossSteps, isModelCall, loopFacts } from '../facts';
 import { anchored, calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
 /** Whether `name`, at `at` in the loop body, holds a model output on the device: its last assignment before `at` is a model call. */
-function deviceOutput(body: Node, name: string, at: Node): boolean {
-  let last: Node | undefined;
+function deviceOutput(body: SyntaxNode, name: string, at: SyntaxNode): boolean {
+  let last: SyntaxNode | undefined;
   for (const a of within(body, ['assignment'])) {
     if (a.startIndex >= at.startIndex) break;
     const l = a.childForFieldName('left');

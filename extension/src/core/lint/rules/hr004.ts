@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../evalContext';
 import { isModelCall, loopFacts, scopeOf, underNoGrad } from '../facts';
 import { GradFlow } from '../gradFlow';
@@ -7,7 +7,7 @@ import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
 /** Wraps the loop in `with torch.no_grad():` (or another context), its lines one level deeper (unsafe across multi-line strings). */
-function wrapFix(loop: Node, ctx: RuleContext, torch: string, context = 'no_grad()'): Fix | undefined {
+function wrapFix(loop: SyntaxNode, ctx: RuleContext, torch: string, context = 'no_grad()'): Fix | undefined {
   if (loop.descendantsOfType('string').some((s) => s && s.startPosition.row !== s.endPosition.row)) return undefined;
   const start = ctx.text.lastIndexOf('\n', loop.startIndex - 1) + 1;
   const indent = ctx.text.slice(start, loop.startIndex);
@@ -18,7 +18,7 @@ function wrapFix(loop: Node, ctx: RuleContext, torch: string, context = 'no_grad
 }
 
 /** Decorates the enclosing function with `@torch.no_grad()`. */
-function decorateFix(fn: Node, ctx: RuleContext, torch: string): Fix {
+function decorateFix(fn: SyntaxNode, ctx: RuleContext, torch: string): Fix {
   const head = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
   const start = ctx.text.lastIndexOf('\n', head.startIndex - 1) + 1;
   const indent = ctx.text.slice(start, head.startIndex);
@@ -31,10 +31,10 @@ export function hr004(ctx: RuleContext): Finding[] {
   // Nothing here is evaluation: no .eval(), no .train(False) or .train(flag), no function named for it, no phase flag.
   if (!/\.eval\s*\(|\.train\(\s*\w|def\s+_*(eval|valid|test|predict|infer)|\bif\s+(not\s+)?[\w.]*(train|phase|mode)/i.test(ctx.text)) return out;
   const torch = ctx.torch;
-  const reported: Node[] = [];
+  const reported: SyntaxNode[] = [];
   const flow = new GradFlow(ctx.qualify, (n) => underNoGrad(n, ctx.qualify));
   // A model call: by its name, or a helper of this file that runs one with grad on (`self.infer(x)`).
-  const runsModel = (c: Node) => isModelCall(calleeOf(c).text) || flow.runsModel(c);
+  const runsModel = (c: SyntaxNode) => isModelCall(calleeOf(c).text) || flow.runsModel(c);
   // Every loop (nested ones too: an eval loop inside an epoch loop), in its own scope: a function or the module (scripts, notebooks).
   for (const loop of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement'])) {
     if (reported.some((r) => r.startIndex <= loop.startIndex && loop.endIndex <= r.endIndex)) continue;

@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { callsNamed, qualifiedCallee } from '../nodeIndex';
 import { ancestors, guarded, innermostStepLoops, stepLoopOf } from '../facts';
 import { findingAt } from '../types';
@@ -7,7 +7,7 @@ import type { Finding, Fix, RuleContext } from '../types';
 const EMPTY_CACHE = new Set(['torch.cuda.empty_cache', 'torch.cuda.memory.empty_cache']);
 
 /** Removes the statement: its whole line when it stands alone there, else `pass` in its place. */
-function removal(st: Node, ctx: RuleContext): Fix {
+function removal(st: SyntaxNode, ctx: RuleContext): Fix {
   const block = st.parent;
   const alone = (block?.namedChildren.filter((c) => c && c.type !== 'comment').length ?? 0) <= 1;
   const lineStart = ctx.text.lastIndexOf('\n', st.startIndex - 1) + 1;

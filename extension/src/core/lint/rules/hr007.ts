@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { calleeOf, callsNamed, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
@@ -14,7 +14,7 @@ const DEPRECATED: Record<string, { device: 'cuda' | 'cpu'; name: string }> = {
 };
 
 /** `torch.cuda.amp.autocast(x)` → `torch.amp.autocast("cuda", x)`: only where the callee is spelled out in full. */
-function fix(callee: Node, call: Node | undefined, d: { device: string; name: string }, ctx: RuleContext): Fix | undefined {
+function fix(callee: SyntaxNode, call: SyntaxNode | undefined, d: { device: string; name: string }, ctx: RuleContext): Fix | undefined {
   const m = /^(.*)\.(cuda|cpu)\.amp\.(\w+)$/.exec(callee.text);
   if (!m || ctx.qualify(callee.childForFieldName('object')?.childForFieldName('object')?.childForFieldName('object') ?? null) !== 'torch') return undefined;
   const newCallee = `${m[1]}.amp.${m[3]}`;

@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { calleeOf, anchored, qualifiedCallee } from '../nodeIndex';
 import { ancestors } from '../facts';
 import { findingAt } from '../types';
@@ -18,7 +18,7 @@ export function hr010(ctx: RuleContext): Finding[] {
     if (!c || !f || (method !== 'cuda' && method !== 'to') || made?.type !== 'call' || !FACTORIES.test(qualifiedCallee(made, ctx.qualify) ?? '')) continue;
     if (!ancestors(c).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) continue;
     if (keyword(made, 'device')) continue;
-    const args = c.childForFieldName('arguments')!.namedChildren.filter((a): a is Node => !!a);
+    const args = c.childForFieldName('arguments')!.namedChildren.filter((a): a is SyntaxNode => !!a);
     let device: string | undefined;
     if (method === 'cuda' && args.length === 0) device = '"cuda"';
     else if (method === 'to' && args.length === 1 && args[0]!.type !== 'keyword_argument') device = args[0]!.text;

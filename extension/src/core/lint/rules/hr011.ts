@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { anchored, calleeOf, nodesOf, occurrences } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
@@ -7,7 +7,7 @@ import { keyword } from './kwargs';
 const DATASET = /(^|\.)(Iterable)?Dataset$/;
 
 /** A CUDA placement in an expression: `.cuda()`, `.to("cuda…")`/`.to(device)`, `device="cuda"`. */
-function cudaPlacement(c: Node): boolean {
+function cudaPlacement(c: SyntaxNode): boolean {
   const f = calleeOf(c).node;
   const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
   if (method === 'cuda') return true;
@@ -19,8 +19,8 @@ function cudaPlacement(c: Node): boolean {
 }
 
 /** The file's DataLoader calls, found from the text. */
-function dataLoaders(file: Node, text: string): Node[] {
-  const out: Node[] = [];
+function dataLoaders(file: SyntaxNode, text: string): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
   if (!text.includes('DataLoader')) return out;
   for (const n of occurrences(file, /\bDataLoader\s*\(/)) {
     const c = n.parent?.type === 'attribute' ? n.parent.parent : n.parent;
@@ -30,7 +30,7 @@ function dataLoaders(file: Node, text: string): Node[] {
 }
 
 /** What HR011's findings depend on outside the statement they are in: the DataLoaders' worker settings. */
-export function workersKey(file: Node, text: string): string {
+export function workersKey(file: SyntaxNode, text: string): string {
   return dataLoaders(file, text).map((c) => c.text).join('|') + (text.includes('set_start_method') && /set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '');
 }
 
@@ -44,7 +44,7 @@ function forkedWorkers(ctx: RuleContext): boolean {
 }
 
 /** The Dataset class whose method `def` is (directly in its body, decorated or not). */
-function datasetOf(def: Node, ctx: RuleContext): Node | undefined {
+function datasetOf(def: SyntaxNode, ctx: RuleContext): SyntaxNode | undefined {
   const holder = def.parent?.type === 'decorated_definition' ? def.parent : def;
   const cls = holder.parent?.type === 'block' ? holder.parent.parent : null;
   const bases = cls?.type === 'class_definition' ? (cls.childForFieldName('superclasses')?.namedChildren ?? []) : [];

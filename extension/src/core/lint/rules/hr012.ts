@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { ancestors, scopeOf } from '../facts';
 import { anchored, calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
@@ -31,7 +31,7 @@ export function hr012(ctx: RuleContext): Finding[] {
     if (!/^["']cpu["']$/.test(first) || y?.type !== 'identifier') continue;
     const after = within(scopeOf(c), ['call']).filter((x) => x.startIndex > c.endIndex);
     const sync = after.find((x) => /synchronize$/.test(calleeOf(x).text));
-    const use = after.find((x: Node) => (calleeOf(x).text).match(new RegExp(`^(${y.text}\\.(numpy|item|tolist)|print)$`)) && (calleeOf(x).text !== 'print' || new RegExp(`\\b${y.text}\\b`).test(x.text)));
+    const use = after.find((x: SyntaxNode) => (calleeOf(x).text).match(new RegExp(`^(${y.text}\\.(numpy|item|tolist)|print)$`)) && (calleeOf(x).text !== 'print' || new RegExp(`\\b${y.text}\\b`).test(x.text)));
     if (!use || (sync && sync.startIndex < use.startIndex)) continue;
     out.push(
       findingAt('HR012', 'warning', nb, `\`${y.text}\` is copied to the host with non_blocking=True and read (line ${use.startPosition.row + 1}) before any synchronize: it may still hold stale data. Drop non_blocking=True, or synchronize first.`, [

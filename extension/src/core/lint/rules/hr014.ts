@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { innermostStepLoops, isModelCall, loopFacts, underNoGrad } from '../facts';
 import type { LoopFacts } from '../facts';
 import { anchored, calleeOf, within } from '../nodeIndex';
@@ -22,7 +22,7 @@ export function hr014(ctx: RuleContext): Finding[] {
       const left = a.childForFieldName('left');
       const right = a.childForFieldName('right');
       if (left?.type !== 'pattern_list' || right?.type !== 'call' || !isModelCall(calleeOf(right).text) || underNoGrad(a, ctx.qualify)) continue;
-      const args = right.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => x?.type === 'identifier') ?? [];
+      const args = right.childForFieldName('arguments')?.namedChildren.filter((x): x is SyntaxNode => x?.type === 'identifier') ?? [];
       const h = left.namedChildren.find((l) => l?.type === 'identifier' && args.some((x) => x.text === l.text));
       if (!h) continue;
       // Detached, repackaged or re-initialised elsewhere in the step: bounded.

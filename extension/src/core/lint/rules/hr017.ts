@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { importStatements } from '../imports';
 import manifest from '../torch_manifest.json';
 import { ancestors, versionGuarded } from '../facts';
@@ -26,7 +26,7 @@ function distance(a: string, b: string): number {
   return d[b.length]!;
 }
 
-function report(ctx: RuleContext, mod: string, name: string, at: Node): Finding {
+function report(ctx: RuleContext, mod: string, name: string, at: SyntaxNode): Finding {
   const near = [...NAMES.get(mod)!]
     .filter((n) => !n.startsWith('_'))
     .map((n) => [n, distance(n.toLowerCase(), name.toLowerCase())] as const)
@@ -42,11 +42,11 @@ function report(ctx: RuleContext, mod: string, name: string, at: Node): Finding 
  * Attributes rooted at a name bound to torch, found from the text (an attribute walk over a
  * 5,000-line file costs more than all the other rules together): each chain link, outermost last.
  */
-function torchAttributes(ctx: RuleContext): Node[] {
+function torchAttributes(ctx: RuleContext): SyntaxNode[] {
   const names = [...ctx.bindings].filter(([, q]) => q === 'torch' || q.startsWith('torch.')).map(([k]) => k);
   if (!names.length) return [];
   const from = ctx.root.startIndex;
-  const out: Node[] = [];
+  const out: SyntaxNode[] = [];
   for (const m of ctx.text.slice(from, ctx.root.endIndex).matchAll(new RegExp(`(?<![\\w.])(${names.join('|')})((?:\\s*\\.\\s*\\w+)+)`, 'g'))) {
     // Read the chain from the text first: only a link the manifest lacks is looked up in the tree.
     let mod = ctx.bindings.get(m[1]!)!;

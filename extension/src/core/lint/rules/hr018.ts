@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import { calleeOf, callsNamed, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';
@@ -18,7 +18,7 @@ const RENAMED: Record<string, string> = {
 const CONSTRUCTOR = /^torch\.cuda\.(Float|Double|Half|BFloat16|Long|Int|Short|Char|Byte|Bool)Tensor$/;
 const DTYPE: Record<string, string> = { Float: 'float32', Double: 'float64', Half: 'float16', BFloat16: 'bfloat16', Long: 'int64', Int: 'int32', Short: 'int16', Char: 'int8', Byte: 'uint8', Bool: 'bool' };
 
-function renameFix(n: Node, to: string): Fix | undefined {
+function renameFix(n: SyntaxNode, to: string): Fix | undefined {
   if (n.type !== 'attribute') return undefined; // an imported name: its import must change too
   const attr = n.childForFieldName('attribute')!;
   return { title: `Use ${to}`, preferred: true, edits: [{ start: attr.startIndex, end: attr.endIndex, text: to }] };
@@ -41,7 +41,7 @@ export function hr018(ctx: RuleContext): Finding[] {
     }
     const m = CONSTRUCTOR.exec(q);
     if (m) {
-      const args = c.childForFieldName('arguments')!.namedChildren.filter((a): a is Node => !!a);
+      const args = c.childForFieldName('arguments')!.namedChildren.filter((a): a is SyntaxNode => !!a);
       // Only data (a list) converts safely: FloatTensor(3, 4) is a shape, with uninitialised memory.
       const fix: Fix[] =
         args.length === 1 && args[0]!.type === 'list' && f.type === 'attribute'

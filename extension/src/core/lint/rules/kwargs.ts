@@ -1,13 +1,13 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { SyntaxNode } from '../syntaxTree';
 import type { RuleContext, TextEdit } from '../types';
 
 /** A call's keyword argument by name. */
-export function keyword(call: Node, name: string): Node | undefined {
+export function keyword(call: SyntaxNode, name: string): SyntaxNode | undefined {
   return call.childForFieldName('arguments')?.namedChildren.find((a) => a?.type === 'keyword_argument' && a.childForFieldName('name')?.text === name) ?? undefined;
 }
 
 /** Deletes an argument with the comma that joins it to its neighbours, leaving the rest as written. */
-export function removeArgument(arg: Node, ctx: RuleContext): TextEdit {
+export function removeArgument(arg: SyntaxNode, ctx: RuleContext): TextEdit {
   const prev = arg.previousSibling;
   const next = arg.nextSibling;
   if (next?.type === ',') {
@@ -20,7 +20,7 @@ export function removeArgument(arg: Node, ctx: RuleContext): TextEdit {
 }
 
 /** Inserts a keyword argument before the closing parenthesis. */
-export function addArgument(call: Node, text: string, ctx: RuleContext): TextEdit {
+export function addArgument(call: SyntaxNode, text: string, ctx: RuleContext): TextEdit {
   const args = call.childForFieldName('arguments')!;
   const close = args.endIndex - 1;
   const before = ctx.text.slice(args.startIndex + 1, close).trimEnd();

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { lintText } from '../../extension/src/core/lint/lint';
+import { firstDifference } from '../../extension/src/core/lint/mirrorCheck';
+import { PythonParser } from '../../extension/src/core/lint/parser';
+import { rootOf, setMirrorReads } from '../../extension/src/core/lint/syntaxTree';
+import type { SyntaxNode } from '../../extension/src/core/lint/syntaxTree';
+import { ROOT } from './helpers';
+
+// The linter reads trees from the parser's memory (syntaxTree.ts). Every node must read as the
+// parser's own API reads it: checked node by node on every Python file of the repository, whole
+// and damaged (ERROR and MISSING nodes, odd characters).
+
+function pythonFiles(dir: string, out: string[] = []): string[] {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name)) pythonFiles(join(dir, e.name), out);
+    else if (e.name.endsWith('.py')) out.push(join(dir, e.name));
+  }
+  return out;
+}
+
+/** Deterministic damage: cuts, stray brackets, quotes, tabs, CRLF, non-BMP characters. */
+function damage(text: string, seed: number): string {
+  let s = seed;
+  const rand = (n: number) => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s % Math.max(1, n);
+  };
+  const bits = ['(', ')', ':', '"""', "'", 'def ', '[', '\t', '\r\n', '😀é', 'λ = ', '\\', 'for x in', 'if', '\n'];
+  let out = text;
+  for (let k = 0; k < 1 + rand(5); k++) {
+    const at = rand(out.length);
+    out = rand(2) ? out.slice(0, at) + out.slice(at + 1 + rand(40)) : out.slice(0, at) + bits[rand(bits.length)]! + out.slice(at);
+  }
+  return out;
+}
+
+describe('syntax trees read from the parser memory', () => {
+  let parser: PythonParser;
+  before(async () => {
+    parser = await PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
+  });
+
+  const check = (text: string, what: string) => {
+    const tree = parser.parse(text);
+    try {
+      const root = rootOf(tree, text);
+      // The mirror is in use (not the API's own node, which would make the comparison empty).
+      assert.notEqual(root.tree, tree, `${what}: rootOf fell back to the API`);
+      const fields = tree.language.fields.filter((f): f is string => !!f);
+      assert.equal(firstDifference(root, tree.rootNode as unknown as SyntaxNode, fields, 11), undefined, what);
+      return tree.rootNode.hasError;
+    } finally {
+      tree.delete();
+    }
+  };
+
+  it('match the API on every Python file here, whole and damaged', () => {
+    const files = pythonFiles(ROOT);
+    assert.ok(files.length > 50, `${files.length} Python files`);
+    let broken = 0;
+    files.forEach((f, i) => {
+      const text = readFileSync(f, 'utf8');
+      check(text, f);
+      if (check(damage(text, i + 1), `${f} (damaged, seed ${i + 1})`)) broken++;
+    });
+    // The damaged half has error recovery in it (else this checks nothing the whole files don't).
+    assert.ok(broken > files.length / 2, `${broken} of ${files.length} damaged files have errors`);
+  });
+
+  it('keep node identity, parents and siblings consistent', () => {
+    const text = 'import torch\nfor x in y:\n    loss = model(x)\n    total += loss  # c\n';
+    const tree = parser.parse(text);
+    const root = rootOf(tree, text);
+    assert.equal(rootOf(tree, text), root);
+    const call = root.descendantForIndex(text.indexOf('model('))!.parent!;
+    assert.equal(call.type, 'call');
+    assert.equal(call.parent!.childForFieldName('right'), call);
+    assert.equal(call.childForFieldName('function')!.text, 'model');
+    const stmt = root.descendantForIndex(text.indexOf('total'))!.parent!.parent!;
+    assert.equal(stmt.type, 'expression_statement');
+    assert.equal(stmt.nextSibling!.type, 'comment');
+    assert.equal(stmt.previousSibling!.type, 'expression_statement');
+    assert.equal(stmt.tree.rootNode, root);
+    tree.delete();
+  });
+
+  it('lint the same findings as the API nodes on the lint corpus', () => {
+    // The API's nodes through the same rules: the mirror changes speed, not findings.
+    const dir = join(ROOT, 'test', 'fixtures', 'lintcorpus');
+    let n = 0;
+    for (const f of pythonFiles(dir)) {
+      const text = readFileSync(f, 'utf8');
+      const mirror = lintText(parser, text);
+      setMirrorReads(false);
+      let api;
+      try {
+        api = lintText(parser, text);
+      } finally {
+        setMirrorReads(true);
+      }
+      assert.deepEqual(
+        mirror.findings.map((x) => `${x.rule}@${x.startIndex}`),
+        api.findings.map((x) => `${x.rule}@${x.startIndex}`),
+        f,
+      );
+      n += mirror.findings.length;
+      mirror.tree.delete();
+      api.tree.delete();
+    }
+    assert.ok(n > 40, `${n} findings compared`);
+  });
+});
