@@ -10,6 +10,12 @@ export function firstDifference(a: SyntaxNode, b: SyntaxNode, fields: readonly s
   const facts = (n: SyntaxNode) =>
     JSON.stringify([n.id, n.type, n.startIndex, n.endIndex, n.startPosition, n.endPosition, n.childCount, n.namedChildCount, n.isNamed, n.isMissing, n.isError, n.hasError]);
   const ids = (xs: readonly (SyntaxNode | null)[]) => xs.map((x) => x?.id ?? 0).join(',');
+  // Nodes by kind, asked before any node is read (a scan of the subtrees) and after (over nodes read).
+  // Not ERROR: web-tree-sitter's own search misses most kinds when ERROR is among them (unsorted symbols).
+  const kinds = ['call', 'identifier', 'block', 'comment', 'keyword_argument', 'function_definition', 'for_statement', 'string_content'];
+  const byKind = () => (ids(a.descendantsOfType(kinds)) === ids(b.descendantsOfType(kinds)) ? undefined : 'descendants by kind');
+  const early = byKind();
+  if (early) return early;
   const stack: [SyntaxNode, SyntaxNode][] = [[a, b]];
   while (stack.length) {
     const [x, y] = stack.pop()!;
@@ -30,6 +36,8 @@ export function firstDifference(a: SyntaxNode, b: SyntaxNode, fields: readonly s
     if (ids(xs) !== ids(ys)) return `children of ${fx}`;
     for (let i = xs.length - 1; i >= 0; i--) stack.push([xs[i]!, ys[i]!]);
   }
+  const late = byKind();
+  if (late) return late;
   for (let i = 0; step > 0 && i <= a.endIndex; i += step) {
     if (a.descendantForIndex(i)?.id !== b.descendantForIndex(i)?.id) return `descendant at ${i}`;
     if (a.descendantForIndex(i, i + step)?.id !== b.descendantForIndex(i, i + step)?.id) return `descendant over ${i}..${i + step}`;

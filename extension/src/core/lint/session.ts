@@ -160,7 +160,7 @@ export class LintSession {
       this.importRanges = statements.map((n) => [n.startIndex, n.endIndex] as const);
     }
     const bindings = this.bindings!;
-    const pragmas = text.includes('headroom:') ? (text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? '') : '';
+    const pragmas = text.includes('ignore-file') ? (text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? '') : '';
     const key = `${importsKey(bindings)}\n${pragmas}\n${workersKey(root, text)}`;
     let out: Finding[];
     if (incremental && key === this.key && !modeMayChange) {

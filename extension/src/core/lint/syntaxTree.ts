@@ -46,6 +46,8 @@ export interface SyntaxNode {
 /** One parsed tree read straight from the parser's memory: no call into WebAssembly per node. */
 class Mirror {
   rootNode!: SyntaxNode;
+  /** Every node made so far, by subtree slot: a node is made once, however it is reached. */
+  readonly nodes = new Map<number, MirrorNode>();
 
   constructor(
     readonly t: LanguageTables,
@@ -77,7 +79,7 @@ class MirrorNode implements SyntaxNode {
   private readonly ptr: number;
   private readonly sym: number;
   private readonly endByte: number;
-  private kids: MirrorNode[] | undefined;
+  kids: MirrorNode[] | undefined;
   private named: MirrorNode[] | undefined;
   private _type: string | undefined;
   private fields: Map<number, MirrorNode | null> | undefined;
@@ -96,6 +98,7 @@ class MirrorNode implements SyntaxNode {
     /** The field the parent's grammar rule gives it (0: none), as a tree cursor reports it. */
     private readonly field: number,
   ) {
+    m.nodes.set(id, this);
     const { u8, u32, u16 } = m;
     if (u8[id]! & 1) {
       this.ptr = 0;
@@ -248,7 +251,7 @@ class MirrorNode implements SyntaxNode {
           col = padCols;
         } else col += padCols;
       }
-      if (visible || alias) out.push(new MirrorNode(this.m, slot, byte, row, col, alias, this, out.length, field));
+      if (visible || alias) out.push(this.m.nodes.get(slot) ?? new MirrorNode(this.m, slot, byte, row, col, alias, this, out.length, field));
       else if (childPtr && u32[(childPtr + 36) >> 2]! > 0 && u32[(childPtr + 48) >> 2]! > 0) this.collect(childPtr, byte, row, col, field, out);
       byte += sizeBytes;
       if (sizeRows > 0) {
@@ -351,7 +354,7 @@ class MirrorNode implements SyntaxNode {
 
   /**
    * ts_node_descendant_for_byte_range (tree-sitter 0.25.1): down through the subtrees, hidden ones
-   * included, to the innermost visible node spanning the range.
+   * included, to the innermost visible node spanning the range; only the nodes on the way are made.
    */
   descendantForIndex(start: number, end = start): MirrorNode | null {
     const s = start * 2;
@@ -360,9 +363,13 @@ class MirrorNode implements SyntaxNode {
     const { u8, u32, u16, t } = this.m;
     let last: MirrorNode = this;
     let ptr = this.ptr;
+    // Where `last`'s next child is among its children, and the field a hidden parent passes on.
     let pos = 0;
+    let outer = 0;
     let byte = this.startByte;
-    descend: while (ptr) {
+    let row = this.startRow;
+    let col = this.startCol;
+    descend: while (ptr && u32[(ptr + 36) >> 2]!) {
       const count = u32[(ptr + 36) >> 2]!;
       const production = u16[(ptr + 66) >> 1]!;
       const aliases = production ? production * t.maxAliasLength : -1;
@@ -372,25 +379,45 @@ class MirrorNode implements SyntaxNode {
         const q = b0 & 1 ? 0 : u32[slot >> 2]!;
         const f = q ? u16[(q + 44) >> 1]! : b0 >> 1;
         const extra = ((f >> 2) & 1) === 1;
-        const relevant = (f & 1) === 1 || (!extra && aliases >= 0 && t.aliasSequences[aliases + structural]! > 0);
-        if (!extra) structural++;
-        if (i > 0) byte += q ? u32[(q + 4) >> 2]! : u8[slot + 6]!;
-        const childStart = byte;
+        let alias = 0;
+        let field = 0;
+        if (!extra) {
+          if (aliases >= 0) alias = t.aliasSequences[aliases + structural]!;
+          field = t.ownFields[production]![structural] || outer;
+          structural++;
+        }
+        if (i > 0) {
+          const padRows = q ? u32[(q + 8) >> 2]! : u8[slot + 5]! & 15;
+          const padCols = q ? u32[(q + 12) >> 2]! : u8[slot + 4]!;
+          byte += q ? u32[(q + 4) >> 2]! : u8[slot + 6]!;
+          if (padRows > 0) {
+            row += padRows;
+            col = padCols;
+          } else col += padCols;
+        }
+        const at = { byte, row, col };
+        const sizeRows = q ? u32[(q + 20) >> 2]! : 0;
+        const sizeCols = q ? u32[(q + 24) >> 2]! : u8[slot + 7]!;
         byte += q ? u32[(q + 16) >> 2]! : u8[slot + 7]!;
-        const visibleKids = q && u32[(q + 36) >> 2]! > 0 ? u32[(q + 48) >> 2]! : 0;
-        const empty = childStart === byte;
+        if (sizeRows > 0) {
+          row += sizeRows;
+          col = sizeCols;
+        } else col += sizeCols;
+        const relevant = (f & 1) === 1 || alias > 0;
+        const empty = at.byte === byte;
+        // It must reach the range's end and pass its start (a zero-width node: reach it).
         if (byte < e || (empty ? byte < s : byte <= s)) {
-          pos += relevant ? 1 : visibleKids;
+          pos += relevant ? 1 : q && u32[(q + 36) >> 2]! > 0 ? u32[(q + 48) >> 2]! : 0;
           continue;
         }
-        if (s < childStart) break;
-        // A visible child is the pos-th of the last visible node's children (hidden ones' are hoisted there).
+        if (s < at.byte) break;
         if (relevant) {
-          last = last.children[pos]!;
+          last = this.m.nodes.get(slot) ?? new MirrorNode(this.m, slot, at.byte, at.row, at.col, alias, last, pos, field);
           pos = 0;
-        }
-        ptr = q && u32[(q + 36) >> 2]! > 0 ? q : 0;
-        byte = childStart;
+          outer = 0;
+        } else outer = field;
+        ptr = q;
+        ({ byte, row, col } = at);
         continue descend;
       }
       break;
@@ -398,16 +425,108 @@ class MirrorNode implements SyntaxNode {
     return last;
   }
 
+  /**
+   * The visible nodes of these kinds under this one (itself included), in document order, read
+   * from the subtrees: only the matches and their ancestors become nodes (a file has ~3× more).
+   */
   descendantsOfType(types: string | string[]): MirrorNode[] {
     const want = typeof types === 'string' ? [types] : types;
     const out: MirrorNode[] = [];
-    const walk = (n: MirrorNode): void => {
-      if (want.includes(n.type)) out.push(n);
-      for (const c of n.children) walk(c);
-    };
-    walk(this);
+    if (want.includes(this.type)) out.push(this);
+    if (this.kids) for (const c of this.kids) out.push(...c.descendantsOfType(want));
+    else if (this.rawCount) {
+      const path: Path = { node: [this], slot: [], byte: [], row: [], col: [], alias: [], field: [], at: [], next: [0] };
+      this.scan(this.ptr, this.startByte, this.startRow, this.startCol, 0, 0, path, want, out);
+    }
     return out;
   }
+
+  /**
+   * collect's walk, making nodes only for the matches and their ancestors. `path` holds the visible
+   * nodes passed on the way down (made or not); `depth` is the one whose children these are.
+   */
+  private scan(ptr: number, byte: number, row: number, col: number, outer: number, depth: number, path: Path, want: readonly string[], out: MirrorNode[]): void {
+    const { u8, u32, u16, t } = this.m;
+    const count = u32[(ptr + 36) >> 2]!;
+    const production = u16[(ptr + 66) >> 1]!;
+    const aliases = production ? production * t.maxAliasLength : -1;
+    let structural = 0;
+    for (let i = 0, slot = ptr - count * 8; i < count; i++, slot += 8) {
+      const b0 = u8[slot]!;
+      const q = b0 & 1 ? 0 : u32[slot >> 2]!;
+      const f = q ? u16[(q + 44) >> 1]! : b0 >> 1;
+      const extra = ((f >> 2) & 1) === 1;
+      let alias = 0;
+      let field = 0;
+      if (!extra) {
+        if (aliases >= 0) alias = t.aliasSequences[aliases + structural]!;
+        field = t.ownFields[production]![structural] || outer;
+        structural++;
+      }
+      if (i > 0) {
+        const padRows = q ? u32[(q + 8) >> 2]! : u8[slot + 5]! & 15;
+        const padCols = q ? u32[(q + 12) >> 2]! : u8[slot + 4]!;
+        byte += q ? u32[(q + 4) >> 2]! : u8[slot + 6]!;
+        if (padRows > 0) {
+          row += padRows;
+          col = padCols;
+        } else col += padCols;
+      }
+      const kids = q ? u32[(q + 36) >> 2]! : 0;
+      if ((f & 1) === 1 || alias) {
+        const d = depth + 1;
+        path.node[d] = this.m.nodes.get(slot);
+        path.slot[d] = slot;
+        path.byte[d] = byte;
+        path.row[d] = row;
+        path.col[d] = col;
+        path.alias[d] = alias;
+        path.field[d] = field;
+        path.at[d] = path.next[depth]!++;
+        path.next[d] = 0;
+        const sym = alias || (q ? u16[(q + 40) >> 1]! : u8[slot + 1]!);
+        if (want.includes(sym === ERROR_SYMBOL ? 'ERROR' : (t.types[t.publicSymbol[sym]!] ?? 'ERROR'))) out.push(this.made(path, d));
+        if (kids) {
+          const done = path.node[d];
+          if (done?.kids) for (const c of done.kids) out.push(...c.descendantsOfType(want as string[]));
+          else this.scan(q, byte, row, col, 0, d, path, want, out);
+        }
+      } else if (kids && u32[(q + 48) >> 2]!) this.scan(q, byte, row, col, field, depth, path, want, out);
+      const sizeRows = q ? u32[(q + 20) >> 2]! : 0;
+      const sizeCols = q ? u32[(q + 24) >> 2]! : u8[slot + 7]!;
+      byte += q ? u32[(q + 16) >> 2]! : u8[slot + 7]!;
+      if (sizeRows > 0) {
+        row += sizeRows;
+        col = sizeCols;
+      } else col += sizeCols;
+    }
+  }
+
+  /** The node at `depth` of a scan's path, made with its ancestors (or the one made before: nodes keep their identity). */
+  private made(path: Path, depth: number): MirrorNode {
+    let n = path.node[depth];
+    if (!n) {
+      const parent = this.made(path, depth - 1);
+      const slot = path.slot[depth]!;
+      n = this.m.nodes.get(slot) ?? new MirrorNode(this.m, slot, path.byte[depth]!, path.row[depth]!, path.col[depth]!, path.alias[depth]!, parent, path.at[depth]!, path.field[depth]!);
+      path.node[depth] = n;
+    }
+    return n;
+  }
+}
+
+/** The visible nodes a scan is inside, by depth (arrays, not an object per node: a file has tens of thousands). */
+interface Path {
+  node: (MirrorNode | undefined)[];
+  slot: number[];
+  byte: number[];
+  row: number[];
+  col: number[];
+  alias: number[];
+  field: number[];
+  at: number[];
+  /** How many of its children the scan has passed. */
+  next: number[];
 }
 
 const roots = new WeakMap<Tree, SyntaxNode>();
