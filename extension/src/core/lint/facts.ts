@@ -1,5 +1,5 @@
 import type { SyntaxNode } from './syntaxTree';
-import { NodeIndex, anchored, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
+import { NodeIndex, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
 import { qualifyDotted } from './imports';
 import { calledFunctions, ownCalls } from './summaries';
 
@@ -277,7 +277,7 @@ function qualifiedName(n: SyntaxNode, dotted: string): string {
 
 /** Every step loop, outer ones too (an epoch loop around a batch loop): with stepLoopOf, each statement belongs to exactly one. */
 export function stepLoops(root: SyntaxNode): LoopFacts[] {
-  return memo(root, `steploops:${root.id}`, () => anchored(root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => f.step));
+  return memo(root, `steploops:${root.id}`, () => nodesOf(root, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => f.step));
 }
 
 /** Whether a node in `loop` is the loop's own, not a step loop's nested in it (found by ranges: no parent walk). */
@@ -293,7 +293,7 @@ export function innermostStepLoops(root: SyntaxNode): LoopFacts[] {
 
 function computeInnermost(root: SyntaxNode): LoopFacts[] {
   const out: LoopFacts[] = [];
-  for (const loop of anchored(root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement'])) {
+  for (const loop of nodesOf(root, ['for_statement', 'while_statement'])) {
     const f = loopFacts(loop);
     if (!f.step) continue;
     if (within(loop.childForFieldName('body') ?? loop, ['for_statement', 'while_statement']).some((l) => loopFacts(l).step)) continue;

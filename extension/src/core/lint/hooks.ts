@@ -1,5 +1,5 @@
 import type { SyntaxNode } from './syntaxTree';
-import { anchored, memo } from './nodeIndex';
+import { memo, nodesOf } from './nodeIndex';
 
 /**
  * Methods a framework calls once per batch, with the loop in the framework: Lightning's steps and
@@ -11,9 +11,7 @@ const PER_BATCH = /^(training_step|train_step|validation_step|test_step|predict_
 /** The per-batch methods in root (functions named as above, defined in a class). */
 export function perBatchHooks(root: SyntaxNode): SyntaxNode[] {
   return memo(root, `hooks:${root.id}`, () =>
-    anchored(root, /^[ \t]*(?:async[ \t]+)?def[ \t]+(?<at>\w+)/m, ['identifier'])
-      .filter((id) => PER_BATCH.test(id.text) && id.parent?.type === 'function_definition' && isMethod(id.parent))
-      .map((id) => id.parent!),
+    nodesOf(root, 'function_definition').filter((fn) => PER_BATCH.test(fn.childForFieldName('name')?.text ?? '') && isMethod(fn)),
   );
 }
 

@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntaxTree';
 import { growsAcrossSteps, isModelCall, loopFacts } from '../facts';
-import { anchored, calleeOf, within } from '../nodeIndex';
+import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -19,7 +19,7 @@ function deviceOutput(body: SyntaxNode, name: string, at: SyntaxNode): boolean {
 /** HR003 outputs-retained-on-gpu (off by default): predictions collected on the GPU grow with the dataset. */
 export function hr003(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const loop of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>for)\b/m, ['for_statement'])) {
+  for (const loop of nodesOf(ctx.root, 'for_statement')) {
     if (!loop) continue;
     const f = loopFacts(loop);
     const body = loop.childForFieldName('body');

@@ -2,7 +2,7 @@ import type { SyntaxNode } from '../syntaxTree';
 import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../evalContext';
 import { isModelCall, loopFacts, scopeOf, underNoGrad } from '../facts';
 import { GradFlow } from '../gradFlow';
-import { anchored, calleeOf, within } from '../nodeIndex';
+import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -36,7 +36,7 @@ export function hr004(ctx: RuleContext): Finding[] {
   // A model call: by its name, or a helper of this file that runs one with grad on (`self.infer(x)`).
   const runsModel = (c: SyntaxNode) => isModelCall(calleeOf(c).text) || flow.runsModel(c);
   // Every loop (nested ones too: an eval loop inside an epoch loop), in its own scope: a function or the module (scripts, notebooks).
-  for (const loop of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement'])) {
+  for (const loop of nodesOf(ctx.root, ['for_statement', 'while_statement'])) {
     if (reported.some((r) => r.startIndex <= loop.startIndex && loop.endIndex <= r.endIndex)) continue;
     const scope = scopeOf(loop);
     const fn = scope.type === 'function_definition' ? scope : undefined;

@@ -11,7 +11,7 @@ const FACTORIES = /^torch\.(tensor|zeros|ones|full|eye|arange|linspace|rand|rand
 export function hr010(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   // Only a copy of a call's result: `torch.zeros(…).to(…)`, found from the text.
-  for (const c of anchored(ctx.root, /(?<=\)\s*\.\s*)(?:cuda|to)\s*\(/, ['call'])) {
+  for (const c of anchored(ctx.root, /\)\s*\.\s*(?<at>cuda|to)\s*\(/, ['call'])) {
     const f = c ? calleeOf(c).node : null;
     const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
     const made = f?.childForFieldName('object');

@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../syntaxTree';
-import { anchored, calleeOf, nodesOf, occurrences } from '../nodeIndex';
+import { calleeOf, nodesOf, occurrences } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword } from './kwargs';
@@ -56,7 +56,7 @@ export function hr011(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   let forked: boolean | undefined;
   // From the methods (not the class), so that re-linting one method finds the same.
-  for (const def of anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>def)\s+(__getitem__|__iter__|__next__)\b/m, ['function_definition'])) {
+  for (const def of nodesOf(ctx.root, 'function_definition')) {
     const name = def.childForFieldName('name')?.text ?? '';
     if (!['__getitem__', '__iter__', '__next__'].includes(name) || !datasetOf(def, ctx)) continue;
     for (const c of nodesOf(def, 'call')) {

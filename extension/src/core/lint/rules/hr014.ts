@@ -1,7 +1,7 @@
 import type { SyntaxNode } from '../syntaxTree';
 import { innermostStepLoops, isModelCall, loopFacts, underNoGrad } from '../facts';
 import type { LoopFacts } from '../facts';
-import { anchored, calleeOf, within } from '../nodeIndex';
+import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -10,7 +10,7 @@ export function hr014(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   const torch = ctx.torch;
   // Step loops, and forward-only generation loops (not step loops: `for t in range(n)`), which never free the chain.
-  const rollouts = anchored(ctx.root, /^[ \t]*(?:async[ \t]+)?(?<at>for|while)\b/m, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => !f.step);
+  const rollouts = nodesOf(ctx.root, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => !f.step);
   const loops: { loop: LoopFacts; rollout: boolean }[] = [...innermostStepLoops(ctx.root).map((loop) => ({ loop, rollout: false })), ...rollouts.map((loop) => ({ loop, rollout: true }))];
   for (const { loop, rollout } of loops) {
     const body = loop.node.childForFieldName('body');

@@ -1,5 +1,5 @@
 import { isModelCall } from '../facts';
-import { anchored, calleeOf, within } from '../nodeIndex';
+import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -8,7 +8,7 @@ const OOM = new Set(['torch.cuda.OutOfMemoryError', 'torch.OutOfMemoryError']);
 /** HR015 oom-retry-in-except: retrying inside `except` keeps the failed attempt's tensors (the traceback holds its frames). */
 export function hr015(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  for (const ex of anchored(ctx.root, /^[ \t]*(?<at>except)\b/m, ['except_clause'])) {
+  for (const ex of nodesOf(ctx.root, 'except_clause')) {
     if (!ex) continue;
     const types = ex.namedChildren.filter((c) => c && c.type !== 'block' && c.type !== 'comment');
     const names = types.flatMap((t) => (t!.type === 'as_pattern' ? [t!.namedChild(0)] : [t])).flatMap((t) => (t?.type === 'tuple' ? t.namedChildren : [t]));

@@ -47,7 +47,10 @@ function torchAttributes(ctx: RuleContext): SyntaxNode[] {
   if (!names.length) return [];
   const from = ctx.root.startIndex;
   const out: SyntaxNode[] = [];
-  for (const m of ctx.text.slice(from, ctx.root.endIndex).matchAll(new RegExp(`(?<![\\w.])(${names.join('|')})((?:\\s*\\.\\s*\\w+)+)`, 'g'))) {
+  const text = ctx.text.slice(from, ctx.root.endIndex);
+  // `\b` and a look at the character before, not a lookbehind: that scan is 4× slower on a large file.
+  for (const m of text.matchAll(new RegExp(`\\b(${names.join('|')})((?:\\s*\\.\\s*\\w+)+)`, 'g'))) {
+    if (text[m.index - 1] === '.') continue;
     // Read the chain from the text first: only a link the manifest lacks is looked up in the tree.
     let mod = ctx.bindings.get(m[1]!)!;
     let unknown = false;
