@@ -435,8 +435,13 @@ class MirrorNode implements SyntaxNode {
     if (want.includes(this.type)) out.push(this);
     if (this.kids) for (const c of this.kids) out.push(...c.descendantsOfType(want));
     else if (this.rawCount) {
-      const path: Path = { node: [this], slot: [], byte: [], row: [], col: [], alias: [], field: [], at: [], next: [0] };
-      this.scan(this.ptr, this.startByte, this.startRow, this.startCol, 0, 0, path, want, out);
+      const { t } = this.m;
+      // The wanted kinds as public symbols (an ERROR node's symbol is outside the table).
+      const wanted = new Uint8Array(t.types.length);
+      t.types.forEach((name, i) => name !== undefined && want.includes(name) && (wanted[i] = 1));
+      const path = newPath(64);
+      path.node[0] = this;
+      this.scan(this.ptr, this.startByte, this.startRow, this.startCol, 0, 0, path, wanted, want.includes('ERROR'), out);
     }
     return out;
   }
@@ -445,60 +450,78 @@ class MirrorNode implements SyntaxNode {
    * collect's walk, making nodes only for the matches and their ancestors. `path` holds the visible
    * nodes passed on the way down (made or not); `depth` is the one whose children these are.
    */
-  private scan(ptr: number, byte: number, row: number, col: number, outer: number, depth: number, path: Path, want: readonly string[], out: MirrorNode[]): void {
+  private scan(ptr: number, byte: number, row: number, col: number, outer: number, depth: number, path: Path, wanted: Uint8Array, errors: boolean, out: MirrorNode[]): void {
     const { u8, u32, u16, t } = this.m;
     const count = u32[(ptr + 36) >> 2]!;
     const production = u16[(ptr + 66) >> 1]!;
     const aliases = production ? production * t.maxAliasLength : -1;
+    const own = t.ownFields[production]!;
     let structural = 0;
     for (let i = 0, slot = ptr - count * 8; i < count; i++, slot += 8) {
       const b0 = u8[slot]!;
       const q = b0 & 1 ? 0 : u32[slot >> 2]!;
       const f = q ? u16[(q + 44) >> 1]! : b0 >> 1;
-      const extra = ((f >> 2) & 1) === 1;
       let alias = 0;
       let field = 0;
-      if (!extra) {
+      if (!(f & 4)) {
         if (aliases >= 0) alias = t.aliasSequences[aliases + structural]!;
-        field = t.ownFields[production]![structural] || outer;
+        field = own[structural] || outer;
         structural++;
       }
       if (i > 0) {
-        const padRows = q ? u32[(q + 8) >> 2]! : u8[slot + 5]! & 15;
-        const padCols = q ? u32[(q + 12) >> 2]! : u8[slot + 4]!;
-        byte += q ? u32[(q + 4) >> 2]! : u8[slot + 6]!;
-        if (padRows > 0) {
-          row += padRows;
-          col = padCols;
-        } else col += padCols;
+        if (q) {
+          byte += u32[(q + 4) >> 2]!;
+          const padRows = u32[(q + 8) >> 2]!;
+          if (padRows > 0) {
+            row += padRows;
+            col = u32[(q + 12) >> 2]!;
+          } else col += u32[(q + 12) >> 2]!;
+        } else {
+          byte += u8[slot + 6]!;
+          const padRows = u8[slot + 5]! & 15;
+          if (padRows > 0) {
+            row += padRows;
+            col = u8[slot + 4]!;
+          } else col += u8[slot + 4]!;
+        }
       }
       const kids = q ? u32[(q + 36) >> 2]! : 0;
-      if ((f & 1) === 1 || alias) {
-        const d = depth + 1;
-        path.node[d] = this.m.nodes.get(slot);
-        path.slot[d] = slot;
-        path.byte[d] = byte;
-        path.row[d] = row;
-        path.col[d] = col;
-        path.alias[d] = alias;
-        path.field[d] = field;
-        path.at[d] = path.next[depth]!++;
-        path.next[d] = 0;
+      if (f & 1 || alias) {
         const sym = alias || (q ? u16[(q + 40) >> 1]! : u8[slot + 1]!);
-        if (want.includes(sym === ERROR_SYMBOL ? 'ERROR' : (t.types[t.publicSymbol[sym]!] ?? 'ERROR'))) out.push(this.made(path, d));
-        if (kids) {
-          const done = path.node[d];
-          if (done?.kids) for (const c of done.kids) out.push(...c.descendantsOfType(want as string[]));
-          else this.scan(q, byte, row, col, 0, d, path, want, out);
+        const match = sym === ERROR_SYMBOL ? errors : wanted[t.publicSymbol[sym]!] === 1;
+        const at = path.next[depth]!++;
+        if (kids || match) {
+          // Only a node that may become an ancestor (or is a match) goes on the path.
+          const d = depth + 1;
+          if (d >= path.slot.length) growPath(path);
+          path.node[d] = this.m.nodes.get(slot);
+          path.slot[d] = slot;
+          path.byte[d] = byte;
+          path.row[d] = row;
+          path.col[d] = col;
+          path.alias[d] = alias;
+          path.field[d] = field;
+          path.at[d] = at;
+          path.next[d] = 0;
+          if (match) out.push(this.made(path, d));
+          if (kids) {
+            const done = path.node[d];
+            if (done?.kids) for (const c of done.kids) out.push(...c.descendantsOfType(t.types.filter((n, k) => n !== undefined && wanted[k]) as string[]));
+            else this.scan(q, byte, row, col, 0, d, path, wanted, errors, out);
+          }
         }
-      } else if (kids && u32[(q + 48) >> 2]!) this.scan(q, byte, row, col, field, depth, path, want, out);
-      const sizeRows = q ? u32[(q + 20) >> 2]! : 0;
-      const sizeCols = q ? u32[(q + 24) >> 2]! : u8[slot + 7]!;
-      byte += q ? u32[(q + 16) >> 2]! : u8[slot + 7]!;
-      if (sizeRows > 0) {
-        row += sizeRows;
-        col = sizeCols;
-      } else col += sizeCols;
+      } else if (kids && u32[(q + 48) >> 2]!) this.scan(q, byte, row, col, field, depth, path, wanted, errors, out);
+      if (q) {
+        byte += u32[(q + 16) >> 2]!;
+        const sizeRows = u32[(q + 20) >> 2]!;
+        if (sizeRows > 0) {
+          row += sizeRows;
+          col = u32[(q + 24) >> 2]!;
+        } else col += u32[(q + 24) >> 2]!;
+      } else {
+        byte += u8[slot + 7]!;
+        col += u8[slot + 7]!;
+      }
     }
   }
 
@@ -518,15 +541,28 @@ class MirrorNode implements SyntaxNode {
 /** The visible nodes a scan is inside, by depth (arrays, not an object per node: a file has tens of thousands). */
 interface Path {
   node: (MirrorNode | undefined)[];
-  slot: number[];
-  byte: number[];
-  row: number[];
-  col: number[];
-  alias: number[];
-  field: number[];
-  at: number[];
+  slot: Uint32Array;
+  byte: Uint32Array;
+  row: Uint32Array;
+  col: Uint32Array;
+  alias: Uint32Array;
+  field: Uint32Array;
+  at: Uint32Array;
   /** How many of its children the scan has passed. */
-  next: number[];
+  next: Uint32Array;
+}
+
+function newPath(size: number): Path {
+  const a = () => new Uint32Array(size);
+  return { node: new Array<MirrorNode | undefined>(size).fill(undefined), slot: a(), byte: a(), row: a(), col: a(), alias: a(), field: a(), at: a(), next: a() };
+}
+
+/** Doubles a path's room (deeply nested code). */
+function growPath(p: Path): void {
+  const q = newPath(p.slot.length * 2);
+  for (const k of ['slot', 'byte', 'row', 'col', 'alias', 'field', 'at', 'next'] as const) q[k].set(p[k]);
+  p.node.length = q.node.length;
+  for (const k of ['slot', 'byte', 'row', 'col', 'alias', 'field', 'at', 'next'] as const) p[k] = q[k];
 }
 
 const roots = new WeakMap<Tree, SyntaxNode>();
