@@ -87,6 +87,21 @@ describe('syntax trees read from the parser memory', () => {
     tree.delete();
   });
 
+  it('read deeply nested code without running out of stack', () => {
+    // 2,500 nested lists: the tree is ~5,000 nodes deep (a recursive scan ran out of stack at 2,000).
+    const text = `import torch\nfor b in loader:\n    x = ${'['.repeat(2500)}model(b)${']'.repeat(2500)}\n    loss.backward()\n`;
+    const r = lintText(parser, text);
+    try {
+      assert.equal(r.broken, false);
+      const root = rootOf(r.tree, text);
+      const calls = root.descendantsOfType('call').map((c) => c!.text);
+      assert.deepEqual(calls, ['model(b)', 'loss.backward()']);
+      assert.equal(root.descendantForIndex(text.indexOf('model'))!.text, 'model');
+    } finally {
+      r.tree.delete();
+    }
+  });
+
   it('lint the same findings as the API nodes on the lint corpus', () => {
     // The API's nodes through the same rules: the mirror changes speed, not findings.
     const dir = join(ROOT, 'test', 'fixtures', 'lintcorpus');

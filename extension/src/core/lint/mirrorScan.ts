@@ -1,0 +1,109 @@
+import { ChildWalk, ERROR_SYMBOL } from './childWalk';
+import { MirrorNode } from './mirrorTree';
+
+/**
+ * The visible nodes a scan is inside, by depth (typed arrays, not an object per node: a file has
+ * tens of thousands; only a match and its ancestors become MirrorNodes).
+ */
+interface Path {
+  node: (MirrorNode | undefined)[];
+  slot: Uint32Array;
+  byte: Uint32Array;
+  row: Uint32Array;
+  col: Uint32Array;
+  alias: Uint32Array;
+  field: Uint32Array;
+  at: Uint32Array;
+  /** How many of its children the scan has passed. */
+  next: Uint32Array;
+}
+
+const NUMBERS = ['slot', 'byte', 'row', 'col', 'alias', 'field', 'at', 'next'] as const;
+
+function newPath(size: number, old?: Path): Path {
+  const p = { node: new Array<MirrorNode | undefined>(size).fill(undefined) } as Path;
+  for (const k of NUMBERS) {
+    p[k] = new Uint32Array(size);
+    if (old) p[k].set(old[k]);
+  }
+  if (old) old.node.forEach((n, i) => (p.node[i] = n));
+  return p;
+}
+
+/** Nodes of the kinds `want` under `root` (not root itself), in document order, into `out`. */
+export function scanKinds(root: MirrorNode, want: readonly string[], out: MirrorNode[]): void {
+  const { m } = root;
+  // The wanted kinds as public symbols (an error's symbol is outside the table).
+  const wanted = new Uint8Array(m.t.types.length);
+  m.t.types.forEach((name, i) => name !== undefined && want.includes(name) && (wanted[i] = 1));
+  let path = newPath(64);
+  path.node[0] = root;
+
+  /** The node at `depth` of the path, made with its ancestors (or the one made before: nodes keep their identity). */
+  const made = (d: number): MirrorNode => {
+    let k = d;
+    while (!path.node[k]) k--;
+    for (k++; k <= d; k++) {
+      const slot = path.slot[k]!;
+      path.node[k] = m.nodes.get(slot) ?? new MirrorNode(m, slot, path.byte[k]!, path.row[k]!, path.col[k]!, path.alias[k]!, path.node[k - 1]!, path.at[k]!, path.field[k]!);
+    }
+    return path.node[d]!;
+  };
+
+  // MirrorNode.collect's walk, with a stack rather than recursion (deeply nested code): one walk
+  // per level, and the path depth of the visible node whose children that level's walk reads.
+  const walks: ChildWalk[] = [];
+  const depths: number[] = [];
+  let level = -1;
+  const enter = (ptr: number, byte: number, row: number, col: number, outer: number, depth: number) => {
+    level++;
+    walks[level] = walks[level]?.reset(ptr, byte, row, col, outer) ?? new ChildWalk(m, ptr, byte, row, col, outer);
+    depths[level] = depth;
+  };
+  enter(root.ptr, root.startByte, root.startRow, root.startCol, 0, 0);
+  while (level >= 0) {
+    const w = walks[level]!;
+    const depth = depths[level]!;
+    if (!w.next()) {
+      level--;
+      continue;
+    }
+    if (!w.relevant) {
+      if (w.visibleKids) enter(w.q, w.byte, w.row, w.col, w.field, depth);
+      continue;
+    }
+    const sym = w.symbol;
+    const match = sym === ERROR_SYMBOL ? want.includes('ERROR') : wanted[sym] === 1;
+    const at = path.next[depth]!++;
+    const kids = w.kids;
+    // Only a node that may be an ancestor of a match (or is one) goes on the path.
+    if (!kids && !match) continue;
+    const d = depth + 1;
+    if (d >= path.slot.length) path = newPath(path.slot.length * 2, path);
+    path.node[d] = m.nodes.get(w.slot);
+    path.slot[d] = w.slot;
+    path.byte[d] = w.byte;
+    path.row[d] = w.row;
+    path.col[d] = w.col;
+    path.alias[d] = w.alias;
+    path.field[d] = w.field;
+    path.at[d] = at;
+    path.next[d] = 0;
+    if (match) out.push(made(d));
+    if (!kids) continue;
+    const done = path.node[d];
+    if (done?.kids) kindsAmong(done.kids, want, out);
+    else enter(w.q, w.byte, w.row, w.col, 0, d);
+  }
+}
+
+/** Nodes of these kinds among nodes already read and their descendants, in document order. */
+export function kindsAmong(nodes: readonly MirrorNode[], want: readonly string[], out: MirrorNode[]): void {
+  const stack = [...nodes].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (want.includes(n.type)) out.push(n);
+    if (n.kids) for (let i = n.kids.length - 1; i >= 0; i--) stack.push(n.kids[i]!);
+    else if (n.rawCount) scanKinds(n, want, out);
+  }
+}

@@ -1,0 +1,273 @@
+import type { Tree } from '@vscode/tree-sitter-wasm';
+import { ChildWalk, ERROR_SYMBOL } from './childWalk';
+import type { Views } from './childWalk';
+import { kindsAmong, scanKinds } from './mirrorScan';
+import type { Point, SyntaxNode } from './syntaxTree';
+import type { Heap, LanguageTables } from './wasmTables';
+import { wasmHeap } from './wasmTables';
+
+/** One parsed tree read straight from the parser's memory: no call into WebAssembly per node. */
+export class Mirror implements Views {
+  rootNode!: SyntaxNode;
+  /** Every node made so far, by subtree slot: a node is made once, however it is reached. */
+  readonly nodes = new Map<number, MirrorNode>();
+
+  constructor(
+    readonly t: LanguageTables,
+    public u8: Uint8Array,
+    public u16: Uint16Array,
+    public u32: Uint32Array,
+    readonly text: string,
+  ) {}
+
+  /** Emscripten replaces its views when the memory grows (a call into the parser may allocate); a detached view reads as empty. */
+  refresh(): void {
+    if (this.u8.length) return;
+    const heap = wasmHeap();
+    if (heap) ({ u8: this.u8, u16: this.u16, u32: this.u32 } = heap);
+  }
+}
+
+const NONE: MirrorNode[] = [];
+
+/**
+ * A node read from its subtree in the parser's memory (childWalk.ts has the layout). Children are
+ * read once and kept, so parent, children and fields cost a property read after the first time.
+ * Valid while the tree is neither edited nor deleted, as the linter uses it.
+ */
+export class MirrorNode implements SyntaxNode {
+  /** The subtree's heap data (0: an inline leaf). */
+  readonly ptr: number;
+  private readonly sym: number;
+  readonly endByte: number;
+  kids: MirrorNode[] | undefined;
+  private named: MirrorNode[] | undefined;
+  private _type: string | undefined;
+  private fields: Map<number, MirrorNode | null> | undefined;
+
+  constructor(
+    readonly m: Mirror,
+    /** The address of the subtree slot: tree-sitter's own node id. */
+    readonly id: number,
+    readonly startByte: number,
+    readonly startRow: number,
+    readonly startCol: number,
+    private readonly alias: number,
+    readonly parent: MirrorNode | null,
+    /** Index among the parent's children. */
+    private readonly at: number,
+    /** The field the parent's grammar rule gives it (0: none), as a tree cursor reports it. */
+    readonly field: number,
+  ) {
+    m.nodes.set(id, this);
+    const { u8, u32, u16 } = m;
+    this.ptr = u8[id]! & 1 ? 0 : u32[id >> 2]!;
+    this.sym = this.ptr ? u16[(this.ptr + 40) >> 1]! : u8[id + 1]!;
+    this.endByte = startByte + (this.ptr ? u32[(this.ptr + 16) >> 2]! : u8[id + 7]!);
+  }
+
+  get tree(): Mirror {
+    return this.m;
+  }
+
+  get type(): string {
+    if (this._type === undefined) {
+      const s = this.alias || this.sym;
+      this._type = (s === ERROR_SYMBOL ? undefined : this.m.t.types[this.m.t.publicSymbol[s]!]) ?? 'ERROR';
+    }
+    return this._type;
+  }
+
+  get text(): string {
+    return this.m.text.slice(this.startByte >> 1, this.endByte >> 1);
+  }
+
+  get startIndex(): number {
+    return this.startByte >> 1;
+  }
+
+  get endIndex(): number {
+    return this.endByte >> 1;
+  }
+
+  get startPosition(): Point {
+    return { row: this.startRow, column: this.startCol >> 1 };
+  }
+
+  get endPosition(): Point {
+    const rows = this.ptr ? this.m.u32[(this.ptr + 20) >> 2]! : 0;
+    const cols = this.ptr ? this.m.u32[(this.ptr + 24) >> 2]! : this.m.u8[this.id + 7]!;
+    return rows > 0 ? { row: this.startRow + rows, column: cols >> 1 } : { row: this.startRow, column: (this.startCol + cols) >> 1 };
+  }
+
+  /** A flag bit of the heap data (inline leaves keep theirs in the slot's first byte, one bit up). */
+  private flag(bit: number, inlineBit: number): boolean {
+    return ((this.ptr ? this.m.u16[(this.ptr + 44) >> 1]! >> bit : this.m.u8[this.id]! >> inlineBit) & 1) === 1;
+  }
+
+  get isNamed(): boolean {
+    if (this.alias) return this.m.t.named[this.alias] === 1;
+    return this.sym === ERROR_SYMBOL || this.flag(1, 2);
+  }
+
+  get isMissing(): boolean {
+    return this.flag(9, 5);
+  }
+
+  get isError(): boolean {
+    return !this.alias && this.sym === ERROR_SYMBOL;
+  }
+
+  get hasError(): boolean {
+    return this.isMissing || (this.ptr !== 0 && this.m.u32[(this.ptr + 32) >> 2]! > 0);
+  }
+
+  get rawCount(): number {
+    return this.ptr ? this.m.u32[(this.ptr + 36) >> 2]! : 0;
+  }
+
+  /** The visible nodes under this one (ts_node_child): a hidden subtree's own are hoisted in its place. */
+  get children(): MirrorNode[] {
+    if (!this.kids) {
+      const out: MirrorNode[] = [];
+      if (this.rawCount) this.collect(this.ptr, this.startByte, this.startRow, this.startCol, 0, out);
+      this.kids = out;
+    }
+    return this.kids;
+  }
+
+  private collect(ptr: number, byte: number, row: number, col: number, outer: number, out: MirrorNode[]): void {
+    for (const w = new ChildWalk(this.m, ptr, byte, row, col, outer); w.next(); ) {
+      if (w.relevant) out.push(this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.row, w.col, w.alias, this, out.length, w.field));
+      else if (w.visibleKids) this.collect(w.q, w.byte, w.row, w.col, w.field, out);
+    }
+  }
+
+  get namedChildren(): MirrorNode[] {
+    if (!this.named) this.named = this.children.length ? this.children.filter((c) => c.isNamed) : NONE;
+    return this.named;
+  }
+
+  get childCount(): number {
+    return this.children.length;
+  }
+
+  get namedChildCount(): number {
+    return this.namedChildren.length;
+  }
+
+  child(i: number): MirrorNode | null {
+    return this.children[i] ?? null;
+  }
+
+  namedChild(i: number): MirrorNode | null {
+    return this.namedChildren[i] ?? null;
+  }
+
+  /** The neighbours in the parent's children (tree-sitter's own differs only next to zero-width nodes in broken code). */
+  get nextSibling(): MirrorNode | null {
+    return this.parent?.children[this.at + 1] ?? null;
+  }
+
+  get previousSibling(): MirrorNode | null {
+    return this.parent?.children[this.at - 1] ?? null;
+  }
+
+  equals(other: SyntaxNode): boolean {
+    return other.tree === this.m && other.id === this.id;
+  }
+
+  /** ts_node_child_by_field_id, answered from the children already read (memoised per field). */
+  childForFieldName(name: string): MirrorNode | null {
+    const field = this.m.t.fieldIds.get(name);
+    if (!field || !this.rawCount) return null;
+    this.fields ??= new Map();
+    let n = this.fields.get(field);
+    if (n === undefined) {
+      n = this.fieldIn(this.ptr, field, 0);
+      this.fields.set(field, n);
+    }
+    return n;
+  }
+
+  childrenForFieldName(name: string): MirrorNode[] {
+    const field = this.m.t.fieldIds.get(name);
+    return field ? this.children.filter((c) => c.field === field) : NONE;
+  }
+
+  /**
+   * The field's node in the subtree at `ptr`, whose visible nodes are this node's children from
+   * `pos` on (a hidden subtree's nodes are hoisted into its visible parent's children).
+   */
+  private fieldIn(ptr: number, field: number, pos: number): MirrorNode | null {
+    if (!this.m.u32[(ptr + 48) >> 2]) return null;
+    const entries = this.m.t.fieldMaps[this.m.u16[(ptr + 66) >> 1]!]?.filter((e) => e.field === field);
+    if (!entries?.length) return null;
+    let k = 0;
+    for (const w = new ChildWalk(this.m, ptr, 0, 0, 0, 0); w.next(); pos += w.relevant ? 1 : w.visibleKids) {
+      if (w.index < entries[k]!.child) continue;
+      if (entries[k]!.inherited) {
+        // The field is on one of the child's own children: a visible child's, or hoisted into ours.
+        const r = !w.kids ? null : w.relevant ? this.children[pos]!.fieldIn(w.q, field, 0) : this.fieldIn(w.q, field, pos);
+        if (r || k + 1 === entries.length) return r;
+        k++;
+      } else if (w.relevant || w.visibleKids > 0) return this.children[pos]!;
+      else if (++k === entries.length) return null;
+    }
+    return null;
+  }
+
+  /**
+   * ts_node_descendant_for_byte_range (tree-sitter 0.25.1): down through the subtrees, hidden ones
+   * included, to the innermost visible node spanning the range; only the nodes on the way are made.
+   */
+  descendantForIndex(start: number, end = start): MirrorNode | null {
+    const s = start * 2;
+    const e = end * 2;
+    if (s > e) return null;
+    let last: MirrorNode = this;
+    // Where `last`'s next child is among its children.
+    let pos = 0;
+    let w: ChildWalk | undefined = this.rawCount ? new ChildWalk(this.m, this.ptr, this.startByte, this.startRow, this.startCol, 0) : undefined;
+    while (w?.next()) {
+      // It must reach the range's end and pass its start (a zero-width node: reach it).
+      if (w.endByte < e || (w.byte === w.endByte ? w.endByte < s : w.endByte <= s)) {
+        pos += w.relevant ? 1 : w.visibleKids;
+        continue;
+      }
+      if (s < w.byte) break;
+      if (w.relevant) {
+        last = this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.row, w.col, w.alias, last, pos, w.field);
+        pos = 0;
+      }
+      w = w.kids ? new ChildWalk(this.m, w.q, w.byte, w.row, w.col, w.relevant ? 0 : w.field) : undefined;
+    }
+    return last;
+  }
+
+  /**
+   * The visible nodes of these kinds under this one (itself included), in document order, read
+   * from the subtrees: only the matches and their ancestors become nodes (a file has ~3× more).
+   */
+  descendantsOfType(types: string | string[]): MirrorNode[] {
+    const want = typeof types === 'string' ? [types] : types;
+    const out: MirrorNode[] = [];
+    if (want.includes(this.type)) out.push(this);
+    if (this.kids) kindsAmong(this.kids, want, out);
+    else if (this.rawCount) scanKinds(this, want, out);
+    return out;
+  }
+}
+
+/** The root of a parsed tree as a MirrorNode (ts_tree_root_node: it starts after its own padding). */
+export function mirrorRoot(tree: Tree, text: string, t: LanguageTables, heap: Heap): SyntaxNode {
+  const m = new Mirror(t, heap.u8, heap.u16, heap.u32, text);
+  const addr = (tree as unknown as Record<number, number>)[0]!;
+  const p = heap.u8[addr]! & 1 ? 0 : heap.u32[addr >> 2]!;
+  const byte = p ? heap.u32[(p + 4) >> 2]! : heap.u8[addr + 6]!;
+  const row = p ? heap.u32[(p + 8) >> 2]! : heap.u8[addr + 5]! & 15;
+  const col = p ? heap.u32[(p + 12) >> 2]! : heap.u8[addr + 4]!;
+  const root = new MirrorNode(m, addr, byte, row, col, 0, null, 0, 0);
+  m.rootNode = root;
+  return root;
+}
