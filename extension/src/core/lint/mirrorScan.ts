@@ -1,5 +1,6 @@
 import { ChildWalk, ERROR_SYMBOL } from './childWalk';
 import { MirrorNode } from './mirrorTree';
+import type { LanguageTables } from './wasmTables';
 
 /**
  * The visible nodes a scan is inside, by depth (typed arrays, not an object per node: a file has
@@ -30,14 +31,40 @@ function newPath(size: number, old?: Path): Path {
   return p;
 }
 
+const byKinds = new WeakMap<LanguageTables, Map<string, Uint8Array>>();
+
+/** The wanted kinds as a table by public symbol (an error's symbol is outside it). */
+function wantedOf(t: LanguageTables, want: readonly string[]): Uint8Array {
+  let cache = byKinds.get(t);
+  if (!cache) byKinds.set(t, (cache = new Map()));
+  const key = want.join(' ');
+  let wanted = cache.get(key);
+  if (!wanted) {
+    wanted = new Uint8Array(t.types.length);
+    for (let i = 0; i < t.types.length; i++) if (t.types[i] !== undefined && want.includes(t.types[i]!)) wanted[i] = 1;
+    cache.set(key, wanted);
+  }
+  return wanted;
+}
+
+/** Paths of finished scans, for the next (a re-lint scans many small regions). */
+const spare: Path[] = [];
+
 /** Nodes of the kinds `want` under `root` (not root itself), in document order, into `out`. */
 export function scanKinds(root: MirrorNode, want: readonly string[], out: MirrorNode[]): void {
+  let path = spare.pop() ?? newPath(64);
+  try {
+    scanWith(root, want, wantedOf(root.m.t, want), path, (p) => (path = p), out);
+  } finally {
+    path.node.fill(undefined);
+    spare.push(path);
+  }
+}
+
+function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array, path: Path, grown: (p: Path) => void, out: MirrorNode[]): void {
   const { m } = root;
-  // The wanted kinds as public symbols (an error's symbol is outside the table).
-  const wanted = new Uint8Array(m.t.types.length);
-  m.t.types.forEach((name, i) => name !== undefined && want.includes(name) && (wanted[i] = 1));
-  let path = newPath(64);
   path.node[0] = root;
+  path.next[0] = 0;
 
   /** The node at `depth` of the path, made with its ancestors (or the one made before: nodes keep their identity). */
   const made = (d: number): MirrorNode => {
@@ -79,7 +106,7 @@ export function scanKinds(root: MirrorNode, want: readonly string[], out: Mirror
     // Only a node that may be an ancestor of a match (or is one) goes on the path.
     if (!kids && !match) continue;
     const d = depth + 1;
-    if (d >= path.slot.length) path = newPath(path.slot.length * 2, path);
+    if (d >= path.slot.length) grown((path = newPath(path.slot.length * 2, path)));
     path.node[d] = m.nodes.get(w.slot);
     path.slot[d] = w.slot;
     path.byte[d] = w.byte;
