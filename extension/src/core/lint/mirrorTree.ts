@@ -41,9 +41,12 @@ export class MirrorNode implements SyntaxNode {
   private readonly sym: number;
   readonly endByte: number;
   kids: MirrorNode[] | undefined;
+  /** Some children come from a hidden child (the rule's children are not all its own). */
+  private hoisted = false;
+  private lastField = 0;
+  private lastNode: MirrorNode | null = null;
   private named: MirrorNode[] | undefined;
   private _type: string | undefined;
-  private fields: Map<number, MirrorNode | null> | undefined;
 
   constructor(
     readonly m: Mirror,
@@ -139,7 +142,10 @@ export class MirrorNode implements SyntaxNode {
   private collect(ptr: number, byte: number, row: number, col: number, outer: number, out: MirrorNode[]): void {
     for (const w = new ChildWalk(this.m, ptr, byte, row, col, outer); w.next(); ) {
       if (w.relevant) out.push(this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.row, w.col, w.alias, this, out.length, w.field));
-      else if (w.visibleKids) this.collect(w.q, w.byte, w.row, w.col, w.field, out);
+      else if (w.visibleKids) {
+        this.hoisted = true;
+        this.collect(w.q, w.byte, w.row, w.col, w.field, out);
+      }
     }
   }
 
@@ -177,17 +183,21 @@ export class MirrorNode implements SyntaxNode {
     return other.tree === this.m && other.id === this.id;
   }
 
-  /** ts_node_child_by_field_id, answered from the children already read (memoised per field). */
+  /**
+   * ts_node_child_by_field_id. Where every child is the rule's own (none hoisted from a hidden one)
+   * and the field is not inherited, that is the first child a cursor names so; else the field map
+   * is followed (the last answer kept: rules ask one node for one field several times).
+   */
   childForFieldName(name: string): MirrorNode | null {
     const field = this.m.t.fieldIds.get(name);
     if (!field || !this.rawCount) return null;
-    this.fields ??= new Map();
-    let n = this.fields.get(field);
-    if (n === undefined) {
-      n = this.fieldIn(this.ptr, field, 0);
-      this.fields.set(field, n);
+    const kids = this.children;
+    if (!this.hoisted && !this.m.t.inherits[this.m.u16[(this.ptr + 66) >> 1]!]!.has(field)) return kids.find((c) => c.field === field) ?? null;
+    if (this.lastField !== field) {
+      this.lastNode = this.fieldIn(this.ptr, field, 0);
+      this.lastField = field;
     }
-    return n;
+    return this.lastNode;
   }
 
   childrenForFieldName(name: string): MirrorNode[] {

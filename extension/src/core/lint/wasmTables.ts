@@ -45,6 +45,8 @@ export interface LanguageTables {
   fieldMaps: FieldEntry[][];
   /** Per production id and structural child index: the child's own (not inherited) field, as a cursor names it. */
   ownFields: Uint16Array[];
+  /** Per production id: the fields it gives through a hidden child (inherited). */
+  inherits: Set<number>[];
 }
 
 const tables = new WeakMap<Language, LanguageTables | null>();
@@ -118,5 +120,6 @@ function readTables(language: Language): LanguageTables | null {
     maxAliasLength,
     fieldMaps,
     ownFields,
+    inherits: fieldMaps.map((list) => new Set(list.filter((e) => e.inherited).map((e) => e.field))),
   };
 }
