@@ -2,11 +2,12 @@ import type { SyntaxNode } from './syntaxTree';
 
 /**
  * The first difference between two readings of one tree (a MirrorNode and web-tree-sitter's node),
- * or undefined: every node's kind, range, flags, children and fields, and the node found at each
+ * or undefined: every node's kind, range, flags, children and fields (all of them, or those
+ * `fields` names for the node), and the node found at each
  * `step`-th index and at each zero-width node. syntaxTree.ts runs it once per grammar before trusting the mirror; tests run it
  * over real and broken files.
  */
-export function firstDifference(a: SyntaxNode, b: SyntaxNode, fields: readonly string[], step = 0): string | undefined {
+export function firstDifference(a: SyntaxNode, b: SyntaxNode, fields: readonly string[] | ((n: SyntaxNode) => readonly string[]), step = 0): string | undefined {
   const facts = (n: SyntaxNode) =>
     JSON.stringify([n.id, n.type, n.startIndex, n.endIndex, n.startPosition, n.endPosition, n.childCount, n.namedChildCount, n.isNamed, n.isMissing, n.isError, n.hasError]);
   const ids = (xs: readonly (SyntaxNode | null)[]) => xs.map((x) => x?.id ?? 0).join(',');
@@ -23,7 +24,7 @@ export function firstDifference(a: SyntaxNode, b: SyntaxNode, fields: readonly s
     if (fx !== facts(y)) return `${fx} vs ${facts(y)}`;
     if (ids(x.namedChildren) !== ids(y.namedChildren)) return `named children of ${fx}`;
     if (x.parent?.id !== y.parent?.id) return `parent of ${fx}`;
-    for (const f of fields) {
+    for (const f of typeof fields === 'function' ? fields(x) : fields) {
       if ((x.childForFieldName(f)?.id ?? 0) !== (y.childForFieldName(f)?.id ?? 0)) return `field ${f} of ${fx}`;
       if (ids(x.childrenForFieldName(f)) !== ids(y.childrenForFieldName(f))) return `fields ${f} of ${fx}`;
     }

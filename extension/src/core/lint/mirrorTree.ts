@@ -227,6 +227,13 @@ export class MirrorNode implements SyntaxNode {
     return null;
   }
 
+  /** The fields a lookup on this node can find: its rule's (inherited ones too) and its children's as a cursor names them. */
+  fieldNames(): string[] {
+    const ids = new Set(this.ptr ? this.m.t.fieldMaps[this.m.u16[(this.ptr + 66) >> 1]!]?.map((e) => e.field) : []);
+    for (const c of this.children) if (c.field) ids.add(c.field);
+    return [...ids].map((id) => this.m.t.fieldNameOf[id]!);
+  }
+
   /**
    * ts_node_descendant_for_byte_range (tree-sitter 0.25.1): down through the subtrees, hidden ones
    * included, to the innermost visible node spanning the range; only the nodes on the way are made.

@@ -36,6 +36,8 @@ export interface FieldEntry {
 export interface LanguageTables {
   types: (string | undefined)[];
   fieldIds: Map<string, number>;
+  /** Field names by id. */
+  fieldNameOf: (string | null)[];
   publicSymbol: Uint16Array;
   /** symbol_metadata's `named`, per symbol. */
   named: Uint8Array;
@@ -114,6 +116,7 @@ function readTables(language: Language): LanguageTables | null {
   return {
     types: language.types,
     fieldIds,
+    fieldNameOf: language.fields,
     publicSymbol: u16.slice(publicMap! >> 1, (publicMap! >> 1) + symbols),
     named,
     aliasSequences: u16.slice(aliases! >> 1, (aliases! >> 1) + productions * maxAliasLength),
