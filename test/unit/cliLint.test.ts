@@ -131,6 +131,17 @@ describe('headroom lint formats', () => {
     assert.match(mixed.out, /^warn\.py:6:5: warning HR001/);
   });
 
+  it('says a file it cannot lint (nested beyond the stack), lints the rest, and exits 2', async () => {
+    const deep = mkdtempSync(join(tmpdir(), 'headroom-lintdeep-'));
+    // Far deeper than CPython accepts (200 brackets), as hostile input may be.
+    writeFileSync(join(deep, 'deep.py'), `import torch\nfor b in loader:\n    x = ${'['.repeat(20000)}model(b)${']'.repeat(20000)}\n    total += x\n`);
+    writeFileSync(join(deep, 'train.py'), TRAIN);
+    const r = await headroom(deep, 'lint', '.');
+    assert.equal(r.code, 2);
+    assert.match(r.err, /^headroom lint: .*deep\.py: not linted \(nested too deeply\)$/m);
+    assert.match(r.out, /train\.py:5:5: error HR001/);
+  });
+
   it('refuses an unknown --format, and --json with another format', async () => {
     const bad = await headroom(dir, 'lint', '.', '--format', 'xml');
     assert.equal(bad.code, 2);

@@ -17,8 +17,8 @@ export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sari
   --format json (or --json): every finding with its fixes; lines and columns 1-based.
   --format sarif: SARIF 2.1.0, for GitHub code scanning (github/codeql-action/upload-sarif).
   --format github: GitHub Actions annotations (::error file=…,line=…::message).
-  Exits 1 when a finding is an error, 2 when no Python file was found (or on a usage error),
-  0 otherwise.
+  Exits 1 when a finding is an error, 2 when no Python file was found or a file could not be
+  linted (or on a usage error), 0 otherwise.
   Rules: ${Object.entries(RULES)
     .map(([id, r]) => `${id} ${r.name}`)
     .join(', ')}.`;
@@ -73,10 +73,19 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
   if (!files.length) return 2;
   const parser = await PythonParser.load(wasmDir());
   const all: LintedFile[] = [];
+  let unlinted = 0;
   for (const file of files) {
-    const r = lintText(parser, readFileSync(file, 'utf8'), select ? { select: select as RuleId[] } : {});
-    r.tree.delete();
     const rel = relative(process.cwd(), file);
+    let r: ReturnType<typeof lintText>;
+    try {
+      r = lintText(parser, readFileSync(file, 'utf8'), select ? { select: select as RuleId[] } : {});
+    } catch (e) {
+      // One file the rules cannot walk (thousands of nested brackets: out of stack) is said, and the rest linted.
+      unlinted++;
+      io.err(`headroom lint: ${plain(file)}: not linted (${e instanceof RangeError ? 'nested too deeply' : plain(e instanceof Error ? e.message : String(e))})\n`);
+      continue;
+    }
+    r.tree.delete();
     all.push({ file: rel && !rel.startsWith('..') ? rel : file, findings: r.findings, broken: r.broken });
   }
   if (format === 'json') io.out(formatLintJson(all));
@@ -85,5 +94,6 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
     io.out(format === 'github' ? formatLintGithub(all) : formatLintText(all));
     for (const f of all) if (f.broken) io.err(`headroom lint: ${plain(f.file)} has syntax errors: findings in the broken parts may be missing\n`);
   }
+  if (unlinted) return 2;
   return all.some((f) => f.findings.some((x) => x.severity === 'error')) ? 1 : 0;
 }

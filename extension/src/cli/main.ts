@@ -32,7 +32,8 @@ ${RUN_USAGE}
 Global options: --debug (show stack traces of errors), --help (also after a command: headroom analyze --help), --version
 ${LIMIT_USAGE}
 Exit codes: 0 ok, 1 over budget (check) or an error-level finding (lint), 2 error (a usage error, an
-  unreadable snapshot, or no Python file to lint); run exits with the workload's own code.`;
+  unreadable snapshot, no Python file to lint, or one that could not be linted); run exits with the
+  workload's own code.`;
 
 type Command = (argv: readonly string[], io: Io) => Promise<number>;
 

@@ -82,7 +82,13 @@ function named(m: RegExpExecArray | null): Set<string> | 'all' | undefined {
  */
 export function lintText(parser: PythonParser, text: string, opts: LintOptions = {}, previous?: Tree): LintResult {
   const tree = parser.parse(text, previous);
-  return { findings: lintTree(tree, text, opts), tree, broken: tree.rootNode.hasError };
+  try {
+    return { findings: lintTree(tree, text, opts), tree, broken: tree.rootNode.hasError };
+  } catch (e) {
+    // The tree lives in the parser's memory, not the JS heap: free it before the error goes up.
+    tree.delete();
+    throw e;
+  }
 }
 
 /** The imports a file's findings depend on, as a key (a change here means a full re-lint). */
