@@ -1,5 +1,5 @@
 import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
-import { rootOf } from './syntaxTree';
+import { forgetRoot, rootOf } from './syntaxTree';
 import type { SyntaxNode } from './syntaxTree';
 import { importBindings, importStatements } from './imports';
 import { importsKey, lintTree } from './lint';
@@ -193,6 +193,9 @@ export class LintSession {
       out = [...out, ...keep].sort((a, b) => a.startIndex - b.startIndex);
     }
     this.findings = out;
+    // The nodes read during this lint stay with the tree while it is kept (megabytes for a large
+    // file): let them go; the next edit reads the few it needs afresh.
+    forgetRoot(tree);
     return out;
   }
 

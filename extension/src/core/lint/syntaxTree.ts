@@ -88,6 +88,11 @@ function mirrorTrusted(language: Language, t: LanguageTables): boolean {
   return ok;
 }
 
+/** Lets go of the nodes read from `tree` (a later rootOf reads afresh). */
+export function forgetRoot(tree: Tree): void {
+  roots.delete(tree);
+}
+
 /**
  * The root of `tree` (parsed from `text`) as the linter reads it: a MirrorNode when the parser's
  * memory reads the same as its API on a sample, else web-tree-sitter's own node. One root per tree,
