@@ -1,5 +1,5 @@
 import type { Tree } from '@vscode/tree-sitter-wasm';
-import { rootOf } from './syntaxTree';
+import { forgetRoot, rootOf } from './syntaxTree';
 import type { SyntaxNode } from './syntaxTree';
 import { importBindings, qualifier } from './imports';
 import { NodeIndex } from './nodeIndex';
@@ -83,7 +83,10 @@ function named(m: RegExpExecArray | null): Set<string> | 'all' | undefined {
 export function lintText(parser: PythonParser, text: string, opts: LintOptions = {}, previous?: Tree): LintResult {
   const tree = parser.parse(text, previous);
   try {
-    return { findings: lintTree(tree, text, opts), tree, broken: tree.rootNode.hasError };
+    const findings = lintTree(tree, text, opts);
+    // The caller keeps the tree, not the nodes the rules read from it.
+    forgetRoot(tree);
+    return { findings, tree, broken: tree.rootNode.hasError };
   } catch (e) {
     // The tree lives in the parser's memory, not the JS heap: free it before the error goes up.
     tree.delete();
