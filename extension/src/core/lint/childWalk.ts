@@ -12,12 +12,12 @@ export const ERROR_SYMBOL = 65535;
 
 /**
  * A subtree's children in tree-sitter 0.25's memory layout (wasm32), read as its NodeChildIterator
- * reads them: where each starts, its alias (by structural index) and the field a tree cursor would
- * name. Subtree heap data: padding at 4, size at 16 (bytes, rows, columns), error cost at 32, child
- * count at 36, symbol at 40, flags at 44 (visible, named, extra, …, missing at bit 9), visible
- * child count at 48, production id at 66; its children's 8-byte slots sit just before it. A slot
- * with bit 0 set holds a leaf inline: flags in byte 0 (shifted by one), symbol at 1, padding
- * columns, rows and bytes at 4–6, size at 7.
+ * reads them: where each starts (in bytes; rows and columns come from the text), its alias (by
+ * structural index) and the field a tree cursor would name. Subtree heap data: padding at 4 and
+ * size at 16 (bytes, rows, columns), error cost at 32, child count at 36, symbol at 40, flags at
+ * 44 (visible, named, extra, …, missing at bit 9), visible child count at 48, production id at
+ * 66; its children's 8-byte slots sit just before it. A slot with bit 0 set holds a leaf inline:
+ * flags in byte 0 (shifted by one), symbol at 1, padding bytes at 6, size at 7.
  */
 export class ChildWalk {
   slot = 0;
@@ -29,13 +29,9 @@ export class ChildWalk {
   field = 0;
   /** Its structural index (-1: an extra). */
   index = -1;
-  /** Where it starts, and where it ends (where the next child's padding starts). */
+  /** Where it starts, and where it ends (where the next child's padding starts), in bytes of UTF-16. */
   byte: number;
-  row: number;
-  col: number;
   endByte: number;
-  endRow: number;
-  endCol: number;
   /** Its own children in the subtree (0 for a leaf). */
   kids = 0;
   /** A node of its own (visible, or aliased); else a hidden node whose children count as its parent's. */
@@ -53,18 +49,14 @@ export class ChildWalk {
     private readonly v: Views,
     ptr: number,
     byte: number,
-    row: number,
-    col: number,
     outer: number,
   ) {
     this.byte = this.endByte = byte;
-    this.row = this.endRow = row;
-    this.col = this.endCol = col;
-    this.reset(ptr, byte, row, col, outer);
+    this.reset(ptr, byte, outer);
   }
 
   /** Starts over on another subtree (a scan keeps one walk per depth rather than one per subtree). */
-  reset(ptr: number, byte: number, row: number, col: number, outer: number): this {
+  reset(ptr: number, byte: number, outer: number): this {
     const { u16, u32, t } = this.v;
     this.count = u32[(ptr + 36) >> 2]!;
     this.base = ptr - this.count * 8;
@@ -75,8 +67,6 @@ export class ChildWalk {
     this.i = -1;
     this.structural = 0;
     this.byte = this.endByte = byte;
-    this.row = this.endRow = row;
-    this.col = this.endCol = col;
     return this;
   }
 
@@ -95,30 +85,13 @@ export class ChildWalk {
       if (this.aliases >= 0) this.alias = t.aliasSequences[this.aliases + this.index]!;
       this.field = this.own[this.index] || this.outer;
     }
-    let { endByte: byte, endRow: row, endCol: col } = this;
     // The first child starts where its parent does (the parent's start already includes its padding).
-    if (this.i > 0) {
-      byte += q ? u32[(q + 4) >> 2]! : u8[slot + 6]!;
-      const rows = q ? u32[(q + 8) >> 2]! : u8[slot + 5]! & 15;
-      const cols = q ? u32[(q + 12) >> 2]! : u8[slot + 4]!;
-      if (rows > 0) {
-        row += rows;
-        col = cols;
-      } else col += cols;
-    }
-    this.byte = byte;
-    this.row = row;
-    this.col = col;
-    const size = q ? u32[(q + 16) >> 2]! : u8[slot + 7]!;
-    const rows = q ? u32[(q + 20) >> 2]! : 0;
-    this.endByte = byte + size;
-    this.endRow = row + rows;
-    this.endCol = rows > 0 ? u32[(q + 24) >> 2]! : col + (q ? u32[(q + 24) >> 2]! : size);
+    this.byte = this.i > 0 ? this.endByte + (q ? u32[(q + 4) >> 2]! : u8[slot + 6]!) : this.endByte;
+    this.endByte = this.byte + (q ? u32[(q + 16) >> 2]! : u8[slot + 7]!);
     this.kids = q ? u32[(q + 36) >> 2]! : 0;
     this.relevant = (f & 1) === 1 || this.alias > 0;
     return true;
   }
-
 
   /** How many visible nodes it stands for among its parent's children when hidden. */
   get visibleKids(): number {

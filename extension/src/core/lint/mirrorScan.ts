@@ -10,8 +10,6 @@ interface Path {
   node: (MirrorNode | undefined)[];
   slot: Uint32Array;
   byte: Uint32Array;
-  row: Uint32Array;
-  col: Uint32Array;
   alias: Uint32Array;
   field: Uint32Array;
   at: Uint32Array;
@@ -19,7 +17,7 @@ interface Path {
   next: Uint32Array;
 }
 
-const NUMBERS = ['slot', 'byte', 'row', 'col', 'alias', 'field', 'at', 'next'] as const;
+const NUMBERS = ['slot', 'byte', 'alias', 'field', 'at', 'next'] as const;
 
 function newPath(size: number, old?: Path): Path {
   const p = { node: new Array<MirrorNode | undefined>(size).fill(undefined) } as Path;
@@ -72,7 +70,7 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
     while (!path.node[k]) k--;
     for (k++; k <= d; k++) {
       const slot = path.slot[k]!;
-      path.node[k] = m.nodes.get(slot) ?? new MirrorNode(m, slot, path.byte[k]!, path.row[k]!, path.col[k]!, path.alias[k]!, path.node[k - 1]!, path.at[k]!, path.field[k]!);
+      path.node[k] = m.nodes.get(slot) ?? new MirrorNode(m, slot, path.byte[k]!, path.alias[k]!, path.node[k - 1]!, path.at[k]!, path.field[k]!);
     }
     return path.node[d]!;
   };
@@ -82,12 +80,12 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
   const walks: ChildWalk[] = [];
   const depths: number[] = [];
   let level = -1;
-  const enter = (ptr: number, byte: number, row: number, col: number, outer: number, depth: number) => {
+  const enter = (ptr: number, byte: number, outer: number, depth: number) => {
     level++;
-    walks[level] = walks[level]?.reset(ptr, byte, row, col, outer) ?? new ChildWalk(m, ptr, byte, row, col, outer);
+    walks[level] = walks[level]?.reset(ptr, byte, outer) ?? new ChildWalk(m, ptr, byte, outer);
     depths[level] = depth;
   };
-  enter(root.ptr, root.startByte, root.startRow, root.startCol, 0, 0);
+  enter(root.ptr, root.startByte, 0, 0);
   while (level >= 0) {
     const w = walks[level]!;
     const depth = depths[level]!;
@@ -96,7 +94,7 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
       continue;
     }
     if (!w.relevant) {
-      if (w.visibleKids) enter(w.q, w.byte, w.row, w.col, w.field, depth);
+      if (w.visibleKids) enter(w.q, w.byte, w.field, depth);
       continue;
     }
     const sym = w.symbol;
@@ -107,11 +105,10 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
     if (!kids && !match) continue;
     const d = depth + 1;
     if (d >= path.slot.length) grown((path = newPath(path.slot.length * 2, path)));
-    path.node[d] = m.nodes.get(w.slot);
+    // Made before only if its parent was (nodes are made parent first): most lookups are skipped.
+    path.node[d] = path.node[depth] ? m.nodes.get(w.slot) : undefined;
     path.slot[d] = w.slot;
     path.byte[d] = w.byte;
-    path.row[d] = w.row;
-    path.col[d] = w.col;
     path.alias[d] = w.alias;
     path.field[d] = w.field;
     path.at[d] = at;
@@ -120,7 +117,7 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
     if (!kids) continue;
     const done = path.node[d];
     if (done?.kids) kindsAmong(done.kids, want, out);
-    else enter(w.q, w.byte, w.row, w.col, 0, d);
+    else enter(w.q, w.byte, 0, d);
   }
 }
 

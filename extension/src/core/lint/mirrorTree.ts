@@ -20,6 +20,26 @@ export class Mirror implements Views {
     readonly text: string,
   ) {}
 
+  private lineStarts: Uint32Array | undefined;
+
+  /** A text index as tree-sitter's point: rows end at `\n`, columns count UTF-16 units. */
+  pointAt(index: number): Point {
+    if (!this.lineStarts) {
+      const starts = [0];
+      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) starts.push(i + 1);
+      this.lineStarts = Uint32Array.from(starts);
+    }
+    const ls = this.lineStarts;
+    let lo = 0;
+    let hi = ls.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (ls[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return { row: lo, column: index - ls[lo]! };
+  }
+
   /** Emscripten replaces its views when the memory grows (a call into the parser may allocate); a detached view reads as empty. */
   refresh(): void {
     if (this.u8.length) return;
@@ -53,8 +73,6 @@ export class MirrorNode implements SyntaxNode {
     /** The address of the subtree slot: tree-sitter's own node id. */
     readonly id: number,
     readonly startByte: number,
-    readonly startRow: number,
-    readonly startCol: number,
     private readonly alias: number,
     readonly parent: MirrorNode | null,
     /** Index among the parent's children. */
@@ -94,13 +112,11 @@ export class MirrorNode implements SyntaxNode {
   }
 
   get startPosition(): Point {
-    return { row: this.startRow, column: this.startCol >> 1 };
+    return this.m.pointAt(this.startByte >> 1);
   }
 
   get endPosition(): Point {
-    const rows = this.ptr ? this.m.u32[(this.ptr + 20) >> 2]! : 0;
-    const cols = this.ptr ? this.m.u32[(this.ptr + 24) >> 2]! : this.m.u8[this.id + 7]!;
-    return rows > 0 ? { row: this.startRow + rows, column: cols >> 1 } : { row: this.startRow, column: (this.startCol + cols) >> 1 };
+    return this.m.pointAt(this.endByte >> 1);
   }
 
   /** A flag bit of the heap data (inline leaves keep theirs in the slot's first byte, one bit up). */
@@ -133,18 +149,18 @@ export class MirrorNode implements SyntaxNode {
   get children(): MirrorNode[] {
     if (!this.kids) {
       const out: MirrorNode[] = [];
-      if (this.rawCount) this.collect(this.ptr, this.startByte, this.startRow, this.startCol, 0, out);
+      if (this.rawCount) this.collect(this.ptr, this.startByte, 0, out);
       this.kids = out;
     }
     return this.kids;
   }
 
-  private collect(ptr: number, byte: number, row: number, col: number, outer: number, out: MirrorNode[]): void {
-    for (const w = new ChildWalk(this.m, ptr, byte, row, col, outer); w.next(); ) {
-      if (w.relevant) out.push(this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.row, w.col, w.alias, this, out.length, w.field));
+  private collect(ptr: number, byte: number, outer: number, out: MirrorNode[]): void {
+    for (const w = new ChildWalk(this.m, ptr, byte, outer); w.next(); ) {
+      if (w.relevant) out.push(this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.alias, this, out.length, w.field));
       else if (w.visibleKids) {
         this.hoisted = true;
-        this.collect(w.q, w.byte, w.row, w.col, w.field, out);
+        this.collect(w.q, w.byte, w.field, out);
       }
     }
   }
@@ -214,7 +230,7 @@ export class MirrorNode implements SyntaxNode {
     const entries = this.m.t.fieldMaps[this.m.u16[(ptr + 66) >> 1]!]?.filter((e) => e.field === field);
     if (!entries?.length) return null;
     let k = 0;
-    for (const w = new ChildWalk(this.m, ptr, 0, 0, 0, 0); w.next(); pos += w.relevant ? 1 : w.visibleKids) {
+    for (const w = new ChildWalk(this.m, ptr, 0, 0); w.next(); pos += w.relevant ? 1 : w.visibleKids) {
       if (w.index < entries[k]!.child) continue;
       if (entries[k]!.inherited) {
         // The field is on one of the child's own children: a visible child's, or hoisted into ours.
@@ -245,7 +261,7 @@ export class MirrorNode implements SyntaxNode {
     let last: MirrorNode = this;
     // Where `last`'s next child is among its children.
     let pos = 0;
-    let w: ChildWalk | undefined = this.rawCount ? new ChildWalk(this.m, this.ptr, this.startByte, this.startRow, this.startCol, 0) : undefined;
+    let w: ChildWalk | undefined = this.rawCount ? new ChildWalk(this.m, this.ptr, this.startByte, 0) : undefined;
     while (w?.next()) {
       // It must reach the range's end and pass its start (a zero-width node: reach it).
       if (w.endByte < e || (w.byte === w.endByte ? w.endByte < s : w.endByte <= s)) {
@@ -254,10 +270,10 @@ export class MirrorNode implements SyntaxNode {
       }
       if (s < w.byte) break;
       if (w.relevant) {
-        last = this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.row, w.col, w.alias, last, pos, w.field);
+        last = this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.alias, last, pos, w.field);
         pos = 0;
       }
-      w = w.kids ? new ChildWalk(this.m, w.q, w.byte, w.row, w.col, w.relevant ? 0 : w.field) : undefined;
+      w = w.kids ? new ChildWalk(this.m, w.q, w.byte, w.relevant ? 0 : w.field) : undefined;
     }
     return last;
   }
@@ -281,10 +297,7 @@ export function mirrorRoot(tree: Tree, text: string, t: LanguageTables, heap: He
   const m = new Mirror(t, heap.u8, heap.u16, heap.u32, text);
   const addr = (tree as unknown as Record<number, number>)[0]!;
   const p = heap.u8[addr]! & 1 ? 0 : heap.u32[addr >> 2]!;
-  const byte = p ? heap.u32[(p + 4) >> 2]! : heap.u8[addr + 6]!;
-  const row = p ? heap.u32[(p + 8) >> 2]! : heap.u8[addr + 5]! & 15;
-  const col = p ? heap.u32[(p + 12) >> 2]! : heap.u8[addr + 4]!;
-  const root = new MirrorNode(m, addr, byte, row, col, 0, null, 0, 0);
+  const root = new MirrorNode(m, addr, p ? heap.u32[(p + 4) >> 2]! : heap.u8[addr + 6]!, 0, null, 0, 0);
   m.rootNode = root;
   return root;
 }
