@@ -13,7 +13,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loop import GPT  # noqa: E402
+from loop import GPT, train_step  # noqa: E402
 
 from headroom_agent import boot  # noqa: E402  (on PYTHONPATH under headroom run)
 
@@ -52,15 +52,7 @@ def main():
 
     def step():
         t0 = time.perf_counter()
-        for _ in range(2):
-            x = torch.randint(0, 65, (64, 257), device="cuda", generator=g)
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = model(x[:, :-1], x[:, 1:]) / 2
-            loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        loss.item()
+        train_step(model, model, opt, g, 65, 64, 256)
         return time.perf_counter() - t0
 
     for _ in range(30):  # past the first window (default mode) and the warm-up

@@ -62,6 +62,19 @@ class GPT(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1))
 
 
+def train_step(run, model, opt, g, vocab, batch, ctx):
+    """One optimizer step of two micro-batches of random tokens: the work every mode times. Returns the loss."""
+    for _ in range(2):
+        x = torch.randint(0, vocab, (batch, ctx + 1), device="cuda", generator=g)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = run(x[:, :-1], x[:, 1:]) / 2
+        loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return loss.item()
+
+
 def arg(name, default):
     return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
 
@@ -92,15 +105,7 @@ def main():
         if probe == "window" and it == window:
             mem._record_memory_history(None)
         t0, c0 = time.perf_counter(), time.process_time()
-        for micro in range(2):
-            x = torch.randint(0, vocab, (batch, ctx + 1), device="cuda", generator=g)
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = run(x[:, :-1], x[:, 1:]) / 2
-            loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        losses.append(loss.item())
+        losses.append(train_step(run, model, opt, g, vocab, batch, ctx))
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     stats = torch.cuda.memory_stats()
