@@ -10,6 +10,11 @@ export interface Views {
 
 export const ERROR_SYMBOL = 65535;
 
+/** A node's kind from its alias or grammar symbol: the public symbol (an error keeps ERROR_SYMBOL, outside the table). */
+export function publicSymbolOf(t: LanguageTables, symbol: number): number {
+  return symbol === ERROR_SYMBOL ? symbol : t.publicSymbol[symbol]!;
+}
+
 /**
  * A subtree's children in tree-sitter 0.25's memory layout (wasm32), read as its NodeChildIterator
  * reads them: where each starts (in bytes; rows and columns come from the text), its alias (by
@@ -100,7 +105,6 @@ export class ChildWalk {
 
   /** Its kind: the alias or the symbol, as a public symbol (ERROR_SYMBOL for an error). */
   get symbol(): number {
-    const s = this.alias || (this.q ? this.v.u16[(this.q + 40) >> 1]! : this.v.u8[this.slot + 1]!);
-    return s === ERROR_SYMBOL ? s : this.v.t.publicSymbol[s]!;
+    return publicSymbolOf(this.v.t, this.alias || (this.q ? this.v.u16[(this.q + 40) >> 1]! : this.v.u8[this.slot + 1]!));
   }
 }

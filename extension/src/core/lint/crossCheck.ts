@@ -1,5 +1,5 @@
 import type { SyntaxNode } from './syntaxTree';
-import { modeCalls } from './evalContext';
+import { MODE_SWITCH, modeCalls } from './evalContext';
 import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
 import { GradFlow, graphSummary } from './gradFlow';
 import { qualifier } from './imports';
@@ -59,7 +59,7 @@ export function modeSignature(units: readonly SyntaxNode[]): string {
       const calls = anchored(u, /\.\s*(?<at>eval|train)\s*\(/, ['call'])
         .filter((c) => /\.(eval|train)$/.test(calleeOf(c).text) && scopeOf(c).type === 'module')
         .map((c) => `${calleeOf(c).method}${c.childForFieldName('arguments')?.text}`);
-      return `${calls.join(',')}|${u.text.match(/\.eval\s*\(|\.train\(\s*\w/g)?.length ?? 0}`;
+      return `${calls.join(',')}|${u.text.match(new RegExp(MODE_SWITCH.source, 'g'))?.length ?? 0}`;
     })
     .join(';');
 }

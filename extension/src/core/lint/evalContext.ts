@@ -94,6 +94,9 @@ export function underGradSwitch(n: SyntaxNode, qualify: Qualify): boolean {
   );
 }
 
+/** A mode switch in a function's text, as flagSwitched reads it (crossCheck.ts's modeSignature counts the same). */
+export const MODE_SWITCH = /\.eval\s*\(|\.train\(\s*\w/;
+
 /**
  * One loop for training and evaluation, switched by a flag (`if train: loss.backward()`): the
  * backward and optimizer calls all sit under such an `if`, so the eval passes build graphs too.
@@ -105,7 +108,7 @@ export function flagSwitched(loop: SyntaxNode, backward: readonly SyntaxNode[], 
   // The flag changes between calls: the function takes it as a parameter, or switches the model's mode itself.
   const scope = scopeOf(loop);
   const params = scope.type === 'function_definition' ? (scope.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : (p?.childForFieldName('name')?.text ?? p?.namedChild(0)?.text ?? ''))) : [];
-  return /\.eval\s*\(|\.train\(\s*\w/.test(scope.text) || conditions.some((c) => params.some((p) => p && new RegExp(`\\b${p}\\b`).test(c!)));
+  return MODE_SWITCH.test(scope.text) || conditions.some((c) => params.some((p) => p && new RegExp(`\\b${p}\\b`).test(c!)));
 }
 
 /** The flag condition an `if` inside the loop gates n with (`train` in `if train: loss.backward()`). */

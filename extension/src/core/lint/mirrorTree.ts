@@ -1,5 +1,5 @@
 import type { Tree } from '@vscode/tree-sitter-wasm';
-import { ChildWalk, ERROR_SYMBOL } from './childWalk';
+import { ChildWalk, ERROR_SYMBOL, publicSymbolOf } from './childWalk';
 import type { Views } from './childWalk';
 import { kindsAmong, scanKinds } from './mirrorScan';
 import type { Point, SyntaxNode } from './syntaxTree';
@@ -92,10 +92,7 @@ export class MirrorNode implements SyntaxNode {
   }
 
   get type(): string {
-    if (this._type === undefined) {
-      const s = this.alias || this.sym;
-      this._type = (s === ERROR_SYMBOL ? undefined : this.m.t.types[this.m.t.publicSymbol[s]!]) ?? 'ERROR';
-    }
+    this._type ??= this.m.t.types[publicSymbolOf(this.m.t, this.alias || this.sym)] ?? 'ERROR';
     return this._type;
   }
 
