@@ -11,6 +11,22 @@ export class Mirror implements Views {
   rootNode!: SyntaxNode;
   /** Every node made so far, by subtree slot: a node is made once, however it is reached. */
   readonly nodes = new Map<number, MirrorNode>();
+  /**
+   * Walks kept for reuse, by depth of a children read (a hidden child's are read one level down),
+   * and one for descents: a walk per subtree was most of what a lint allocated.
+   */
+  readonly walks: ChildWalk[] = [];
+  private descent: ChildWalk | undefined;
+
+  /** A walk over the subtree at `ptr` for a children read at `depth` (one walk per depth at a time). */
+  walkAt(depth: number, ptr: number, byte: number, outer: number): ChildWalk {
+    return this.walks[depth]?.reset(ptr, byte, outer) ?? (this.walks[depth] = new ChildWalk(this, ptr, byte, outer));
+  }
+
+  /** The walk descents use (nothing else runs during one). */
+  descentWalk(ptr: number, byte: number, outer: number): ChildWalk {
+    return this.descent?.reset(ptr, byte, outer) ?? (this.descent = new ChildWalk(this, ptr, byte, outer));
+  }
 
   constructor(
     readonly t: LanguageTables,
@@ -146,18 +162,19 @@ export class MirrorNode implements SyntaxNode {
   get children(): MirrorNode[] {
     if (!this.kids) {
       const out: MirrorNode[] = [];
-      if (this.rawCount) this.collect(this.ptr, this.startByte, 0, out);
+      if (this.rawCount) this.collect(this.ptr, this.startByte, 0, out, 0);
       this.kids = out;
     }
     return this.kids;
   }
 
-  private collect(ptr: number, byte: number, outer: number, out: MirrorNode[]): void {
-    for (const w = new ChildWalk(this.m, ptr, byte, outer); w.next(); ) {
+  /** Making a node reads no children, so the walk at each depth stays this read's until it ends. */
+  private collect(ptr: number, byte: number, outer: number, out: MirrorNode[], depth: number): void {
+    for (const w = this.m.walkAt(depth, ptr, byte, outer); w.next(); ) {
       if (w.relevant) out.push(this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.alias, this, out.length, w.field));
       else if (w.visibleKids) {
         this.hoisted = true;
-        this.collect(w.q, w.byte, w.field, out);
+        this.collect(w.q, w.byte, w.field, out, depth + 1);
       }
     }
   }
@@ -205,7 +222,10 @@ export class MirrorNode implements SyntaxNode {
     const field = this.m.t.fieldIds.get(name);
     if (!field || !this.rawCount) return null;
     const kids = this.children;
-    if (!this.hoisted && !this.m.t.inherits[this.m.u16[(this.ptr + 66) >> 1]!]!.has(field)) return kids.find((c) => c.field === field) ?? null;
+    if (!this.hoisted && !this.m.t.inherits[this.m.u16[(this.ptr + 66) >> 1]!]!.has(field)) {
+      for (const c of kids) if (c.field === field) return c;
+      return null;
+    }
     if (this.lastField !== field) {
       this.lastNode = this.fieldIn(this.ptr, field, 0);
       this.lastField = field;
@@ -258,8 +278,10 @@ export class MirrorNode implements SyntaxNode {
     let last: MirrorNode = this;
     // Where `last`'s next child is among its children.
     let pos = 0;
-    let w: ChildWalk | undefined = this.rawCount ? new ChildWalk(this.m, this.ptr, this.startByte, 0) : undefined;
-    while (w?.next()) {
+    if (!this.rawCount) return last;
+    // One walk, reset at each level: a descent only goes down.
+    const w = this.m.descentWalk(this.ptr, this.startByte, 0);
+    while (w.next()) {
       // It must reach the range's end and pass its start (a zero-width node: reach it).
       if (w.endByte < e || (w.byte === w.endByte ? w.endByte < s : w.endByte <= s)) {
         pos += w.relevant ? 1 : w.visibleKids;
@@ -270,7 +292,8 @@ export class MirrorNode implements SyntaxNode {
         last = this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.alias, last, pos, w.field);
         pos = 0;
       }
-      w = w.kids ? new ChildWalk(this.m, w.q, w.byte, w.relevant ? 0 : w.field) : undefined;
+      if (!w.kids) break;
+      w.reset(w.q, w.byte, w.relevant ? 0 : w.field);
     }
     return last;
   }
@@ -287,6 +310,7 @@ export class MirrorNode implements SyntaxNode {
     else if (this.rawCount) scanKinds(this, want, out);
     return out;
   }
+
 }
 
 /** The root of a parsed tree as a MirrorNode (ts_tree_root_node: it starts after its own padding). */
