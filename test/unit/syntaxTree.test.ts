@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { lintText } from '../../extension/src/core/lint/lint';
 import { firstDifference } from '../../extension/src/core/lint/mirrorCheck';
+import { STATEMENTS } from '../../extension/src/core/lint/nodeIndex';
 import { PythonParser } from '../../extension/src/core/lint/parser';
 import { rootOf, setMirrorReads } from '../../extension/src/core/lint/syntaxTree';
 import type { SyntaxNode } from '../../extension/src/core/lint/syntaxTree';
@@ -49,6 +50,9 @@ describe('syntax trees read from the parser memory', () => {
       const root = rootOf(tree, text);
       // The mirror is in use (not the API's own node, which would make the comparison empty).
       assert.notEqual(root.tree, tree, `${what}: rootOf fell back to the API`);
+      // Loops and definitions found without reading expressions (before any node is read, as a lint's first query): all of them.
+      const ids = (ns: readonly (SyntaxNode | null)[]) => ns.map((n) => `${n!.type}@${n!.startIndex}`);
+      assert.deepEqual(ids(root.statementsOfType!(STATEMENTS)), ids(tree.rootNode.descendantsOfType(STATEMENTS) as unknown as SyntaxNode[]), `${what}: statements`);
       const fields = tree.language.fields.filter((f): f is string => !!f);
       assert.equal(firstDifference(root, tree.rootNode as unknown as SyntaxNode, fields, 11), undefined, what);
       return tree.rootNode.hasError;

@@ -48,18 +48,22 @@ function wantedOf(t: LanguageTables, want: readonly string[]): Uint8Array {
 /** Paths of finished scans, for the next (a re-lint scans many small regions). */
 const spare: Path[] = [];
 
-/** Nodes of the kinds `want` under `root` (not root itself), in document order, into `out`. */
-export function scanKinds(root: MirrorNode, want: readonly string[], out: MirrorNode[]): void {
+/**
+ * Nodes of the kinds `want` under `root` (not root itself), in document order, into `out`. With
+ * `into`, a visible node's subtree is read only if it is of those kinds or has an error in it
+ * (where the grammar says none of `want` can be, as no statement can be inside an expression).
+ */
+export function scanKinds(root: MirrorNode, want: readonly string[], out: MirrorNode[], into?: readonly string[]): void {
   let path = spare.pop() ?? newPath(64);
   try {
-    scanWith(root, want, wantedOf(root.m.t, want), path, (p) => (path = p), out);
+    scanWith(root, want, wantedOf(root.m.t, want), into && wantedOf(root.m.t, into), path, (p) => (path = p), out);
   } finally {
     path.node.fill(undefined);
     spare.push(path);
   }
 }
 
-function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array, path: Path, grown: (p: Path) => void, out: MirrorNode[]): void {
+function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array, into: Uint8Array | undefined, path: Path, grown: (p: Path) => void, out: MirrorNode[]): void {
   const { m } = root;
   path.node[0] = root;
   path.next[0] = 0;
@@ -100,7 +104,8 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
     const sym = w.symbol;
     const match = sym === ERROR_SYMBOL ? want.includes('ERROR') : wanted[sym] === 1;
     const at = path.next[depth]!++;
-    const kids = w.kids;
+    // Error cost at 32: broken code may put anything anywhere.
+    const kids = w.kids && (!into || into[sym] === 1 || m.u32[(w.q + 32) >> 2]! > 0) ? w.kids : 0;
     // Only a node that may be an ancestor of a match (or is one) goes on the path.
     if (!kids && !match) continue;
     const d = depth + 1;

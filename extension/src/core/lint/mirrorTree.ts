@@ -311,7 +311,21 @@ export class MirrorNode implements SyntaxNode {
     return out;
   }
 
+  /**
+   * descendantsOfType for kinds that only a statement's or a clause's children can be (loops,
+   * definitions, `except`): expressions, most of a file, are not read (unless broken).
+   */
+  statementsOfType(types: readonly string[]): MirrorNode[] {
+    const out: MirrorNode[] = [];
+    if (types.includes(this.type)) out.push(this);
+    if (this.kids) kindsAmong(this.kids, types, out);
+    else if (this.rawCount) scanKinds(this, types, out, HOLDS_STATEMENTS);
+    return out;
+  }
 }
+
+/** Kinds whose subtrees can hold a statement (a block, or a clause with one). */
+const HOLDS_STATEMENTS = ['block', 'if_statement', 'elif_clause', 'else_clause', 'for_statement', 'while_statement', 'try_statement', 'except_clause', 'except_group_clause', 'finally_clause', 'with_statement', 'function_definition', 'class_definition', 'decorated_definition', 'match_statement', 'case_clause'];
 
 /** The root of a parsed tree as a MirrorNode (ts_tree_root_node: it starts after its own padding). */
 export function mirrorRoot(tree: Tree, text: string, t: LanguageTables, heap: Heap): SyntaxNode {

@@ -4,6 +4,9 @@ import type { SyntaxNode } from './syntaxTree';
 const INDEXED = ['call', 'decorator', 'for_statement', 'while_statement', 'with_statement', 'function_definition', 'class_definition', 'lambda', 'assignment', 'augmented_assignment', 'except_clause'];
 const INDEXED_SET = new Set(INDEXED);
 const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
+/** The indexed kinds only a statement or a clause can hold (no expression can): a file's loops and definitions are found without reading its expressions. */
+export const STATEMENTS = ['decorator', 'for_statement', 'while_statement', 'with_statement', 'function_definition', 'class_definition', 'except_clause'];
+const STATEMENT_SET = new Set(STATEMENTS);
 
 interface Entry {
   node: SyntaxNode;
@@ -15,6 +18,8 @@ interface Entry {
 interface Region {
   start: number;
   end: number;
+  /** Every indexed kind, or only STATEMENTS. */
+  full: boolean;
   /** Sorted by start, parents before children (a pre-order walk). */
   entries: Entry[];
 }
@@ -59,10 +64,11 @@ export class NodeIndex {
     return NodeIndex.byTree.get(n.tree);
   }
 
-  private add(root: SyntaxNode): Region {
+  private add(root: SyntaxNode, full: boolean): Region {
     const entries: Entry[] = [];
-    for (const n of root.descendantsOfType(INDEXED)) if (n) entries.push({ node: n, type: n.type, start: n.startIndex, end: n.endIndex });
-    const region = { start: root.startIndex, end: root.endIndex, entries };
+    const found = full ? root.descendantsOfType(INDEXED) : (root.statementsOfType?.(STATEMENTS) ?? root.descendantsOfType(STATEMENTS));
+    for (const n of found) if (n) entries.push({ node: n, type: n.type, start: n.startIndex, end: n.endIndex });
+    const region = { start: root.startIndex, end: root.endIndex, full, entries };
     this.regions.push(region);
     return region;
   }
@@ -74,7 +80,8 @@ export class NodeIndex {
   nodes(root: SyntaxNode, types: readonly string[], scoped = false): SyntaxNode[] {
     const s = root.startIndex;
     const e = root.endIndex;
-    const region = this.regions.find((r) => r.start <= s && e <= r.end) ?? this.add(root);
+    const full = !types.every((t) => STATEMENT_SET.has(t));
+    const region = this.regions.find((r) => r.start <= s && e <= r.end && (r.full || !full)) ?? this.add(root, full);
     const xs = region.entries;
     let lo = 0;
     let hi = xs.length;

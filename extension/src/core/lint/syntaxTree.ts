@@ -42,6 +42,8 @@ export interface SyntaxNode {
   childrenForFieldName(name: string): (SyntaxNode | null)[];
   descendantForIndex(start: number, end?: number): SyntaxNode | null;
   descendantsOfType(types: string | string[]): (SyntaxNode | null)[];
+  /** descendantsOfType for kinds only statements and clauses hold, reading no expression (MirrorNode only). */
+  statementsOfType?(types: readonly string[]): SyntaxNode[];
   equals(other: SyntaxNode): boolean;
 }
 
