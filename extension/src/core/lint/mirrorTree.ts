@@ -16,11 +16,17 @@ export class Mirror implements Views {
    * and one for descents: a walk per subtree was most of what a lint allocated.
    */
   readonly walks: ChildWalk[] = [];
+  private readonly fieldWalks: ChildWalk[] = [];
   private descent: ChildWalk | undefined;
 
   /** A walk over the subtree at `ptr` for a children read at `depth` (one walk per depth at a time). */
   walkAt(depth: number, ptr: number, byte: number, outer: number): ChildWalk {
     return this.walks[depth]?.reset(ptr, byte, outer) ?? (this.walks[depth] = new ChildWalk(this, ptr, byte, outer));
+  }
+
+  /** A walk for a field lookup at `depth` (a field inherited from a hidden child is looked up one level down). */
+  fieldWalkAt(depth: number, ptr: number): ChildWalk {
+    return this.fieldWalks[depth]?.reset(ptr, 0, 0) ?? (this.fieldWalks[depth] = new ChildWalk(this, ptr, 0, 0));
   }
 
   /** The walk descents use (nothing else runs during one). */
@@ -79,8 +85,8 @@ export class MirrorNode implements SyntaxNode {
   kids: MirrorNode[] | undefined;
   /** Some children come from a hidden child (the rule's children are not all its own). */
   private hoisted = false;
-  private lastField = 0;
-  private lastNode: MirrorNode | null = null;
+  /** Field lookups answered from the field map, as field, node pairs (rules ask a node for two or three fields, often again). */
+  private fieldMemo: (number | MirrorNode | null)[] | undefined;
   private named: MirrorNode[] | undefined;
   private _type: string | undefined;
 
@@ -226,11 +232,11 @@ export class MirrorNode implements SyntaxNode {
       for (const c of kids) if (c.field === field) return c;
       return null;
     }
-    if (this.lastField !== field) {
-      this.lastNode = this.fieldIn(this.ptr, field, 0);
-      this.lastField = field;
-    }
-    return this.lastNode;
+    const memo = (this.fieldMemo ??= []);
+    for (let i = 0; i < memo.length; i += 2) if (memo[i] === field) return memo[i + 1] as MirrorNode | null;
+    const r = this.fieldIn(this.ptr, field, 0, 0);
+    memo.push(field, r);
+    return r;
   }
 
   childrenForFieldName(name: string): MirrorNode[] {
@@ -242,16 +248,16 @@ export class MirrorNode implements SyntaxNode {
    * The field's node in the subtree at `ptr`, whose visible nodes are this node's children from
    * `pos` on (a hidden subtree's nodes are hoisted into its visible parent's children).
    */
-  private fieldIn(ptr: number, field: number, pos: number): MirrorNode | null {
+  private fieldIn(ptr: number, field: number, pos: number, depth: number): MirrorNode | null {
     if (!this.m.u32[(ptr + 48) >> 2]) return null;
-    const entries = this.m.t.fieldMaps[this.m.u16[(ptr + 66) >> 1]!]?.filter((e) => e.field === field);
-    if (!entries?.length) return null;
+    const entries = this.m.t.byField[this.m.u16[(ptr + 66) >> 1]!]!.get(field);
+    if (!entries) return null;
     let k = 0;
-    for (const w = new ChildWalk(this.m, ptr, 0, 0); w.next(); pos += w.relevant ? 1 : w.visibleKids) {
+    for (const w = this.m.fieldWalkAt(depth, ptr); w.next(); pos += w.relevant ? 1 : w.visibleKids) {
       if (w.index < entries[k]!.child) continue;
       if (entries[k]!.inherited) {
         // The field is on one of the child's own children: a visible child's, or hoisted into ours.
-        const r = !w.kids ? null : w.relevant ? this.children[pos]!.fieldIn(w.q, field, 0) : this.fieldIn(w.q, field, pos);
+        const r = !w.kids ? null : w.relevant ? this.children[pos]!.fieldIn(w.q, field, 0, depth + 1) : this.fieldIn(w.q, field, pos, depth + 1);
         if (r || k + 1 === entries.length) return r;
         k++;
       } else if (w.relevant || w.visibleKids > 0) return this.children[pos]!;

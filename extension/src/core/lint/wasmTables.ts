@@ -45,6 +45,8 @@ export interface LanguageTables {
   maxAliasLength: number;
   /** Field map entries per production id. */
   fieldMaps: FieldEntry[][];
+  /** A production's field map entries for one field. */
+  byField: Map<number, FieldEntry[]>[];
   /** Per production id and structural child index: the child's own (not inherited) field, as a cursor names it. */
   ownFields: Uint16Array[];
   /** Per production id: the fields it gives through a hidden child (inherited). */
@@ -122,6 +124,11 @@ function readTables(language: Language): LanguageTables | null {
     aliasSequences: u16.slice(aliases! >> 1, (aliases! >> 1) + productions * maxAliasLength),
     maxAliasLength,
     fieldMaps,
+    byField: fieldMaps.map((list) => {
+      const m = new Map<number, FieldEntry[]>();
+      for (const e of list) m.set(e.field, [...(m.get(e.field) ?? []), e]);
+      return m;
+    }),
     ownFields,
     inherits: fieldMaps.map((list) => new Set(list.filter((e) => e.inherited).map((e) => e.field))),
   };
