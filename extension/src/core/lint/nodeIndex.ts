@@ -175,14 +175,17 @@ const NOT_CODE = new Set(['comment', 'string', 'string_start', 'string_content',
  * The innermost nodes where `pattern` matches inside `root`'s text, skipping matches in comments and
  * strings: a few lookups where a name is rare, instead of a walk over every node.
  */
-export function occurrences(root: SyntaxNode, pattern: RegExp): SyntaxNode[] {
-  const out: SyntaxNode[] = [];
-  const from = root.startIndex;
-  for (const m of root.text.matchAll(new RegExp(pattern.source, 'g'))) {
-    const n = root.descendantForIndex(from + m.index);
-    if (n && !NOT_CODE.has(n.type)) out.push(n);
-  }
-  return out;
+export function occurrences(root: SyntaxNode, pattern: RegExp): readonly SyntaxNode[] {
+  // Memoised: a module-level loop's scope is the whole file, searched again for each accumulator.
+  return memo(root, `occ:${root.id}:${pattern.source}`, () => {
+    const out: SyntaxNode[] = [];
+    const from = root.startIndex;
+    for (const m of root.text.matchAll(new RegExp(pattern.source, 'g'))) {
+      const n = root.descendantForIndex(from + m.index);
+      if (n && !NOT_CODE.has(n.type)) out.push(n);
+    }
+    return out;
+  });
 }
 
 /**
