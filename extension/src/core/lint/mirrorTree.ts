@@ -2,6 +2,7 @@ import type { Tree } from '@vscode/tree-sitter-wasm';
 import { ChildWalk, ERROR_SYMBOL, publicSymbolOf } from './childWalk';
 import type { Views } from './childWalk';
 import { kindsAmong, scanKinds } from './mirrorScan';
+import { NodeRegistry } from './nodeRegistry';
 import type { Point, SyntaxNode } from './syntaxTree';
 import type { Heap, LanguageTables } from './wasmTables';
 import { wasmHeap } from './wasmTables';
@@ -10,7 +11,7 @@ import { wasmHeap } from './wasmTables';
 export class Mirror implements Views {
   rootNode!: SyntaxNode;
   /** Every node made so far, by subtree slot: a node is made once, however it is reached. */
-  readonly nodes = new Map<number, MirrorNode>();
+  readonly nodes = new NodeRegistry<MirrorNode>();
   /**
    * Walks kept for reuse, by depth of a children read (a hidden child's are read one level down),
    * and one for descents: a walk per subtree was most of what a lint allocated.
