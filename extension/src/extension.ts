@@ -134,7 +134,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);
   void (lintParser ??= PythonParser.load(join(context.extensionPath, 'dist'))).then(
     (parser) => {
-      const lint = new LintDiagnostics(parser, docs, runDiagnostics);
+      const lint = new LintDiagnostics(parser, docs, log, runDiagnostics);
       context.subscriptions.push(
         lint,
         vscode.languages.registerCodeActionsProvider([{ language: 'python' }], new LintCodeActions(lint), { providedCodeActionKinds: LintCodeActions.kinds }),

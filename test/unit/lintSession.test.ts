@@ -4,9 +4,11 @@ import { before, describe, it } from 'node:test';
 import { globToRegExp } from '../../extension/src/core/lint/glob';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
 import { joinCells, splitFinding } from '../../extension/src/core/lint/notebook';
+import { NotLintedError } from '../../extension/src/core/lint/notLinted';
 import { PythonParser } from '../../extension/src/core/lint/parser';
 import { LintSession } from '../../extension/src/core/lint/session';
 import type { TextChange } from '../../extension/src/core/lint/session';
+import { wasmHeap } from '../../extension/src/core/lint/wasmTables';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
 
@@ -33,6 +35,37 @@ describe('lint sessions, notebooks and globs', () => {
     const full = lintText(parser, next).findings;
     assert.deepEqual(inc.map((f) => [f.rule, f.start, f.startIndex]), full.map((f) => [f.rule, f.start, f.startIndex]));
     assert.equal(inc[0]!.start.line, 5);
+  });
+
+  it('says a text the rules cannot walk with a typed error, and lints the next one afresh', () => {
+    // 20,000 nested brackets around what is accumulated (CPython refuses 200): hostile input,
+    // deeper than the rules' recursion over expressions goes.
+    const ok = 'import torch\ntotal = 0\nfor b in loader:\n    x = model(b)\n    total += x\n';
+    const at = ok.indexOf('model(b)');
+    const wrap = `${'['.repeat(20000)}model(b)${']'.repeat(20000)}`;
+    const deep = ok.slice(0, at) + wrap + ok.slice(at + 'model(b)'.length);
+    const same = (a: Finding[], b: Finding[]) => assert.deepEqual(a.map((f) => [f.rule, f.start, f.startIndex]), b.map((f) => [f.rule, f.start, f.startIndex]));
+    const full = lintText(parser, ok).findings;
+    assert.equal(full.length, 1);
+    const s = new LintSession(parser);
+    // On opening; then the edit that makes it walkable.
+    assert.throws(() => s.update(deep), (e) => e instanceof NotLintedError && e.reason === 'nested too deeply');
+    same(s.update(ok, [change(deep, at, at + wrap.length, 'model(b)')]), full);
+    // After an edit that makes it so (the old tree was edited before the rules failed), and back.
+    assert.throws(() => s.update(deep, [change(ok, at, at + 'model(b)'.length, wrap)]), NotLintedError);
+    same(s.update(ok, [change(deep, at, at + wrap.length, 'model(b)')]), full);
+    // The one-shot lint says it the same way.
+    assert.throws(() => lintText(parser, deep), (e) => e instanceof NotLintedError && e.reason === 'nested too deeply');
+    // Nothing is kept in the parser's memory by a failed lint: trees there are freed by hand, and
+    // one of this text takes megabytes (a tree kept per keystroke would grow it without end).
+    const memory = () => wasmHeap()!.u8.length;
+    const before = memory();
+    for (let i = 0; i < 40; i++) {
+      assert.throws(() => s.update(deep, [change(ok, at, at + 'model(b)'.length, wrap)]), NotLintedError);
+      s.update(ok, [change(deep, at, at + wrap.length, 'model(b)')]);
+    }
+    assert.equal(memory(), before);
+    s.dispose();
   });
 
   it('after any sequence of edits, re-linting only the touched functions and statements equals a full lint', () => {

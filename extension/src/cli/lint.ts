@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { lintText, RULES } from '../core/lint/lint';
+import { NotLintedError } from '../core/lint/notLinted';
 import { PythonParser } from '../core/lint/parser';
 import type { RuleId } from '../core/lint/types';
 import { plain } from '../core/text';
@@ -82,7 +83,7 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
     } catch (e) {
       // One file the rules cannot walk (thousands of nested brackets: out of stack) is said, and the rest linted.
       unlinted++;
-      io.err(`headroom lint: ${plain(file)}: not linted (${e instanceof RangeError ? 'nested too deeply' : plain(e instanceof Error ? e.message : String(e))})\n`);
+      io.err(`headroom lint: ${plain(file)}: not linted (${plain(NotLintedError.from(e).reason)})\n`);
       continue;
     }
     r.tree.delete();

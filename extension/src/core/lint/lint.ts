@@ -3,6 +3,7 @@ import { forgetRoot, rootOf } from './syntaxTree';
 import type { SyntaxNode } from './syntaxTree';
 import { importBindings, qualifier } from './imports';
 import { NodeIndex } from './nodeIndex';
+import { NotLintedError } from './notLinted';
 import type { PythonParser } from './parser';
 import { hr001 } from './rules/hr001';
 import { hr002 } from './rules/hr002';
@@ -78,7 +79,8 @@ function named(m: RegExpExecArray | null): Set<string> | 'all' | undefined {
 /**
  * Lints Python source. Only files that import torch are checked (the same names mean other things
  * in TensorFlow or NumPy code). Suppression: `# headroom: ignore[HR001]` (or bare `ignore`) on the
- * finding's first line, `# headroom: ignore-file[HR007]` anywhere for the whole file.
+ * finding's first line, `# headroom: ignore-file[HR007]` anywhere for the whole file. Throws
+ * NotLintedError for a file the rules cannot walk.
  */
 export function lintText(parser: PythonParser, text: string, opts: LintOptions = {}, previous?: Tree): LintResult {
   const tree = parser.parse(text, previous);
@@ -90,7 +92,7 @@ export function lintText(parser: PythonParser, text: string, opts: LintOptions =
   } catch (e) {
     // The tree lives in the parser's memory, not the JS heap: free it before the error goes up.
     tree.delete();
-    throw e;
+    throw NotLintedError.from(e);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
+import { NotLintedError } from './notLinted';
 import { forgetRoot, rootOf } from './syntaxTree';
 import type { SyntaxNode } from './syntaxTree';
 import { importBindings, importStatements } from './imports';
@@ -89,6 +90,8 @@ function errorRanges(root: SyntaxNode): [number, number][] {
  */
 export class LintSession {
   private tree: Tree | undefined;
+  /** The tree being linted, until it becomes `tree` (freed if the lint fails). */
+  private parsed: Tree | undefined;
   private findings: Finding[] = [];
   private key = '';
   private text = '';
@@ -109,8 +112,26 @@ export class LintSession {
     this.tree = undefined;
   }
 
-  /** Lints `text`, the document after `changes` (none: a full parse). */
+  /**
+   * Lints `text`, the document after `changes` (none: a full parse). Throws NotLintedError for a
+   * text the rules cannot walk; the next update then starts afresh (its old tree may be edited).
+   */
   update(text: string, changes: readonly TextChange[] = []): Finding[] {
+    try {
+      return this.relint(text, changes);
+    } catch (e) {
+      this.parsed?.delete();
+      this.parsed = undefined;
+      this.dispose();
+      this.findings = [];
+      this.bindings = undefined;
+      this.importRanges = [];
+      this.refs = { defs: new Set(), callers: new Set() };
+      throw NotLintedError.from(e);
+    }
+  }
+
+  private relint(text: string, changes: readonly TextChange[]): Finding[] {
     const old = this.tree;
     const incremental = !!old && changes.length > 0;
     let kept: Finding[] = [];
@@ -151,7 +172,7 @@ export class LintSession {
         if (modeBefore === undefined && MODE.test(lines)) modeMayChange = true;
       }
     }
-    const tree = this.parser.parse(text, incremental ? old : undefined);
+    const tree = (this.parsed = this.parser.parse(text, incremental ? old : undefined));
     const root = rootOf(tree, text);
     // What findings depend on beyond their own statement: imports, file pragmas, DataLoader workers.
     if (importsMayChange) {
@@ -182,6 +203,7 @@ export class LintSession {
     } else out = this.full(tree, text, bindings);
     old?.delete();
     this.tree = tree;
+    this.parsed = undefined;
     this.key = key;
     this.text = text;
     if (root.hasError && kept.length) {

@@ -6,6 +6,7 @@ import { RULES } from '../../core/lint/lint';
 import type { LintOptions } from '../../core/lint/lint';
 import { joinCells, splitFinding } from '../../core/lint/notebook';
 import type { PythonParser } from '../../core/lint/parser';
+import { NotLintedError } from '../../core/lint/notLinted';
 import { LintSession } from '../../core/lint/session';
 import type { Finding, RuleId, Severity } from '../../core/lint/types';
 
@@ -41,9 +42,13 @@ export class LintDiagnostics implements vscode.Disposable {
   /** Findings as the linter gave them, before a run's evidence was joined in. */
   private readonly raw = new Map<string, { uri: vscode.Uri; found: Finding[] }>();
 
+  /** Documents the rules could not walk, said once each until they lint again. */
+  private readonly notLinted = new Set<string>();
+
   constructor(
     private readonly parser: PythonParser,
     private readonly docUri: (id: RuleId) => vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
     /** A shown run's evidence per file: findings it confirms, or shows cost nothing. */
     private readonly evidence?: { runEvidenceFor(fsPath: string): RunEvidence[]; onDidChange: vscode.Event<void> },
   ) {
@@ -111,11 +116,22 @@ export class LintDiagnostics implements vscode.Disposable {
       changes = [];
     }
     const text = d.getText();
-    const found = s.update(
-      text,
-      changes.map((c) => ({ offset: c.rangeOffset, length: c.rangeLength, text: c.text, start: { line: c.range.start.line, col: c.range.start.character }, end: { line: c.range.end.line, col: c.range.end.character } })),
-    );
-    this.publish(d.uri, found);
+    const edits = changes.map((c) => ({ offset: c.rangeOffset, length: c.rangeLength, text: c.text, start: { line: c.range.start.line, col: c.range.start.character }, end: { line: c.range.end.line, col: c.range.end.character } }));
+    this.publish(d.uri, this.lintOrSay(d.uri, () => s.update(text, edits)));
+  }
+
+  /** Findings, or none for a file the rules cannot walk (hostile nesting), said in the log once rather than thrown from a timer at every keystroke. */
+  private lintOrSay(uri: vscode.Uri, lint: () => Finding[]): Finding[] {
+    const key = uri.toString();
+    try {
+      const found = lint();
+      this.notLinted.delete(key);
+      return found;
+    } catch (e) {
+      if (!this.notLinted.has(key)) this.log.warn(`lint: ${uri.scheme === 'file' ? uri.fsPath : key}: ${NotLintedError.from(e).message}`);
+      this.notLinted.add(key);
+      return [];
+    }
   }
 
   private lintNotebook(nb: vscode.NotebookDocument): void {
@@ -124,7 +140,7 @@ export class LintDiagnostics implements vscode.Disposable {
     const texts = cells.map((c) => c.document.getText());
     const { text, starts } = joinCells(texts);
     const s = new LintSession(this.parser, lintOptions(nb.uri).opts);
-    const all = s.update(text);
+    const all = this.lintOrSay(nb.uri, () => s.update(text));
     s.dispose();
     const per = cells.map((): Finding[] => []);
     for (const f of all) {
@@ -151,6 +167,7 @@ export class LintDiagnostics implements vscode.Disposable {
 
   private forget(uri: vscode.Uri): void {
     const key = uri.toString();
+    this.notLinted.delete(key);
     this.raw.delete(key);
     this.sessions.get(key)?.dispose();
     this.sessions.delete(key);

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { globToRegExp } from '../../core/lint/glob';
 import { lintText } from '../../core/lint/lint';
+import { NotLintedError } from '../../core/lint/notLinted';
 import type { PythonParser } from '../../core/lint/parser';
 import type { LintDiagnostics } from './diagnostics';
 import { lintOptions } from './diagnostics';
@@ -28,7 +29,7 @@ export async function lintWorkspaceCommand(parser: PythonParser, lint: LintDiagn
         count += r.findings.length;
         if (r.findings.length) withFindings++;
       } catch (e) {
-        log.warn(`lint: ${uri.fsPath}: ${(e as Error).message}`);
+        log.warn(`lint: ${uri.fsPath}: ${e instanceof NotLintedError ? e.message : `not read (${(e as Error).message})`}`);
       }
       if (i % 20 === 0) progress.report({ message: vscode.l10n.t('{0} of {1}', i + 1, files.length), increment: (20 / files.length) * 100 });
     }
