@@ -104,16 +104,17 @@ export function importsKey(bindings: ReadonlyMap<string, string>): string {
 /** Lints a parsed file, or only the given parts of it (the rest is unchanged); `imports`: the file's bindings, when known. */
 export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly SyntaxNode[], imports?: Map<string, string>): Finding[] {
   const file = rootOf(tree, text);
-  const bindings = imports ?? importBindings(file);
-  if (![...bindings.values()].some((q) => q === 'torch' || q.startsWith('torch.'))) return [];
-  const torch = [...bindings].find(([, q]) => q === 'torch')?.[0];
-  const qualify = qualifier(bindings);
-  // A literal search first: the pattern scanned over a whole file costs more than a rule.
-  const fileOff = text.includes('ignore-file') ? named(FILE_PRAGMA.exec(text)) : undefined;
-  const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
+  // Attached first, so that what the bindings read is read once (HR017 reads the imports too).
+  const ix = NodeIndex.attach(file);
   const findings: Finding[] = [];
-  NodeIndex.attach(file, bindings);
   try {
+    const bindings = (ix.bindings = imports ?? importBindings(file));
+    if (![...bindings.values()].some((q) => q === 'torch' || q.startsWith('torch.'))) return [];
+    const torch = [...bindings].find(([, q]) => q === 'torch')?.[0];
+    const qualify = qualifier(bindings);
+    // A literal search first: the pattern scanned over a whole file costs more than a rule.
+    const fileOff = text.includes('ignore-file') ? named(FILE_PRAGMA.exec(text)) : undefined;
+    const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
     for (const root of scopes ?? [file]) {
       const ctx: RuleContext = { root, file, text, qualify, bindings, torch };
       for (const [id, rule] of Object.entries(RULES) as [RuleId, Rule][]) {
