@@ -64,9 +64,11 @@ export class NodeIndex {
     return NodeIndex.byTree.get(n.tree);
   }
 
-  private add(root: SyntaxNode, full: boolean): Region {
+  private add(root: SyntaxNode, statementsOnly: boolean): Region {
     const entries: Entry[] = [];
-    const found = full ? root.descendantsOfType(INDEXED) : (root.statementsOfType?.(STATEMENTS) ?? root.descendantsOfType(STATEMENTS));
+    // The API's nodes read every node either way (in WebAssembly): all kinds at once, as one region.
+    const full = !(statementsOnly && root.statementsOfType);
+    const found = full ? root.descendantsOfType(INDEXED) : root.statementsOfType!(STATEMENTS);
     for (const n of found) if (n) entries.push({ node: n, type: n.type, start: n.startIndex, end: n.endIndex });
     const region = { start: root.startIndex, end: root.endIndex, full, entries };
     this.regions.push(region);
@@ -80,8 +82,8 @@ export class NodeIndex {
   nodes(root: SyntaxNode, types: readonly string[], scoped = false): SyntaxNode[] {
     const s = root.startIndex;
     const e = root.endIndex;
-    const full = !types.every((t) => STATEMENT_SET.has(t));
-    const region = this.regions.find((r) => r.start <= s && e <= r.end && (r.full || !full)) ?? this.add(root, full);
+    const statementsOnly = types.every((t) => STATEMENT_SET.has(t));
+    const region = this.regions.find((r) => r.start <= s && e <= r.end && (r.full || statementsOnly)) ?? this.add(root, statementsOnly);
     const xs = region.entries;
     let lo = 0;
     let hi = xs.length;
