@@ -74,6 +74,64 @@ describe('syntax trees read from the parser memory', () => {
     assert.ok(broken > files.length / 2, `${broken} of ${files.length} damaged files have errors`);
   });
 
+  it('find every loop, definition and except clause without reading expressions, in every kind of statement', () => {
+    // Each statement kind that holds a block, nested in each other, plus broken code and a lambda.
+    const text = [
+      'import torch',
+      'match cmd:',
+      '    case [x, *rest] if rest:',
+      '        for a in x:',
+      '            pass',
+      '    case _:',
+      '        while ok:',
+      '            def inner(): return [y for y in z]',
+      'try:',
+      '    with open(p) as f, torch.no_grad():',
+      '        async def g():',
+      '            async for b in loader:',
+      '                async with lock:',
+      '                    class K(B):',
+      '                        @dec(1)',
+      '                        def m(self): pass',
+      'except* ValueError as e:',
+      '    for i in range(3): pass',
+      'except* (TypeError, KeyError):',
+      '    pass',
+      'try:',
+      '    pass',
+      'except Exception:',
+      '    while 1: break',
+      'else:',
+      '    if a:',
+      '        for j in k: pass',
+      '    elif b:',
+      '        def h(q=lambda: [w for w in v]): pass',
+      '    else:',
+      '        with x: pass',
+      'finally:',
+      '    for z in (lambda: 1)(): pass',
+      'for r in s:',
+      '    pass',
+      'else:',
+      '    def after(): pass',
+      'x = foo(for_ in range(',
+      'def broken(:',
+      '    for q in w: pass',
+    ].join('\n');
+    const tree = parser.parse(text);
+    try {
+      const root = rootOf(tree, text);
+      const ids = (ns: readonly (SyntaxNode | null)[]) => ns.map((n) => `${n!.type}@${n!.startIndex}`);
+      const found = ids(root.statementsOfType!(STATEMENTS));
+      assert.deepEqual(found, ids(tree.rootNode.descendantsOfType(STATEMENTS) as unknown as SyntaxNode[]));
+      // Every kind is there (else this checks less than it says).
+      for (const k of STATEMENTS) assert.ok(found.some((f) => f.startsWith(`${k}@`)), k);
+      assert.ok(tree.rootNode.hasError);
+    } finally {
+      tree.delete();
+    }
+  });
+
   it('keep node identity, parents and siblings consistent', () => {
     const text = 'import torch\nfor x in y:\n    loss = model(x)\n    total += loss  # c\n';
     const tree = parser.parse(text);
