@@ -219,5 +219,6 @@ export function anchored(root: SyntaxNode, pattern: RegExp, types: readonly stri
 export function callsNamed(root: SyntaxNode, bindings: ReadonlyMap<string, string>, names: readonly string[], types: readonly string[] = ['call']): SyntaxNode[] {
   const last = new Set(names);
   const aliases = [...bindings].filter(([k, q]) => last.has(q.slice(q.lastIndexOf('.') + 1)) && !last.has(k)).map(([k]) => k);
-  return anchored(root, new RegExp(`(?<![\\w])(?:${[...names, ...aliases].join('|')})\\b`), types);
+  // Each name once: a longer alternation is tried at every position of the text.
+  return anchored(root, new RegExp(`(?<![\\w])(?:${[...last, ...aliases].join('|')})\\b`), types);
 }
