@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { Session } from './harness/session';
@@ -8,12 +9,21 @@ import { e2e } from './harness/test';
 // evaluate.py sums a loss with its graph in a validation loop without no_grad (line 12); the
 // notebook does the same in its second code cell.
 const WS = join(__dirname, 'lint_workspace');
-const LEAK_LINE = readFileSync(join(WS, 'evaluate.py'), 'utf8').split('\n').indexOf('        total_loss += loss') + 1;
+const EVALUATE = readFileSync(join(WS, 'evaluate.py'), 'utf8');
+const LEAK_LINE = EVALUATE.split('\n').indexOf('        total_loss += loss') + 1;
+
+// Files the editor does not lint, made here: 20,000 nested brackets (hostile: CPython refuses 200;
+// beyond the rules' recursion), and evaluate.py repeated past the editor's 1 MiB. And one it does
+// (evaluate.py's leak under another name), opened after them.
+const EXTRA = mkdtempSync(join(tmpdir(), 'headroom-lint-extra-'));
+writeFileSync(join(EXTRA, 'deep.py'), `import torch\ntotal = 0\nfor b in loader:\n    x = ${'['.repeat(20000)}model(b)${']'.repeat(20000)}\n    total += x\n`);
+writeFileSync(join(EXTRA, 'big.py'), EVALUATE.repeat(Math.ceil((1 << 20) / EVALUATE.length) + 1));
+writeFileSync(join(EXTRA, 'leak.py'), EVALUATE.replace(/total_loss/g, 'running_sum'));
 
 describe('lint in the editor', () => {
   let s: Session | undefined;
   before(async () => {
-    s = await Session.open({ workspace: WS });
+    s = await Session.open({ workspace: WS, files: ['deep.py', 'big.py', 'leak.py'].map((f): [string, string] => [join(EXTRA, f), f]) });
     await s.activate('evaluate.py');
   });
   after(async () => {
@@ -84,5 +94,27 @@ describe('lint in the editor', () => {
     assert.ok(hit, JSON.stringify(texts));
     assert.match(hit, /`test_loss` accumulates `loss`/);
     assert.match(hit, /\[Ln 4, Col 5\]/);
+  });
+
+  e2e('a file not linted is said once in the log, nothing is thrown, and the next file is linted', () => s!, async (s) => {
+    await s.workbench.openFile('deep.py');
+    let log = await s.waitForLog('Headroom.log', /deep\.py: not linted \(nested too deeply\)/);
+    assert.match(log, /deep\.py: not linted \(nested too deeply\)/);
+    // Edits re-lint it (and fail again): said once, not once per keystroke.
+    await s.editor.goToLine(2);
+    await s.page.keyboard.type('# edited\n');
+    await s.page.waitForTimeout(1500);
+    await s.workbench.openFile('big.py');
+    log = await s.waitForLog('Headroom.log', /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576, headroom lint any size\)/);
+    assert.match(log, /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576/);
+    assert.equal(log.match(/deep\.py: not linted/g)?.length, 1, log);
+    assert.doesNotMatch(s.log('exthost.log'), /Maximum call stack|NotLintedError/);
+    await s.workbench.openFile('leak.py');
+    let entries = await s.problems.entries();
+    for (let i = 0; i < 50 && !entries.some((e) => e.includes('`running_sum` accumulates')); i++) {
+      await s.page.waitForTimeout(200);
+      entries = await s.problems.entries();
+    }
+    assert.ok(entries.some((e) => e.includes('HR001') && e.includes('`running_sum` accumulates')), JSON.stringify(entries));
   });
 });

@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import { globToRegExp } from '../../extension/src/core/lint/glob';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
 import { joinCells, splitFinding } from '../../extension/src/core/lint/notebook';
-import { NotLintedError } from '../../extension/src/core/lint/notLinted';
+import { checkLiveSize, LIVE_LIMIT, NotLintedError } from '../../extension/src/core/lint/notLinted';
 import { PythonParser } from '../../extension/src/core/lint/parser';
 import { LintSession } from '../../extension/src/core/lint/session';
 import type { TextChange } from '../../extension/src/core/lint/session';
@@ -54,6 +54,9 @@ describe('lint sessions, notebooks and globs', () => {
     // After an edit that makes it so (the old tree was edited before the rules failed), and back.
     assert.throws(() => s.update(deep, [change(ok, at, at + 'model(b)'.length, wrap)]), NotLintedError);
     same(s.update(ok, [change(deep, at, at + wrap.length, 'model(b)')]), full);
+    // The editor's size limit says why in the same type (the CLI has none).
+    assert.doesNotThrow(() => checkLiveSize('x'.repeat(LIVE_LIMIT)));
+    assert.throws(() => checkLiveSize('x'.repeat(LIVE_LIMIT + 1)), (e) => e instanceof NotLintedError && /^1,048,577 characters: the editor lints up to 1,048,576/.test(e.reason));
     // The one-shot lint says it the same way.
     assert.throws(() => lintText(parser, deep), (e) => e instanceof NotLintedError && e.reason === 'nested too deeply');
     // Nothing is kept in the parser's memory by a failed lint: trees there are freed by hand, and

@@ -6,7 +6,7 @@ import { RULES } from '../../core/lint/lint';
 import type { LintOptions } from '../../core/lint/lint';
 import { joinCells, splitFinding } from '../../core/lint/notebook';
 import type { PythonParser } from '../../core/lint/parser';
-import { NotLintedError } from '../../core/lint/notLinted';
+import { checkLiveSize, LIVE_LIMIT, NotLintedError } from '../../core/lint/notLinted';
 import { LintSession } from '../../core/lint/session';
 import type { Finding, RuleId, Severity } from '../../core/lint/types';
 
@@ -42,8 +42,8 @@ export class LintDiagnostics implements vscode.Disposable {
   /** Findings as the linter gave them, before a run's evidence was joined in. */
   private readonly raw = new Map<string, { uri: vscode.Uri; found: Finding[] }>();
 
-  /** Documents the rules could not walk, said once each until they lint again. */
-  private readonly notLinted = new Set<string>();
+  /** Documents not linted, and why: said once each until they lint again. */
+  private readonly notLinted = new Map<string, string>();
 
   constructor(
     private readonly parser: PythonParser,
@@ -109,18 +109,31 @@ export class LintDiagnostics implements vscode.Disposable {
   private lintDocument(d: vscode.TextDocument, changes: readonly vscode.TextDocumentContentChangeEvent[]): void {
     if (d.isClosed) return;
     const key = d.uri.toString();
-    let s = this.sessions.get(key);
-    if (!s) {
-      s = new LintSession(this.parser, lintOptions(d.uri).opts);
-      this.sessions.set(key, s);
-      changes = [];
-    }
     const text = d.getText();
-    const edits = changes.map((c) => ({ offset: c.rangeOffset, length: c.rangeLength, text: c.text, start: { line: c.range.start.line, col: c.range.start.character }, end: { line: c.range.end.line, col: c.range.end.character } }));
-    this.publish(d.uri, this.lintOrSay(d.uri, () => s.update(text, edits)));
+    const found = this.lintOrSay(d.uri, () => {
+      if (text.length > LIVE_LIMIT) this.dropSession(key);
+      checkLiveSize(text);
+      let s = this.sessions.get(key);
+      if (!s) {
+        s = new LintSession(this.parser, lintOptions(d.uri).opts);
+        this.sessions.set(key, s);
+        changes = [];
+      }
+      const edits = changes.map((c) => ({ offset: c.rangeOffset, length: c.rangeLength, text: c.text, start: { line: c.range.start.line, col: c.range.start.character }, end: { line: c.range.end.line, col: c.range.end.character } }));
+      return s.update(text, edits);
+    });
+    this.publish(d.uri, found);
   }
 
-  /** Findings, or none for a file the rules cannot walk (hostile nesting), said in the log once rather than thrown from a timer at every keystroke. */
+  private dropSession(key: string): void {
+    this.sessions.get(key)?.dispose();
+    this.sessions.delete(key);
+  }
+
+  /**
+   * Findings, or none for a file not linted (hostile nesting, or too large to lint on this thread),
+   * said in the log once per reason rather than thrown from a timer at every keystroke.
+   */
   private lintOrSay(uri: vscode.Uri, lint: () => Finding[]): Finding[] {
     const key = uri.toString();
     try {
@@ -128,8 +141,9 @@ export class LintDiagnostics implements vscode.Disposable {
       this.notLinted.delete(key);
       return found;
     } catch (e) {
-      if (!this.notLinted.has(key)) this.log.warn(`lint: ${uri.scheme === 'file' ? uri.fsPath : key}: ${NotLintedError.from(e).message}`);
-      this.notLinted.add(key);
+      const { message } = NotLintedError.from(e);
+      if (this.notLinted.get(key) !== message) this.log.warn(`lint: ${uri.scheme === 'file' ? uri.fsPath : key}: ${message}`);
+      this.notLinted.set(key, message);
       return [];
     }
   }
@@ -140,7 +154,10 @@ export class LintDiagnostics implements vscode.Disposable {
     const texts = cells.map((c) => c.document.getText());
     const { text, starts } = joinCells(texts);
     const s = new LintSession(this.parser, lintOptions(nb.uri).opts);
-    const all = this.lintOrSay(nb.uri, () => s.update(text));
+    const all = this.lintOrSay(nb.uri, () => {
+      checkLiveSize(text);
+      return s.update(text);
+    });
     s.dispose();
     const per = cells.map((): Finding[] => []);
     for (const f of all) {
@@ -169,8 +186,7 @@ export class LintDiagnostics implements vscode.Disposable {
     const key = uri.toString();
     this.notLinted.delete(key);
     this.raw.delete(key);
-    this.sessions.get(key)?.dispose();
-    this.sessions.delete(key);
+    this.dropSession(key);
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
     // Diagnostics of files closed stay only if a workspace scan made them.

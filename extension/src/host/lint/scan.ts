@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { globToRegExp } from '../../core/lint/glob';
 import { lintText } from '../../core/lint/lint';
-import { NotLintedError } from '../../core/lint/notLinted';
+import { checkLiveSize, NotLintedError } from '../../core/lint/notLinted';
 import type { PythonParser } from '../../core/lint/parser';
 import type { LintDiagnostics } from './diagnostics';
 import { lintOptions } from './diagnostics';
@@ -23,6 +23,8 @@ export async function lintWorkspaceCommand(parser: PythonParser, lint: LintDiagn
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       try {
         const text = open ? open.getText() : decoder.decode(await vscode.workspace.fs.readFile(uri));
+        // On the extension host's thread, as as-you-type lint: the same limit.
+        checkLiveSize(text);
         const r = lintText(parser, text, opts);
         r.tree.delete();
         lint.publish(uri, r.findings);
