@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { isModelCall, MAY_CALL_MODEL } from '../../extension/src/core/lint/facts';
+import { rootOf } from '../../extension/src/core/lint/syntaxTree';
 import type { PythonParser } from '../../extension/src/core/lint/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
+import { ROOT } from './helpers';
 import { code, fixed, lintWith, loadParser } from './lintHelpers';
 
 let parser: PythonParser;
@@ -165,6 +170,36 @@ for data in batches:
 `);
       assert.equal(lint(rollout, 'HR014').length, 1);
       assert.deepEqual(lint(rollout.replace('for data in batches:', 'with torch.no_grad():\n  for data in batches:').replace(/\n    /g, '\n      '), 'HR014'), []);
+    });
+
+    it('HR014 reads only loop bodies whose text may call a model: every call isModelCall accepts, in real code, is one', () => {
+      // MAY_CALL_MODEL is a text test run before any node of a body is read; a call it missed would be a lost finding.
+      const files: string[] = [];
+      const walk = (d: string) => {
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__'].includes(e.name)) walk(join(d, e.name));
+          else if (e.name.endsWith('.py')) files.push(join(d, e.name));
+        }
+      };
+      walk(join(ROOT, 'test'));
+      walk(join(ROOT, 'extension', 'agent'));
+      let n = 0;
+      for (const f of files) {
+        const text = readFileSync(f, 'utf8');
+        const tree = parser.parse(text);
+        for (const c of rootOf(tree, text).descendantsOfType('call')) {
+          const fn = c!.childForFieldName('function');
+          const args = c!.childForFieldName('arguments');
+          if (!fn || !args || !isModelCall(fn.text)) continue;
+          n++;
+          assert.match(text.slice(c!.startIndex, args.startIndex + 1), MAY_CALL_MODEL, f);
+        }
+        tree.delete();
+      }
+      // The lint corpus's files are among them: real model calls of many shapes.
+      assert.ok(n > 100, `${n} model calls`);
+      // Shapes a call can take between its callee and `(`.
+      for (const t of ['self.model["g"](z)', 'self.nets[k] (x)', 'net \\\n (x)', 'f(model  # why\n (x))', 'x . forward(y)', 'module.validation_step(b)']) assert.match(t, MAY_CALL_MODEL);
     });
 
     it('HR015: retrying the model inside except, not logging or skipping', () => {

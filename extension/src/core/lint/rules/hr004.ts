@@ -43,9 +43,11 @@ export function hr004(ctx: RuleContext): Finding[] {
     const name = fn?.childForFieldName('name')?.text ?? '';
     if (/_step$/.test(name)) continue;
     const f = loopFacts(loop);
-    const body = within(loop.childForFieldName('body') ?? loop, ['call']);
+    // The body's calls, read only for a loop that gets that far (most are neither trained nor evaluated).
+    let calledInBody: SyntaxNode[] | undefined;
+    const bodyCalls = () => (calledInBody ??= within(loop.childForFieldName('body') ?? loop, ['call']));
     // One loop for both phases, switched by a flag: its eval passes run with grad on unless the code switches grad per phase.
-    const flagged = f.train && flagSwitched(loop, f.backward, body.filter((c) => /(optim\w*|opt|scaler)\.step$|zero_grad$/i.test(calleeOf(c).text)));
+    const flagged = f.train && flagSwitched(loop, f.backward, bodyCalls().filter((c) => /(optim\w*|opt|scaler)\.step$|zero_grad$/i.test(calleeOf(c).text)));
     if (f.train && !flagged) continue;
     // Named for evaluation, the last mode switch before the loop in its scope put the model in eval mode, or a caller did
     // (or the loop's own body switches to eval and never back: solaris's `self.model.eval()` before each tile's forward).
@@ -59,7 +61,7 @@ export function hr004(ctx: RuleContext): Finding[] {
     const evalMode = modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
     if (!flagged && !(fn && evalNamed(fn, ctx.bindings, f.step)) && !evalMode && !(fn && f.step && evalFromCallers(fn, ctx.qualify))) continue;
     if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
-    const calls = body.filter((c) => runsModel(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
+    const calls = bodyCalls().filter((c) => runsModel(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
     if (!calls.length) continue;
     reported.push(loop);
     const callee = calleeOf(calls[0]!).text;

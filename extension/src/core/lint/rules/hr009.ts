@@ -1,4 +1,5 @@
 import { innermostStepLoops, isModelCall } from '../facts';
+import { calleeOf, nodesOf } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 
@@ -10,7 +11,8 @@ export function hr009(ctx: RuleContext): Finding[] {
     if (!body) continue;
     // Only the loop's own statements: a zero_grad under an `if` is gradient accumulation.
     const stmts = body.namedChildren.filter((s) => s?.type === 'expression_statement' || s?.type === 'assignment');
-    const calls = stmts.map((s) => s!.descendantsOfType('call').map((c) => c?.childForFieldName('function')?.text ?? ''));
+    // From the index (the loop's body is indexed by the time a step loop is known).
+    const calls = stmts.map((s) => nodesOf(s!, ['call']).map((c) => calleeOf(c).text));
     const forward = calls.findIndex((cs) => cs.some((t) => isModelCall(t)));
     const zero = calls.findIndex((cs) => cs.some((t) => /(^|\.)zero_grad$/.test(t)));
     const backward = calls.findIndex((cs) => cs.some((t) => /\.backward$/.test(t)));

@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../syntaxTree';
-import { innermostStepLoops, isModelCall, loopFacts, underNoGrad } from '../facts';
+import { innermostStepLoops, isModelCall, loopFacts, MAY_CALL_MODEL, underNoGrad } from '../facts';
 import type { LoopFacts } from '../facts';
 import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
@@ -16,7 +16,7 @@ export function hr014(ctx: RuleContext): Finding[] {
     const body = loop.node.childForFieldName('body');
     // Without a backward in the loop the chain is never freed at all (a forward-only rollout or
     // generation loop): a leak unless grad is off.
-    if (!body || (!loop.backward.length && underNoGrad(loop.node, ctx.qualify))) continue;
+    if (!body || !MAY_CALL_MODEL.test(body.text) || (!loop.backward.length && underNoGrad(loop.node, ctx.qualify))) continue;
     const assigns = within(body, ['assignment']);
     for (const a of assigns) {
       const left = a.childForFieldName('left');
