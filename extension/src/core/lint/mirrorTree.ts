@@ -16,7 +16,7 @@ export class Mirror implements Views {
    * Walks kept for reuse, by depth of a children read (a hidden child's are read one level down),
    * and one for descents: a walk per subtree was most of what a lint allocated.
    */
-  readonly walks: ChildWalk[] = [];
+  private readonly walks: ChildWalk[] = [];
   private readonly fieldWalks: ChildWalk[] = [];
   private descent: ChildWalk | undefined;
 

@@ -1,8 +1,8 @@
 /**
- * Nodes by subtree slot (a wasm32 address, 8-byte aligned, never 0), so that a node is made once however it
- * is reached. An open-addressing table in typed arrays rather than a Map: a 5,000-line file makes
- * ~17,000 nodes, and a Map's entries were copied by every young-generation collection during a lint
- * (a typed array's large backing store is not in the JS heap).
+ * Nodes by subtree slot (a wasm32 address, 8-byte aligned, never 0), so that a node is made once
+ * however it is reached. An open-addressing table in typed arrays rather than a Map: a 5,000-line
+ * file makes ~14,000 nodes, and a Map's entries were copied by every young-generation collection
+ * during a lint (a typed array's large backing store is outside the JS heap).
  */
 export class NodeRegistry<T> {
   private keys = new Uint32Array(1024);

@@ -141,9 +141,13 @@ export class LintDiagnostics implements vscode.Disposable {
       this.notLinted.delete(key);
       return found;
     } catch (e) {
-      const { message } = NotLintedError.from(e);
-      if (this.notLinted.get(key) !== message) this.log.warn(`lint: ${uri.scheme === 'file' ? uri.fsPath : key}: ${message}`);
-      this.notLinted.set(key, message);
+      const x = NotLintedError.from(e);
+      if (this.notLinted.get(key) !== x.message) {
+        this.log.warn(`lint: ${uri.scheme === 'file' ? uri.fsPath : key}: ${x.message}`);
+        // Neither nesting nor size: a rule's own failure, whose stack is for a bug report.
+        if (x.cause instanceof Error && !(x.cause instanceof RangeError)) this.log.debug(x.cause.stack ?? x.cause.message);
+      }
+      this.notLinted.set(key, x.message);
       return [];
     }
   }
