@@ -8,12 +8,12 @@ const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter|\bdl\b
 const MODEL_WORDS = 'model|net|network|encoder|decoder|module|backbone|generator|discriminator';
 /** `model(x)`, `self.net(x)`, `x.forward(…)`, and running methods on a model-like object: `model.predict(x)`, `module.validation_step(b)`. */
 const MODEL_CALLEE = new RegExp(`(^|\\.)(${MODEL_WORDS})\\w*$|\\.forward$|(^|\\.)(${MODEL_WORDS})\\w*\\.(predict|infer|inference|encode|decode|\\w+_step)$`, 'i');
+// Between a callee and its `(`: spaces, line continuations, comments (each to its line's end: one way to read a run of `#`s).
+const GAP = '(?:\\s|\\\\|#[^\\n]*\\n)*';
 /**
  * Text that may hold a call isModelCall accepts (a superset, read before any node: most loops call
  * no model): a model word then `(` (or a subscript and `(`), `.forward(`, or a model-like method.
  */
-// Between a callee and its `(`: spaces, line continuations, comments (each to its line's end: one way to read a run of `#`s).
-const GAP = '(?:\\s|\\\\|#[^\\n]*\\n)*';
 export const MAY_CALL_MODEL = new RegExp(`(${MODEL_WORDS})\\w*${GAP}(\\[[^\\]]*\\]${GAP})?\\(|\\.${GAP}(forward|predict|infer|inference|encode|decode|\\w+_step)${GAP}\\(`, 'i');
 const LOSS_CALLEE = /loss|criterion|crit\b/i;
 const NO_GRAD = new Set(['torch.no_grad', 'torch.inference_mode', 'torch.autograd.no_grad', 'torch.autograd.grad_mode.no_grad']);

@@ -1,7 +1,7 @@
 /**
- * A file the rules could not walk, as one typed error for every caller (CLI, editor, workspace
- * scan, tools). The cause is nearly always nesting beyond the stack: hostile input, as CPython
- * refuses more than 200 nested brackets, while the rules' expression walks recurse.
+ * A file not linted, as one typed error for every caller (CLI, editor, workspace scan, tools):
+ * nesting beyond the stack (hostile input: CPython refuses more than 200 nested brackets, while the
+ * rules' expression walks recurse), a file over the editor's size limit, or a rule's own failure.
  */
 export class NotLintedError extends Error {
   constructor(

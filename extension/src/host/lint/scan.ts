@@ -23,7 +23,7 @@ export async function lintWorkspaceCommand(parser: PythonParser, lint: LintDiagn
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       try {
         const text = open ? open.getText() : decoder.decode(await vscode.workspace.fs.readFile(uri));
-        // On the extension host's thread, as as-you-type lint: the same limit.
+        // On the extension host's thread too: the same size limit as linting as you type.
         checkLiveSize(text);
         const r = lintText(parser, text, opts);
         r.tree.delete();
