@@ -56,14 +56,29 @@ const spare: Path[] = [];
 export function scanKinds(root: MirrorNode, want: readonly string[], out: MirrorNode[], into?: readonly string[]): void {
   let path = spare.pop() ?? newPath(64);
   try {
-    scanWith(root, want, wantedOf(root.m.t, want), into && wantedOf(root.m.t, into), path, (p) => (path = p), out);
+    scanWith(root, want, wantedOf(root.m.t, want), into && wantedOf(root.m.t, into), into && hiddenLeaves(root.m.t), path, (p) => (path = p), out);
   } finally {
     path.node.fill(undefined);
     spare.push(path);
   }
 }
 
-function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array, into: Uint8Array | undefined, path: Path, grown: (p: Path) => void, out: MirrorNode[]): void {
+/** Hidden rules that hold only simple statements (a line's `x = f(y)`; `import a; b()`): nothing a statement scan looks for. */
+const SIMPLE = ['_simple_statements'];
+const simpleOf = new WeakMap<LanguageTables, Uint8Array>();
+
+/** SIMPLE by grammar symbol (hidden nodes have no public kind). */
+function hiddenLeaves(t: LanguageTables): Uint8Array {
+  let s = simpleOf.get(t);
+  if (!s) {
+    s = new Uint8Array(t.symbolNames.length);
+    t.symbolNames.forEach((n, i) => SIMPLE.includes(n) && (s![i] = 1));
+    simpleOf.set(t, s);
+  }
+  return s;
+}
+
+function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array, into: Uint8Array | undefined, simple: Uint8Array | undefined, path: Path, grown: (p: Path) => void, out: MirrorNode[]): void {
   const { m } = root;
   path.node[0] = root;
   path.next[0] = 0;
@@ -98,7 +113,8 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
       continue;
     }
     if (!w.relevant) {
-      if (w.visibleKids) enter(w.q, w.byte, w.field, depth);
+      // A hidden node with visible children has heap data (q): its symbol at 40, error cost at 32.
+      if (w.visibleKids && !(simple && simple[m.u16[(w.q + 40) >> 1]!] === 1 && m.u32[(w.q + 32) >> 2] === 0)) enter(w.q, w.byte, w.field, depth);
       continue;
     }
     const sym = w.symbol;

@@ -45,6 +45,8 @@ export interface LanguageTables {
   maxAliasLength: number;
   /** Field map entries per production id. */
   fieldMaps: FieldEntry[][];
+  /** Every symbol's name, hidden ones (`_simple_statements`) too, by grammar symbol. */
+  symbolNames: string[];
   /** A production's field map entries for one field. */
   byField: Map<number, FieldEntry[]>[];
   /** Per production id and structural child index: the child's own (not inherited) field, as a cursor names it. */
@@ -124,6 +126,7 @@ function readTables(language: Language): LanguageTables | null {
     aliasSequences: u16.slice(aliases! >> 1, (aliases! >> 1) + productions * maxAliasLength),
     maxAliasLength,
     fieldMaps,
+    symbolNames: Array.from({ length: symbols }, (_, i) => cString(u8, u32[(symbolNames! >> 2) + i]!)),
     byField: fieldMaps.map((list) => {
       const m = new Map<number, FieldEntry[]>();
       for (const e of list) m.set(e.field, [...(m.get(e.field) ?? []), e]);
