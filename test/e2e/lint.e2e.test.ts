@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
@@ -28,6 +28,7 @@ describe('lint in the editor', () => {
   });
   after(async () => {
     await s?.close();
+    rmSync(EXTRA, { recursive: true, force: true });
   });
 
   /** The text of a rendered line of the active editor (1-based). */
