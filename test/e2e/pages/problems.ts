@@ -5,7 +5,8 @@ export class Problems {
   constructor(private readonly page: Page) {}
 
   async entries(): Promise<string[]> {
-    await this.page.keyboard.press('Control+Shift+M');
+    // The shortcut toggles the panel (pressed with the Problems view focused, it closes it): only when it is not showing.
+    if (!(await this.page.locator('.markers-panel').isVisible())) await this.page.keyboard.press('Control+Shift+M');
     const rows = this.page.locator('.markers-panel .monaco-list-row');
     await rows.first().waitFor({ timeout: 60_000 });
     return (await rows.allInnerTexts()).map((s) => s.replace(/\s+/g, ' ').trim());
