@@ -7,32 +7,28 @@ import type { Point, SyntaxNode } from './syntaxTree';
 import type { Heap, LanguageTables } from './wasmTables';
 import { wasmHeap } from './wasmTables';
 
+/** What a walk is for: reading a node's children, looking up a field, a descent to an index (which only goes down: one walk). */
+export const enum WalkUse {
+  Children,
+  Field,
+  Descent,
+}
+
 /** One parsed tree read straight from the parser's memory: no call into WebAssembly per node. */
 export class Mirror implements Views {
   rootNode!: SyntaxNode;
   /** Every node made so far, by subtree slot: a node is made once, however it is reached. */
   readonly nodes = new NodeRegistry<MirrorNode>();
   /**
-   * Walks kept for reuse, by depth of a children read (a hidden child's are read one level down),
-   * and one for descents: a walk per subtree was most of what a lint allocated.
+   * Walks kept for reuse, one per use and depth (a walk per subtree was most of what a lint
+   * allocated): a use at a depth runs one walk at a time, and a nested read goes one level down.
    */
-  private readonly walks: ChildWalk[] = [];
-  private readonly fieldWalks: ChildWalk[] = [];
-  private descent: ChildWalk | undefined;
+  private readonly walks: ChildWalk[][] = [[], [], []];
 
-  /** A walk over the subtree at `ptr` for a children read at `depth` (one walk per depth at a time). */
-  walkAt(depth: number, ptr: number, byte: number, outer: number): ChildWalk {
-    return this.walks[depth]?.reset(ptr, byte, outer) ?? (this.walks[depth] = new ChildWalk(this, ptr, byte, outer));
-  }
-
-  /** A walk for a field lookup at `depth` (a field inherited from a hidden child is looked up one level down). */
-  fieldWalkAt(depth: number, ptr: number): ChildWalk {
-    return this.fieldWalks[depth]?.reset(ptr, 0, 0) ?? (this.fieldWalks[depth] = new ChildWalk(this, ptr, 0, 0));
-  }
-
-  /** The walk descents use (nothing else runs during one). */
-  descentWalk(ptr: number, byte: number, outer: number): ChildWalk {
-    return this.descent?.reset(ptr, byte, outer) ?? (this.descent = new ChildWalk(this, ptr, byte, outer));
+  /** A walk over the subtree at `ptr`, reused for this use and depth. */
+  walkAt(use: WalkUse, depth: number, ptr: number, byte: number, outer: number): ChildWalk {
+    const pool = this.walks[use]!;
+    return pool[depth]?.reset(ptr, byte, outer) ?? (pool[depth] = new ChildWalk(this, ptr, byte, outer));
   }
 
   constructor(
@@ -177,7 +173,7 @@ export class MirrorNode implements SyntaxNode {
 
   /** Making a node reads no children, so the walk at each depth stays this read's until it ends. */
   private collect(ptr: number, byte: number, outer: number, out: MirrorNode[], depth: number): void {
-    for (const w = this.m.walkAt(depth, ptr, byte, outer); w.next(); ) {
+    for (const w = this.m.walkAt(WalkUse.Children, depth, ptr, byte, outer); w.next(); ) {
       if (w.relevant) out.push(this.m.nodes.get(w.slot) ?? new MirrorNode(this.m, w.slot, w.byte, w.alias, this, out.length, w.field));
       else if (w.visibleKids) {
         this.hoisted = true;
@@ -254,7 +250,7 @@ export class MirrorNode implements SyntaxNode {
     const entries = this.m.t.byField[this.m.u16[(ptr + 66) >> 1]!]!.get(field);
     if (!entries) return null;
     let k = 0;
-    for (const w = this.m.fieldWalkAt(depth, ptr); w.next(); pos += w.relevant ? 1 : w.visibleKids) {
+    for (const w = this.m.walkAt(WalkUse.Field, depth, ptr, 0, 0); w.next(); pos += w.relevant ? 1 : w.visibleKids) {
       if (w.index < entries[k]!.child) continue;
       if (entries[k]!.inherited) {
         // The field is on one of the child's own children: a visible child's, or hoisted into ours.
@@ -287,7 +283,7 @@ export class MirrorNode implements SyntaxNode {
     let pos = 0;
     if (!this.rawCount) return last;
     // One walk, reset at each level: a descent only goes down.
-    const w = this.m.descentWalk(this.ptr, this.startByte, 0);
+    const w = this.m.walkAt(WalkUse.Descent, 0, this.ptr, this.startByte, 0);
     while (w.next()) {
       // It must reach the range's end and pass its start (a zero-width node: reach it).
       if (w.endByte < e || (w.byte === w.endByte ? w.endByte < s : w.endByte <= s)) {
