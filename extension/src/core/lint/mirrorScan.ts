@@ -29,56 +29,51 @@ function newPath(size: number, old?: Path): Path {
   return p;
 }
 
-const byKinds = new WeakMap<LanguageTables, Map<string, Uint8Array>>();
+const tables = new WeakMap<readonly (string | undefined)[], Map<string, Uint8Array>>();
 
-/** The wanted kinds as a table by public symbol (an error's symbol is outside it). */
-function wantedOf(t: LanguageTables, want: readonly string[]): Uint8Array {
-  let cache = byKinds.get(t);
-  if (!cache) byKinds.set(t, (cache = new Map()));
-  const key = want.join(' ');
-  let wanted = cache.get(key);
-  if (!wanted) {
-    wanted = new Uint8Array(t.types.length);
-    for (let i = 0; i < t.types.length; i++) if (t.types[i] !== undefined && want.includes(t.types[i]!)) wanted[i] = 1;
-    cache.set(key, wanted);
+/**
+ * These names as a table by symbol: over `t.types` (public kinds; an error's symbol is outside it)
+ * or `t.symbolNames` (every grammar symbol, hidden ones too). Built once per grammar and names.
+ */
+function tableOf(symbols: readonly (string | undefined)[], names: readonly string[]): Uint8Array {
+  let cache = tables.get(symbols);
+  if (!cache) tables.set(symbols, (cache = new Map()));
+  const key = names.join(' ');
+  let table = cache.get(key);
+  if (!table) {
+    table = new Uint8Array(symbols.length);
+    for (let i = 0; i < symbols.length; i++) if (symbols[i] !== undefined && names.includes(symbols[i]!)) table[i] = 1;
+    cache.set(key, table);
   }
-  return wanted;
+  return table;
 }
 
 /** Paths of finished scans, for the next (a re-lint scans many small regions). */
 const spare: Path[] = [];
 
 /**
- * Nodes of the kinds `want` under `root` (not root itself), in document order, into `out`. With
- * `into`, a visible node's subtree is read only if it is of those kinds or has an error in it
- * (where the grammar says none of `want` can be, as no statement can be inside an expression).
+ * Where a scan need not look, because the grammar says none of the wanted kinds can be there (no
+ * statement can be inside an expression): only visible nodes of the kinds `enter` are read into,
+ * and hidden nodes of the rules `skipHidden` are not. A subtree with an error is read whatever it is.
  */
-export function scanKinds(root: MirrorNode, want: readonly string[], out: MirrorNode[], into?: readonly string[]): void {
+export interface Prune {
+  enter: readonly string[];
+  skipHidden: readonly string[];
+}
+
+/** Nodes of the kinds `want` under `root` (not root itself), in document order, into `out`; `prune`: where not to look. */
+export function scanKinds(root: MirrorNode, want: readonly string[], out: MirrorNode[], prune?: Prune): void {
+  const { t } = root.m;
   let path = spare.pop() ?? newPath(64);
   try {
-    scanWith(root, want, wantedOf(root.m.t, want), into && wantedOf(root.m.t, into), into && hiddenLeaves(root.m.t), path, (p) => (path = p), out);
+    scanWith(root, want, tableOf(t.types, want), prune && tableOf(t.types, prune.enter), prune && tableOf(t.symbolNames, prune.skipHidden), path, (p) => (path = p), out);
   } finally {
     path.node.fill(undefined);
     spare.push(path);
   }
 }
 
-/** Hidden rules that hold only simple statements (a line's `x = f(y)`; `import a; b()`): nothing a statement scan looks for. */
-const SIMPLE = ['_simple_statements'];
-const simpleOf = new WeakMap<LanguageTables, Uint8Array>();
-
-/** SIMPLE by grammar symbol (hidden nodes have no public kind). */
-function hiddenLeaves(t: LanguageTables): Uint8Array {
-  let s = simpleOf.get(t);
-  if (!s) {
-    s = new Uint8Array(t.symbolNames.length);
-    t.symbolNames.forEach((n, i) => SIMPLE.includes(n) && (s![i] = 1));
-    simpleOf.set(t, s);
-  }
-  return s;
-}
-
-function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array, into: Uint8Array | undefined, simple: Uint8Array | undefined, path: Path, grown: (p: Path) => void, out: MirrorNode[]): void {
+function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array, into: Uint8Array | undefined, skip: Uint8Array | undefined, path: Path, grown: (p: Path) => void, out: MirrorNode[]): void {
   const { m } = root;
   path.node[0] = root;
   path.next[0] = 0;
@@ -114,7 +109,7 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
     }
     if (!w.relevant) {
       // A hidden node with visible children has heap data (q): its symbol at 40, error cost at 32.
-      if (w.visibleKids && !(simple && simple[m.u16[(w.q + 40) >> 1]!] === 1 && m.u32[(w.q + 32) >> 2] === 0)) enter(w.q, w.byte, w.field, depth);
+      if (w.visibleKids && !(skip && skip[m.u16[(w.q + 40) >> 1]!] === 1 && m.u32[(w.q + 32) >> 2] === 0)) enter(w.q, w.byte, w.field, depth);
       continue;
     }
     const sym = w.symbol;

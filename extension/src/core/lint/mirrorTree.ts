@@ -2,6 +2,7 @@ import type { Tree } from '@vscode/tree-sitter-wasm';
 import { ChildWalk, ERROR_SYMBOL, publicSymbolOf } from './childWalk';
 import type { Views } from './childWalk';
 import { kindsAmong, scanKinds } from './mirrorScan';
+import type { Prune } from './mirrorScan';
 import { NodeRegistry } from './nodeRegistry';
 import type { Point, SyntaxNode } from './syntaxTree';
 import type { Heap, LanguageTables } from './wasmTables';
@@ -322,13 +323,19 @@ export class MirrorNode implements SyntaxNode {
     const out: MirrorNode[] = [];
     if (types.includes(this.type)) out.push(this);
     if (this.kids) kindsAmong(this.kids, types, out);
-    else if (this.rawCount) scanKinds(this, types, out, HOLDS_STATEMENTS);
+    else if (this.rawCount) scanKinds(this, types, out, STATEMENT_PRUNE);
     return out;
   }
 }
 
-/** Kinds whose subtrees can hold a statement (a block, or a clause with one). */
-const HOLDS_STATEMENTS = ['block', 'if_statement', 'elif_clause', 'else_clause', 'for_statement', 'while_statement', 'try_statement', 'except_clause', 'except_group_clause', 'finally_clause', 'with_statement', 'function_definition', 'class_definition', 'decorated_definition', 'match_statement', 'case_clause'];
+/**
+ * Where statements can be: kinds that hold a block (or a clause with one), and not the hidden rule
+ * of a line's simple statements (`x = f(y)`; `import a; b()`), which holds no compound statement.
+ */
+const STATEMENT_PRUNE: Prune = {
+  enter: ['block', 'if_statement', 'elif_clause', 'else_clause', 'for_statement', 'while_statement', 'try_statement', 'except_clause', 'except_group_clause', 'finally_clause', 'with_statement', 'function_definition', 'class_definition', 'decorated_definition', 'match_statement', 'case_clause'],
+  skipHidden: ['_simple_statements'],
+};
 
 /** The root of a parsed tree as a MirrorNode (ts_tree_root_node: it starts after its own padding). */
 export function mirrorRoot(tree: Tree, text: string, t: LanguageTables, heap: Heap): SyntaxNode {
