@@ -6,7 +6,7 @@ import { RULES } from '../../core/lint/lint';
 import type { LintOptions } from '../../core/lint/lint';
 import { joinCells, splitFinding } from '../../core/lint/notebook';
 import type { PythonParser } from '../../core/lint/parser';
-import { checkLiveSize, LIVE_LIMIT, NotLintedError } from '../../core/lint/notLinted';
+import { checkLiveSize, NotLintedError } from '../../core/lint/notLinted';
 import { LintSession } from '../../core/lint/session';
 import type { Finding, RuleId, Severity } from '../../core/lint/types';
 
@@ -111,7 +111,6 @@ export class LintDiagnostics implements vscode.Disposable {
     const key = d.uri.toString();
     const text = d.getText();
     const found = this.lintOrSay(d.uri, () => {
-      if (text.length > LIVE_LIMIT) this.dropSession(key);
       checkLiveSize(text);
       let s = this.sessions.get(key);
       if (!s) {
@@ -132,7 +131,8 @@ export class LintDiagnostics implements vscode.Disposable {
 
   /**
    * Findings, or none for a file not linted (hostile nesting, or too large to lint on this thread),
-   * said in the log once per reason rather than thrown from a timer at every keystroke.
+   * said in the log once per reason rather than thrown from a timer at every keystroke. Its session
+   * (and the trees it holds) goes: the next lint starts afresh.
    */
   private lintOrSay(uri: vscode.Uri, lint: () => Finding[]): Finding[] {
     const key = uri.toString();
@@ -141,6 +141,7 @@ export class LintDiagnostics implements vscode.Disposable {
       this.notLinted.delete(key);
       return found;
     } catch (e) {
+      this.dropSession(key);
       const x = NotLintedError.from(e);
       if (this.notLinted.get(key) !== x.message) {
         this.log.warn(`lint: ${uri.scheme === 'file' ? uri.fsPath : key}: ${x.message}`);
