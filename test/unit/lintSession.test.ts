@@ -37,6 +37,32 @@ describe('lint sessions, notebooks and globs', () => {
     assert.equal(inc[0]!.start.line, 5);
   });
 
+  it('re-reads what other functions depend on when the edit moves to another function', () => {
+    // The session keeps the last cross-function signature for the next edit in the same function.
+    // Edit an unrelated function, then rename the helper whose result the loop's HR001 reads: the
+    // rename must be compared with the helper's own signature, not the unrelated function's.
+    let text = 'import torch\n\ndef step_fn(model, x, y):\n    loss = criterion(model(x), y)\n    return loss\n\ndef train_all(model, dl):\n    total = 0\n    for x, y in dl:\n        total += step_fn(model, x, y)\n    return total\n\ndef other(a):\n    return a + 1\n';
+    const s = new LintSession(parser);
+    assert.deepEqual(s.update(text).map((f) => f.rule), ['HR001']);
+    const edits: [string, string][] = [
+      ['return a + 1', 'return a + 2'],
+      ['return a + 2', 'return a + 3'],
+      ['def step_fn', 'def step_fnx'],
+      ['def step_fnx', 'def step_fn'],
+    ];
+    const seen: number[] = [];
+    for (const [from, to] of edits) {
+      const at = text.indexOf(from);
+      const c = change(text, at, at + from.length, to);
+      text = text.slice(0, at) + to + text.slice(at + from.length);
+      const inc = s.update(text, [c]).map((f) => `${f.rule}@${f.start.line}`);
+      assert.deepEqual(inc, lintText(parser, text).findings.map((f) => `${f.rule}@${f.start.line}`), `after ${from} → ${to}`);
+      seen.push(inc.length);
+    }
+    assert.deepEqual(seen, [1, 1, 0, 1], 'the rename takes the loop’s finding away, and renaming back brings it back');
+    s.dispose();
+  });
+
   it('says a text the rules cannot walk with a typed error, and lints the next one afresh', () => {
     // 20,000 nested brackets around what is accumulated (CPython refuses 200): hostile input,
     // deeper than the rules' recursion over expressions goes.
