@@ -93,25 +93,30 @@ async function main(): Promise<void> {
     const col = lines[ln]!.search(/[A-Za-z_]/) + 1;
     sites.push({ at: lines.slice(0, ln).join('\n').length + 1 + col, line: ln, col });
   }
+  // The same 60 edits twice: the first pass warms the session's code paths (as the full lint's warm-up
+  // does for it) and is reported apart; the goal is read from the second.
+  const cold: number[] = [];
   const inc: number[] = [];
   const incParse: number[] = [];
   let cur = text;
   let tree = parser.parse(text);
-  for (const { at, line, col } of sites) {
-    for (const typing of [true, false]) {
-      const next = typing ? cur.slice(0, at) + 'x' + cur.slice(at) : cur.slice(0, at) + cur.slice(at + 1);
-      const change = typing ? { offset: at, length: 0, text: 'x', start: { line, col }, end: { line, col } } : { offset: at, length: 1, text: '', start: { line, col }, end: { line, col: col + 1 } };
-      let t = performance.now();
-      s.update(next, [change]);
-      inc.push(performance.now() - t);
-      // The same edit, parse alone (what no linter can go below).
-      t = performance.now();
-      tree.edit({ startIndex: at, oldEndIndex: at + change.length, newEndIndex: at + change.text.length, startPosition: { row: line, column: col }, oldEndPosition: change.end.col === col ? { row: line, column: col } : { row: line, column: col + 1 }, newEndPosition: typing ? { row: line, column: col + 1 } : { row: line, column: col } });
-      const t2 = parser.parse(next, tree);
-      incParse.push(performance.now() - t);
-      tree.delete();
-      tree = t2;
-      cur = next;
+  for (const pass of [cold, inc]) {
+    for (const { at, line, col } of sites) {
+      for (const typing of [true, false]) {
+        const next = typing ? cur.slice(0, at) + 'x' + cur.slice(at) : cur.slice(0, at) + cur.slice(at + 1);
+        const change = typing ? { offset: at, length: 0, text: 'x', start: { line, col }, end: { line, col } } : { offset: at, length: 1, text: '', start: { line, col }, end: { line, col: col + 1 } };
+        let t = performance.now();
+        s.update(next, [change]);
+        pass.push(performance.now() - t);
+        // The same edit, parse alone (what no linter can go below).
+        t = performance.now();
+        tree.edit({ startIndex: at, oldEndIndex: at + change.length, newEndIndex: at + change.text.length, startPosition: { row: line, column: col }, oldEndPosition: change.end.col === col ? { row: line, column: col } : { row: line, column: col + 1 }, newEndPosition: typing ? { row: line, column: col + 1 } : { row: line, column: col } });
+        const t2 = parser.parse(next, tree);
+        if (pass === inc) incParse.push(performance.now() - t);
+        tree.delete();
+        tree = t2;
+        cur = next;
+      }
     }
   }
   tree.delete();
@@ -123,7 +128,7 @@ async function main(): Promise<void> {
   const ratio = median(full) / median(parseOnly);
   console.log(`full lint (parse + all rules)       ${median(full).toFixed(1).padStart(7)} ms   = ${ratio.toFixed(2)}× tree-sitter's full parse (${median(parseOnly).toFixed(1)} ms)   goal ≤ 1.25×: ${ratio <= 1.25 ? 'met' : 'NOT met'}`);
   console.log(`  (the same rules on the parser API's nodes: ${median(viaApi).toFixed(1)} ms = ${(median(viaApi) / median(parseOnly)).toFixed(2)}×)`);
-  console.log(`re-lint after a 1-char edit         ${median(inc).toFixed(1).padStart(7)} ms   = ${(median(inc) / median(incParse)).toFixed(2)}× the incremental parse (${median(incParse).toFixed(1)} ms)   goal ≤ 5 ms: ${median(inc) <= 5 ? 'met' : 'NOT met'} (p95 ${p95(inc).toFixed(1)} ms)`);
+  console.log(`re-lint after a 1-char edit         ${median(inc).toFixed(1).padStart(7)} ms   = ${(median(inc) / median(incParse)).toFixed(2)}× the incremental parse (${median(incParse).toFixed(1)} ms)   goal ≤ 5 ms: ${median(inc) <= 5 ? 'met' : 'NOT met'} (p95 ${p95(inc).toFixed(1)} ms; the first, warming pass: median ${median(cold).toFixed(1)} ms)`);
   console.log(`CPython ast.parse alone (baseline)  ${py!.toFixed(1).padStart(7)} ms   full lint / ast.parse = ${(median(full) / py!).toFixed(2)}×, incremental re-lint / ast.parse = ${(median(inc) / py!).toFixed(3)}×`);
 
   const torchfix = process.env.HEADROOM_TORCHFIX;
