@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { PythonParser } from '../../extension/src/core/lint/parser';
+import { definitionSites } from '../../extension/src/core/lint/summaries';
+import { forgetRoot, rootOf } from '../../extension/src/core/lint/syntaxTree';
+import { ROOT } from './helpers';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { code, fixed, lintWith, loadParser } from './lintHelpers';
 
@@ -295,4 +300,32 @@ def train(model, loader, opt, trainer):
     assert.deepEqual(lint(src('step < 3'), 'HR005'), []);
     assert.deepEqual(lines(lint(src('loss.item() > 10'), 'HR005')), [8]);
   });
+
+  it('finds where each name is defined as /\\bdef[ \\t]+(\\w+)/g does, on every Python file here and on awkward text', () => {
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name)) walk(join(d, e.name));
+        else if (e.name.endsWith('.py')) files.push(join(d, e.name));
+      }
+    };
+    walk(ROOT);
+    const texts = files.map((f) => readFileSync(f, 'utf8'));
+    texts.push('undef x\ndef\tf(): pass\ndef  g(): pass\ndefine = 1\n_def h\nx.def k\ndef (\ndef caf\u00e9(): pass\ndef', 'def', 'def a', ' def\t\t b_2(x):');
+    let names = 0;
+    for (const text of texts) {
+      const want = new Map<string, number[]>();
+      for (const m of text.matchAll(/\bdef[ \t]+(\w+)/g)) want.set(m[1]!, [...(want.get(m[1]!) ?? []), m.index + m[0].length - m[1]!.length]);
+      const tree = parser.parse(text);
+      try {
+        assert.deepEqual(definitionSites(rootOf(tree, text)), want);
+      } finally {
+        forgetRoot(tree);
+        tree.delete();
+      }
+      names += want.size;
+    }
+    assert.ok(files.length > 100 && names > 300, `${files.length} files, ${names} names`);
+  });
 });
+
