@@ -51,17 +51,18 @@ export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], b
  * crossSignature with the last answer kept: an editor's next edit is most often in the function it
  * just edited, and that function's signature before the edit is the one computed after the last
  * (same tree, units, bindings and cross-references; the references only grow between full lints).
+ * Keyed by the parser's tree, which the session keeps: a root read from it is made anew per lint.
  */
 export class CrossSignatures {
   private last: { tree: object; units: string; bindings: ReadonlyMap<string, string>; refs: CrossRefs; size: number; sig: string } | undefined;
 
-  of(root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
+  of(tree: object, root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
     const key = units.map((u) => `${u.type}@${u.startIndex}-${u.endIndex}`).sort().join(',');
     const size = refs.defs.size + refs.callers.size;
     const l = this.last;
-    if (l && l.tree === root.tree && l.units === key && l.bindings === bindings && l.refs === refs && l.size === size) return l.sig;
+    if (l && l.tree === tree && l.units === key && l.bindings === bindings && l.refs === refs && l.size === size) return l.sig;
     const sig = crossSignature(root, units, bindings, refs);
-    this.last = { tree: root.tree, units: key, bindings, refs, size, sig };
+    this.last = { tree, units: key, bindings, refs, size, sig };
     return sig;
   }
 

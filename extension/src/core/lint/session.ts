@@ -151,7 +151,7 @@ export class LintSession {
     // What other functions' findings read from the edited ones (summaries, callers), before the edit.
     let crossBefore: string | undefined;
     if (incremental && (this.refs.defs.size || this.refs.callers.size)) {
-      crossBefore = units.length ? this.cross.of(oldRoot!, units, this.bindings ?? new Map(), this.refs) : undefined;
+      crossBefore = units.length ? this.cross.of(old!, oldRoot!, units, this.bindings ?? new Map(), this.refs) : undefined;
       if (crossBefore === undefined) modeMayChange = true; // several changes at once: re-lint all
     }
     // The old tree is edited below: what was kept of it is no longer true of it.
@@ -199,7 +199,7 @@ export class LintSession {
       const dirty = units.filter((u) => !units.some((x) => x !== u && x.startIndex <= u.startIndex && u.endIndex <= x.endIndex && !x.equals(u)));
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
       // An edit that changed what a helper returns (or a caller's context) changes findings elsewhere: re-lint all.
-      if ((crossBefore !== undefined && this.cross.of(root, dirty, bindings, this.refs) !== crossBefore) || (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)) out = this.full(tree, text, bindings);
+      if ((crossBefore !== undefined && this.cross.of(tree, root, dirty, bindings, this.refs) !== crossBefore) || (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)) out = this.full(tree, text, bindings);
       else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
       const r = crossRefs(root.tree);
       for (const d of r.defs) this.refs.defs.add(d);
