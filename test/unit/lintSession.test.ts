@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { CrossSignatures } from '../../extension/src/core/lint/crossCheck';
 import { globToRegExp } from '../../extension/src/core/lint/glob';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
 import { joinCells, splitFinding } from '../../extension/src/core/lint/notebook';
@@ -8,6 +9,8 @@ import { checkLiveSize, LIVE_LIMIT, NotLintedError } from '../../extension/src/c
 import { PythonParser } from '../../extension/src/core/lint/parser';
 import { LintSession } from '../../extension/src/core/lint/session';
 import type { TextChange } from '../../extension/src/core/lint/session';
+import { forgetRoot, rootOf } from '../../extension/src/core/lint/syntaxTree';
+import type { SyntaxNode } from '../../extension/src/core/lint/syntaxTree';
 import { wasmHeap } from '../../extension/src/core/lint/wasmTables';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
@@ -61,6 +64,40 @@ describe('lint sessions, notebooks and globs', () => {
     }
     assert.deepEqual(seen, [1, 1, 0, 1], 'the rename takes the loop’s finding away, and renaming back brings it back');
     s.dispose();
+  });
+
+  it('reuses a cross-function signature for the same tree and units, read through a new root', () => {
+    // A session reads its tree through a new root at every edit: the signature kept after one edit
+    // must be found again at the next one in the same function, and only then.
+    const text = 'import torch\n\ndef step_fn(model, x, y):\n    loss = criterion(model(x), y)\n    return loss\n\ndef other(a):\n    return a + 1\n';
+    const tree = parser.parse(text);
+    const again = parser.parse(text);
+    try {
+      const refs = { defs: new Set(['step_fn']), callers: new Set<string>() };
+      const bindings = new Map([['torch', 'torch']]);
+      const defs = (root: SyntaxNode, name: string) => root.descendantsOfType('function_definition').filter((d): d is SyntaxNode => d?.childForFieldName('name')?.text === name);
+      const cross = new CrossSignatures();
+      let root = rootOf(tree, text);
+      const sig = cross.of(tree, root, defs(root, 'step_fn'), bindings, refs);
+      assert.notEqual(sig, '', 'other functions read step_fn: it has a signature');
+      forgetRoot(tree);
+      root = rootOf(tree, text);
+      assert.equal(cross.of(tree, root, defs(root, 'step_fn'), bindings, refs), sig);
+      assert.equal(cross.computed, 1, 'the same tree and units through a new root: reused');
+      const other = rootOf(again, text);
+      assert.equal(cross.of(again, other, defs(other, 'step_fn'), bindings, refs), sig);
+      assert.equal(cross.computed, 2, 'another tree: computed');
+      assert.equal(cross.of(again, other, defs(other, 'other'), bindings, refs), '');
+      assert.equal(cross.computed, 3, 'other units: computed');
+      cross.clear();
+      cross.of(again, other, defs(other, 'other'), bindings, refs);
+      assert.equal(cross.computed, 4, 'after clear: computed');
+    } finally {
+      forgetRoot(tree);
+      forgetRoot(again);
+      tree.delete();
+      again.delete();
+    }
   });
 
   it('says a text the rules cannot walk with a typed error, and lints the next one afresh', () => {

@@ -55,6 +55,8 @@ export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], b
  */
 export class CrossSignatures {
   private last: { tree: object; units: string; bindings: ReadonlyMap<string, string>; refs: CrossRefs; size: number; sig: string } | undefined;
+  /** Signatures computed (not reused) so far. */
+  computed = 0;
 
   of(tree: object, root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
     const key = units.map((u) => `${u.type}@${u.startIndex}-${u.endIndex}`).sort().join(',');
@@ -62,6 +64,7 @@ export class CrossSignatures {
     const l = this.last;
     if (l && l.tree === tree && l.units === key && l.bindings === bindings && l.refs === refs && l.size === size) return l.sig;
     const sig = crossSignature(root, units, bindings, refs);
+    this.computed++;
     this.last = { tree, units: key, bindings, refs, size, sig };
     return sig;
   }
