@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { lintText } from '../../extension/src/core/lint/lint';
+import { lintText, mayHaveFilePragma } from '../../extension/src/core/lint/lint';
 import type { PythonParser } from '../../extension/src/core/lint/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
+import { ROOT } from './helpers';
 import { code, fixed, lintWith, loadParser } from './lintHelpers';
 
 let parser: PythonParser;
@@ -198,6 +201,21 @@ def step(model, x):
       assert.deepEqual(rules(`# headroom: ignore-file[HR001, HR004]\n${base}`), []);
       assert.deepEqual(lintText(parser, base, { severity: { HR001: 'off', HR004: 'off' } }).findings, []);
       assert.equal(lintText(parser, base, { select: ['HR001'], severity: { HR001: 'info' } }).findings[0]!.severity, 'info');
+    });
+
+    it('the quick search for a file pragma finds what includes("ignore-file") finds', () => {
+      const texts = ['ignore-file', 'xignore-file', 'ignore-fil', '-file', 'ignor-file', 'ignore--file', 'abc-file ignore-file', '-file-file-fileignore-file', '', 'ignore-file-file', '# headroom: ignore-file[HR001]'];
+      const walk = (d: string) => {
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name)) walk(join(d, e.name));
+          else if (e.name.endsWith('.py')) texts.push(readFileSync(join(d, e.name), 'utf8'));
+        }
+      };
+      walk(ROOT);
+      // Real files with a pragma in the middle, too.
+      for (const t of texts.slice(-20)) texts.push(`${t.slice(0, t.length >> 1)}\n# headroom: ignore-file\n${t.slice(t.length >> 1)}`);
+      for (const t of texts) assert.equal(mayHaveFilePragma(t), t.includes('ignore-file'), t.slice(0, 40));
+      assert.ok(texts.filter((t) => t.includes('ignore-file')).length >= 26 && texts.filter((t) => !t.includes('ignore-file')).length >= 100, 'both answers are exercised');
     });
 
     it('a syntax error elsewhere leaves the rest of the file linted', () => {
