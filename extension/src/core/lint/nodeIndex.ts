@@ -212,13 +212,35 @@ export function anchored(root: SyntaxNode, pattern: RegExp, types: readonly stri
   return out.sort((a, b) => a.startIndex - b.startIndex);
 }
 
+const lastNames = new WeakMap<ReadonlyMap<string, string>, { size: number; byLast: Map<string, string[]> }>();
+
+/**
+ * The local names of a file's bindings by the last part of what they bind (`ckpt` under
+ * `checkpoint`): built once per bindings, not once per rule (six rules ask at every re-lint, and a
+ * file may bind hundreds of names).
+ */
+function localNamesByLast(bindings: ReadonlyMap<string, string>): Map<string, string[]> {
+  const kept = lastNames.get(bindings);
+  if (kept && kept.size === bindings.size) return kept.byLast;
+  const byLast = new Map<string, string[]>();
+  for (const [k, q] of bindings) {
+    const name = q.slice(q.lastIndexOf('.') + 1);
+    const list = byLast.get(name);
+    if (list) list.push(k);
+    else byLast.set(name, [k]);
+  }
+  lastNames.set(bindings, { size: bindings.size, byLast });
+  return byLast;
+}
+
 /**
  * Calls (or other `types`) whose callee ends in one of `names`, or in a local alias of one
  * (`from torch.utils.checkpoint import checkpoint as ckpt`); a superset, each rule checks the callee.
  */
 export function callsNamed(root: SyntaxNode, bindings: ReadonlyMap<string, string>, names: readonly string[], types: readonly string[] = ['call']): SyntaxNode[] {
   const last = new Set(names);
-  const aliases = [...bindings].filter(([k, q]) => last.has(q.slice(q.lastIndexOf('.') + 1)) && !last.has(k)).map(([k]) => k);
+  const byLast = localNamesByLast(bindings);
+  const aliases = names.flatMap((n) => byLast.get(n) ?? []).filter((k) => !last.has(k));
   // Each name once: a longer alternation is tried at every position of the text.
   return anchored(root, new RegExp(`(?<![\\w])(?:${[...last, ...aliases].join('|')})\\b`), types);
 }
