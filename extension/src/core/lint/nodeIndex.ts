@@ -240,7 +240,7 @@ function localNamesByLast(bindings: ReadonlyMap<string, string>): Map<string, st
 export function callsNamed(root: SyntaxNode, bindings: ReadonlyMap<string, string>, names: readonly string[], types: readonly string[] = ['call']): SyntaxNode[] {
   const last = new Set(names);
   const byLast = localNamesByLast(bindings);
-  const aliases = names.flatMap((n) => byLast.get(n) ?? []).filter((k) => !last.has(k));
+  const aliases = [...last].flatMap((n) => byLast.get(n) ?? []).filter((k) => !last.has(k));
   // Each name once: a longer alternation is tried at every position of the text.
   return anchored(root, new RegExp(`(?<![\\w])(?:${[...last, ...aliases].join('|')})\\b`), types);
 }
