@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 import { lintText, mayHaveFilePragma } from '../../extension/src/core/lint/lint';
 import type { PythonParser } from '../../extension/src/core/lint/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
-import { code, fixed, lintWith, loadParser } from './lintHelpers';
+import { code, fixed, lintWith, loadParser, pythonFiles } from './lintHelpers';
 
 let parser: PythonParser;
 const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
@@ -205,13 +204,7 @@ def step(model, x):
 
     it('the quick search for a file pragma finds what includes("ignore-file") finds', () => {
       const texts = ['ignore-file', 'xignore-file', 'ignore-fil', '-file', 'ignor-file', 'ignore--file', 'abc-file ignore-file', '-file-file-fileignore-file', '', 'ignore-file-file', '# headroom: ignore-file[HR001]'];
-      const walk = (d: string) => {
-        for (const e of readdirSync(d, { withFileTypes: true })) {
-          if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name)) walk(join(d, e.name));
-          else if (e.name.endsWith('.py')) texts.push(readFileSync(join(d, e.name), 'utf8'));
-        }
-      };
-      walk(ROOT);
+      for (const f of pythonFiles(ROOT)) texts.push(readFileSync(f, 'utf8'));
       // Real files with a pragma in the middle, too.
       for (const t of texts.slice(-20)) texts.push(`${t.slice(0, t.length >> 1)}\n# headroom: ignore-file\n${t.slice(t.length >> 1)}`);
       for (const t of texts) assert.equal(mayHaveFilePragma(t), t.includes('ignore-file'), t.slice(0, 40));

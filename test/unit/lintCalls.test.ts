@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { isModelCall, MAY_CALL_MODEL } from '../../extension/src/core/lint/facts';
@@ -7,7 +7,7 @@ import { rootOf } from '../../extension/src/core/lint/syntaxTree';
 import type { PythonParser } from '../../extension/src/core/lint/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
-import { code, fixed, lintWith, loadParser } from './lintHelpers';
+import { code, fixed, lintWith, loadParser, pythonFiles } from './lintHelpers';
 
 let parser: PythonParser;
 const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
@@ -174,15 +174,7 @@ for data in batches:
 
     it('HR014 reads only loop bodies whose text may call a model: every call isModelCall accepts, in real code, is one', () => {
       // MAY_CALL_MODEL is a text test run before any node of a body is read; a call it missed would be a lost finding.
-      const files: string[] = [];
-      const walk = (d: string) => {
-        for (const e of readdirSync(d, { withFileTypes: true })) {
-          if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__'].includes(e.name)) walk(join(d, e.name));
-          else if (e.name.endsWith('.py')) files.push(join(d, e.name));
-        }
-      };
-      walk(join(ROOT, 'test'));
-      walk(join(ROOT, 'extension', 'agent'));
+      const files = [...pythonFiles(join(ROOT, 'test')), ...pythonFiles(join(ROOT, 'extension', 'agent'))];
       let n = 0;
       for (const f of files) {
         const text = readFileSync(f, 'utf8');

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
 import { PythonParser } from '../../extension/src/core/lint/parser';
@@ -15,3 +16,12 @@ export const fixed = (src: string, f: Finding, k = 0): string => applyEdits(src,
 
 /** A template's source without its leading newline, ending in exactly one newline. */
 export const code = (s: string): string => s.replace(/^\n/, '').replace(/\n\s*$/, '\n');
+
+/** The Python files under `dir` (not in dot folders, node_modules, __pycache__ or dist), for checks on real code. */
+export function pythonFiles(dir: string, out: string[] = []): string[] {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name)) pythonFiles(join(dir, e.name), out);
+    else if (e.name.endsWith('.py')) out.push(join(dir, e.name));
+  }
+  return out;
+}

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 import type { PythonParser } from '../../extension/src/core/lint/parser';
 import { definitionSites } from '../../extension/src/core/lint/summaries';
 import { forgetRoot, rootOf } from '../../extension/src/core/lint/syntaxTree';
 import { ROOT } from './helpers';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from './lintHelpers';
+import { code, fixed, lintWith, loadParser, pythonFiles } from './lintHelpers';
 
 let parser: PythonParser;
 const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
@@ -302,14 +301,7 @@ def train(model, loader, opt, trainer):
   });
 
   it('finds where each name is defined as /\\bdef[ \\t]+(\\w+)/g does, on every Python file here and on awkward text', () => {
-    const files: string[] = [];
-    const walk = (d: string) => {
-      for (const e of readdirSync(d, { withFileTypes: true })) {
-        if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name)) walk(join(d, e.name));
-        else if (e.name.endsWith('.py')) files.push(join(d, e.name));
-      }
-    };
-    walk(ROOT);
+    const files = pythonFiles(ROOT);
     const texts = files.map((f) => readFileSync(f, 'utf8'));
     texts.push('undef x\ndef\tf(): pass\ndef  g(): pass\ndefine = 1\n_def h\nx.def k\ndef (\ndef caf\u00e9(): pass\ndef', 'def', 'def a', ' def\t\t b_2(x):');
     let names = 0;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { lintText } from '../../extension/src/core/lint/lint';
@@ -9,18 +9,11 @@ import { PythonParser } from '../../extension/src/core/lint/parser';
 import { rootOf, setMirrorReads } from '../../extension/src/core/lint/syntaxTree';
 import type { SyntaxNode } from '../../extension/src/core/lint/syntaxTree';
 import { ROOT } from './helpers';
+import { pythonFiles } from './lintHelpers';
 
 // The linter reads trees from the parser's memory (syntaxTree.ts). Every node must read as the
 // parser's own API reads it: checked node by node on every Python file of the repository, whole
 // and damaged (ERROR and MISSING nodes, odd characters).
-
-function pythonFiles(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name)) pythonFiles(join(dir, e.name), out);
-    else if (e.name.endsWith('.py')) out.push(join(dir, e.name));
-  }
-  return out;
-}
 
 /** Deterministic damage: cuts, stray brackets, quotes, tabs, CRLF, non-BMP characters. */
 function damage(text: string, seed: number): string {
