@@ -79,6 +79,11 @@ export function mayHaveFilePragma(text: string): boolean {
   return false;
 }
 
+/** The file's pragmas as they are written: a session lints the whole file again when they change. */
+export function filePragmaKey(text: string): string {
+  return mayHaveFilePragma(text) ? (text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? '') : '';
+}
+
 /** Rules a pragma names (`ignore[HR001, HR005]`), or every rule (`ignore`). */
 function named(m: RegExpExecArray | null): Set<string> | 'all' | undefined {
   if (!m) return undefined;

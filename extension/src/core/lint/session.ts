@@ -3,7 +3,7 @@ import { NotLintedError } from './notLinted';
 import { forgetRoot, rootOf } from './syntaxTree';
 import type { SyntaxNode } from './syntaxTree';
 import { importBindings, importStatements } from './imports';
-import { importsKey, lintTree, mayHaveFilePragma } from './lint';
+import { filePragmaKey, importsKey, lintTree } from './lint';
 import { workersKey } from './rules/hr011';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './parser';
@@ -185,8 +185,7 @@ export class LintSession {
       this.importRanges = statements.map((n) => [n.startIndex, n.endIndex] as const);
     }
     const bindings = this.bindings!;
-    const pragmas = mayHaveFilePragma(text) ? (text.match(/#\s*headroom:\s*ignore-file[^\n]*/g)?.join('|') ?? '') : '';
-    const key = `${importsKey(bindings)}\n${pragmas}\n${workersKey(root, text)}`;
+    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${workersKey(root, text)}`;
     let out: Finding[];
     if (incremental && key === this.key && !modeMayChange) {
       const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];
