@@ -172,6 +172,25 @@ for data in batches:
       assert.deepEqual(lint(rollout.replace('for data in batches:', 'with torch.no_grad():\n  for data in batches:').replace(/\n    /g, '\n      '), 'HR014'), []);
     });
 
+    it('HR014: a hidden state detached in place (detach_(), on it or on its parts) is bounded too', () => {
+      // pytorch/examples' distributed/rpc/rnn/main.py detaches the two halves of an LSTM state in place.
+      const src = code(`
+import torch
+hidden = model.init_hidden(bsz)
+for data, target in batches:
+    DETACH
+    output, hidden = model(data, hidden)
+    loss = criterion(output, target)
+    loss.backward()
+    opt.step()
+`);
+      for (const d of ['hidden[0].detach_()\n    hidden[1].detach_()', 'hidden.detach_()', 'hidden[ 0 ].detach_()']) assert.deepEqual(lint(src.replace('DETACH', d), 'HR014'), [], d);
+      // After the step (the output detached for the next one) counts as well.
+      assert.deepEqual(lint(src.replace('    DETACH\n', '').replace('    opt.step()\n', '    opt.step()\n    hidden.detach_()\n'), 'HR014'), []);
+      // Another name's detach_, or a copy's, leaves the chain: still flagged.
+      for (const d of ['other.detach_()', 'hidden_copy.detach_()', 'hidden[0].detach()', 'x = hidden[0].detach_']) assert.equal(lint(src.replace('DETACH', d), 'HR014').length, 1, d);
+    });
+
     it('HR014 reads only loop bodies whose text may call a model: every call isModelCall accepts, in real code, is one', () => {
       // MAY_CALL_MODEL is a text test run before any node of a body is read; a call it missed would be a lost finding.
       const files = [...pythonFiles(join(ROOT, 'test')), ...pythonFiles(join(ROOT, 'extension', 'agent'))];

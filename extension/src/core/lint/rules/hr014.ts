@@ -27,6 +27,9 @@ export function hr014(ctx: RuleContext): Finding[] {
       if (!h) continue;
       // Detached, repackaged or re-initialised elsewhere in the step: bounded.
       if (assigns.some((b) => !b.equals(a) && b.childForFieldName('left')?.text === h.text)) continue;
+      // Detached in place anywhere in the step (`h.detach_()`, `h[0].detach_()`: pytorch/examples' rpc rnn).
+      const inPlace = new RegExp(`^${h.text}(\\s*\\[[^\\]]*\\])?\\s*\\.\\s*detach_$`);
+      if (within(body, ['call']).some((c) => inPlace.test(calleeOf(c).text))) continue;
       // A generation loop feeds its own output back as the next input too (`inp = top_i`); a loop
       // over given inputs (priming on a prompt) is bounded by them.
       if (rollout && !args.some((x) => x.text !== h.text && assigns.some((b) => !b.equals(a) && b.childForFieldName('left')?.text === x.text))) continue;
