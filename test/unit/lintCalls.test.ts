@@ -259,6 +259,25 @@ for step, batch in enumerate(loader):
 `);
       assert.deepEqual(lint(src, 'HR005'), []);
     });
+
+    it('not after an OOM either, under the flag its handler sets (fairseq\'s trainer: `if has_oom:`); an unrelated flag is no guard', () => {
+      const src = code(`
+import torch
+for i, batch in enumerate(loader):
+    FLAG = False
+    try:
+        loss = model(batch)
+        loss.backward()
+    except RuntimeError as e:
+        if "out of memory" in str(e):
+            FLAG = True
+    if FLAG:
+        optimizer.zero_grad()
+        torch.cuda.empty_cache()
+`);
+      for (const flag of ['has_oom', 'oom', 'self.oom', 'is_oom_batch']) assert.deepEqual(lint(src.replaceAll('FLAG', flag), 'HR005'), [], flag);
+      for (const flag of ['zoom', 'log_now', 'room']) assert.equal(lint(src.replaceAll('FLAG', flag), 'HR005').length, 1, flag);
+    });
   });
 
   describe('HR006 checkpoint-use-reentrant', () => {
