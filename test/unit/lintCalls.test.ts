@@ -67,6 +67,20 @@ for x in loader:
       assert.equal(fixed(src, fs[2]!), src.replace('import memory_sumary', 'import memory_summary'));
     });
 
+    it('HR017: names behind a version or backend check are deliberate, attributes and imports alike (mmengine\'s parrots branches)', () => {
+      const src = code(`
+import torch
+from torch import nn
+GUARD
+    from torch.utils.data import DataLoader, PoolDataLoader
+    norm = torch.nn.SyncBatchNorm2d
+    bn = nn.SyncBatchNorm2d
+`);
+      for (const guard of ["if TORCH_VERSION == 'parrots':", 'if torch.__version__ < "1.0":', 'if IS_PARROTS_Version:', 'if hasattr(torch.nn, "SyncBatchNorm2d"):']) assert.deepEqual(lint(src.replace('GUARD', guard), 'HR017'), [], guard);
+      // Any other condition is no guard: the import's name and both attributes are reported.
+      assert.deepEqual(lint(src.replace('GUARD', 'if use_parrots:'), 'HR017').map((f) => f.start.line), [3, 4, 5]);
+    });
+
     it('HR018 renames cached → reserved and converts list constructors', () => {
       const src = 'import torch as th\na = th.cuda.memory_cached()\nth.cuda.reset_max_memory_allocated()\nt = th.cuda.FloatTensor([1.0, 2.0])\nu = th.cuda.FloatTensor(3, 4)\n';
       const fs = lint(src, 'HR018');

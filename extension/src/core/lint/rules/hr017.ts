@@ -68,6 +68,13 @@ function torchAttributes(ctx: RuleContext): SyntaxNode[] {
   return out;
 }
 
+/**
+ * Behind a guard, a missing name is deliberate: a `try` for ImportError or AttributeError, or an `if`
+ * that asks for the name or the version (`hasattr(…)`, `torch.__version__`, mmengine's
+ * `TORCH_VERSION == 'parrots'` for another backend's names).
+ */
+const deliberate = (n: SyntaxNode): boolean => versionGuarded(n) || ancestors(n).some((p) => p.type === 'if_statement' && /hasattr|getattr|version/i.test(p.childForFieldName('condition')?.text ?? ''));
+
 /** HR017 nonexistent-torch-api: a torch name that does not exist (a popular article invented torch.cuda.memory.efficient_coalesce). */
 export function hr017(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
@@ -79,13 +86,13 @@ export function hr017(ctx: RuleContext): Finding[] {
     if ((mod === 'torch' || mod === 'torch.backends') && PLUGIN_BACKENDS.has(attr.text)) continue;
     // Assigning the attribute (monkey-patching), or a hasattr/try guard, is deliberate.
     if (a.parent?.type === 'assignment' && a.parent.childForFieldName('left')?.equals(a)) continue;
-    if (versionGuarded(a) || ancestors(a).some((p) => p.type === 'if_statement' && /hasattr|getattr|version/.test(p.childForFieldName('condition')?.text ?? ''))) continue;
+    if (deliberate(a)) continue;
     out.push(report(ctx, mod, attr.text, attr));
   }
   for (const st of importStatements(ctx.root)) {
     if (st.type !== 'import_from_statement') continue;
     const mod = st?.childForFieldName('module_name')?.text;
-    if (!st || !mod || !NAMES.has(mod) || versionGuarded(st)) continue;
+    if (!st || !mod || !NAMES.has(mod) || deliberate(st)) continue;
     for (const n of st.childrenForFieldName('name')) {
       const id = n?.type === 'aliased_import' ? n.childForFieldName('name') : n;
       if (id && !id.text.startsWith('_') && !NAMES.get(mod)!.has(id.text)) out.push(report(ctx, mod, id.text, id));
