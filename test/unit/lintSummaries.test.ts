@@ -102,6 +102,46 @@ def main(model, dl):
     assert.deepEqual(lint(src('with torch.no_grad(): run(model, dl)'), 'HR004'), []);
   });
 
+  it('self.f(...) runs the f of its own class when that class has one (mmengine: a train loop and a val loop each define run_iter)', () => {
+    const src = (decorator: string) =>
+      code(`
+import torch
+class TrainLoop:
+    def run_iter(self, batch):
+        loss = self.model.train_step(batch)
+        loss.backward()
+class ValLoop:
+    def run(self):
+        self.model.eval()
+        for batch in self.dataloader:
+            self.run_iter(batch)
+    DECORATOR
+    def run_iter(self, batch):
+        return self.model.val_step(batch)
+`).replace('    DECORATOR\n', decorator);
+    // ValLoop's own run_iter runs the model without grad: the loop is fine.
+    assert.deepEqual(lint(src('    @torch.no_grad()\n'), 'HR004'), []);
+    // With grad on, its run_iter is what the loop runs: reported.
+    assert.deepEqual(lines(lint(src(''), 'HR004')), [9]);
+    // A class without its own run_iter may run any class's (an inherited one): one of them runs the model with grad on.
+    const inherited = code(`
+import torch
+class Plain:
+    def run_iter(self, batch):
+        return self.model(batch)
+class Quiet:
+    @torch.no_grad()
+    def run_iter(self, batch):
+        return self.model(batch)
+class ValLoop(Quiet):
+    def run(self):
+        self.model.eval()
+        for batch in self.dataloader:
+            self.run_iter(batch)
+`);
+    assert.deepEqual(lines(lint(inherited, 'HR004')), [12]);
+  });
+
   it('HR004 on one loop for both phases, switched by a flag: fixed with set_grad_enabled(flag)', () => {
     const src = (wrap: boolean) =>
       code(`

@@ -72,9 +72,18 @@ export function crossRefs(tree: object): CrossRefs {
   return r;
 }
 
+/** The class a method is defined in (directly in its body, decorated or not). */
+function classOfMethod(fn: SyntaxNode): SyntaxNode | undefined {
+  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
+  const cls = holder.parent?.type === 'block' ? holder.parent.parent : undefined;
+  return cls?.type === 'class_definition' ? cls : undefined;
+}
+
 /**
  * The file's functions a call may run: `f(...)` → the functions named f; `self.f(...)` and
- * `cls.f(...)` → the methods named f. Calls on other objects (`train_util.f`, `x.f`) are not resolved.
+ * `cls.f(...)` → the calling class's own method f if it has one (mmengine's train and val loops
+ * each define `run_iter`), else the methods named f (an inherited one may be any). Calls on other
+ * objects (`train_util.f`, `x.f`) are not resolved.
  */
 export function calledFunctions(c: SyntaxNode): SyntaxNode[] {
   const { node: f, text } = calleeOf(c);
@@ -83,7 +92,12 @@ export function calledFunctions(c: SyntaxNode): SyntaxNode[] {
   if (!m) return [];
   // A name looked up and not found counts too: defining it later changes the call.
   crossRefs(f.tree).defs.add(m[1]!);
-  return definitionsOf(f.tree.rootNode, m[1]!);
+  const defs = definitionsOf(f.tree.rootNode, m[1]!);
+  if (defs.length < 2 || text === m[1]) return defs;
+  let cls: SyntaxNode | null = c.parent;
+  while (cls && cls.type !== 'class_definition') cls = cls.parent;
+  const own = cls ? defs.filter((d) => classOfMethod(d)?.equals(cls!)) : [];
+  return own.length ? own : defs;
 }
 
 const MAX_DEPTH = 12;
