@@ -142,6 +142,30 @@ class ValLoop(Quiet):
     assert.deepEqual(lines(lint(inherited, 'HR004')), [12]);
   });
 
+  it('a helper of the file named like a loss is read from its body, not its name (pytorch_geometric\'s eval_loss returns a float)', () => {
+    const src = (ret: string) =>
+      code(`
+import torch
+import torch.nn.functional as F
+def eval_loss(model, loader):
+    loss = 0
+    for data in loader:
+        with torch.no_grad():
+            out = model(data)
+        loss += F.nll_loss(out, data.y)RET
+    return loss / len(loader.dataset)
+def cross_validation(model, loader, epochs):
+    val_losses = []
+    for epoch in range(1, epochs + 1):
+        val_losses.append(eval_loss(model, loader))
+`).replace('RET', ret);
+    assert.deepEqual(lint(src('.item()'), 'HR002'), []);
+    // Without .item() (and grad on) it returns a graph: the store is reported.
+    assert.deepEqual(lines(lint(src('').replace('        with torch.no_grad():\n            out', '        out'), 'HR002')), [12]);
+    // A loss function the file does not define is still read by its name.
+    assert.deepEqual(lines(lint(src('.item()').replace('def eval_loss', 'def other_fn'), 'HR002')), [13]);
+  });
+
   it('HR004 on one loop for both phases, switched by a flag: fixed with set_grad_enabled(flag)', () => {
     const src = (wrap: boolean) =>
       code(`

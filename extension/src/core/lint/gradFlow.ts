@@ -2,7 +2,7 @@ import type { SyntaxNode } from './syntaxTree';
 import type { Qualify } from './facts';
 import { isLossCall, isModelCall, outsideStepCall } from './facts';
 import { calleeOf, memo, qualifiedCallee, within } from './nodeIndex';
-import { mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
+import { calledFunctions, mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
 import { passesToHelper } from './stores';
 import type { GraphSummary } from './summaries';
 
@@ -130,7 +130,9 @@ export class GradFlow {
     }
     const q = qualifiedCallee(c, this.qualify);
     if (q?.startsWith('torch.') && NO_GRAD_OPS.has(q.slice(q.lastIndexOf('.') + 1))) return false;
-    if (isModelCall(f.text) || isLossCall(f.text, q)) return true;
+    if (isModelCall(f.text)) return true;
+    // A loss by its name, unless the file defines it: then its body says (pytorch_geometric's `eval_loss` returns a float).
+    if (isLossCall(f.text, q)) return calledFunctions(c).length ? this.graphOf(c).returnsGraph : true;
     if (q?.startsWith('torch.')) return args.some((a) => this.carries(a));
     // A method on a GT (loss.mean(), out.sum()) keeps the graph.
     if (f.type === 'attribute' && this.carries(f.childForFieldName('object'))) return true;
