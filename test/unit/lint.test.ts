@@ -323,6 +323,27 @@ def validate(model, loader):
       assert.deepEqual(lint(src.replace('        out = model(x)', '        out = model(x)\n        out.sum().backward()'), 'HR004'), []);
     });
 
+    it('HR001 on a part of a loss that is back-propagated: a warning (backward freed what the parts share), not an error', () => {
+      // dgl's NGCF: batch_loss = mf_loss + emb_loss, and batch_loss.backward().
+      const src = code(`
+import torch
+for epoch in range(epochs):
+    loss, mf_loss = 0.0, 0.0
+    for idx in range(n_batch):
+        u, p, n = model(g, users, pos, neg)
+        batch_loss, batch_mf_loss, batch_emb_loss = model.create_bpr_loss(u, p, n)
+        optimizer.zero_grad()
+        batch_loss.backward()
+        optimizer.step()
+        loss += batch_loss
+        mf_loss += batch_mf_loss
+`);
+      assert.deepEqual(lint(src, 'HR001').map((f) => [f.start.line, f.severity]), [[9, 'warning'], [10, 'warning']]);
+      // Not unpacked with what is back-propagated: nothing freed its saved tensors, an error as before.
+      const apart = src.replace('batch_loss, batch_mf_loss, batch_emb_loss = model.create_bpr_loss(u, p, n)', 'batch_loss = model.create_bpr_loss(u, p, n)\n        batch_mf_loss, batch_emb_loss = model.part_losses(u, p, n)');
+      assert.deepEqual(lint(apart, 'HR001').map((f) => [f.start.line, f.severity]), [[10, 'warning'], [11, 'error']]);
+    });
+
     it('HR001 in an eval loop over `data`, and through `loss, out = model(…)` unpacking, as errors', () => {
       const ev = code(`
 import torch

@@ -37,12 +37,26 @@ function accumulator(a: SyntaxNode): { name: string; rhs: SyntaxNode } | undefin
   return undefined;
 }
 
+/**
+ * Whether `name` was unpacked with a name that is back-propagated (`loss, mf = model.bpr_loss(…)`,
+ * then `loss.backward()`): the parts of one loss share its graph, whose saved tensors backward freed.
+ */
+function partOfBackpropagated(body: SyntaxNode, name: string, backpropagated: (n: string) => boolean): boolean {
+  return within(body, ['assignment']).some((a) => {
+    const left = a.childForFieldName('left');
+    if (left?.type !== 'pattern_list' && left?.type !== 'tuple_pattern') return false;
+    const names = left.namedChildren.filter((n) => n?.type === 'identifier').map((n) => n!.text);
+    return names.includes(name) && names.some((n) => n !== name && backpropagated(n));
+  });
+}
+
 function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
   const body = loop.node.childForFieldName('body');
   if (!body) return;
   // A statement of a loop nested in this one is that loop's; with no accumulation of its own, no data flow to follow.
   const owned = ownedBy(loop, ctx.root);
+  const backpropagated = (name: string) => loop.backward.some((c) => c.text.includes(name));
   if (!within(body, ['augmented_assignment', 'assignment']).some((a) => owned(a) && accumulator(a))) return;
   for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
     if (a.type === 'call') continue;
@@ -55,7 +69,7 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
     }
     if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) continue;
     const v = atom.text;
-    const backedUp = loop.backward.some((c) => c.text.includes(v));
+    const backedUp = backpropagated(v) || partOfBackpropagated(body, v, backpropagated);
     const fixes = [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
     const evidence = { line: a.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: acc.name };
     if (backedUp) {
