@@ -226,6 +226,30 @@ def eval_adv(model, test_loader):
     assert.deepEqual(lint(src, 'HR004'), []);
   });
 
+  it('HR004 stays silent on a loop whose helper takes gradients with torch.autograd.grad, over data or not (pytorch_geometric\'s PRBCD attack)', () => {
+    const src = code(`
+import torch
+class Attack(torch.nn.Module):
+    def attack(self, x, labels, epochs):
+        self.model.eval()
+        for step in range(epochs):
+            loss, gradient = self._forward_and_gradient(x, labels)
+            self._update(step, gradient)
+    def _forward_and_gradient(self, x, labels):
+        self.weight.requires_grad = True
+        prediction = self.model(x, self.weight)
+        loss = self.loss(prediction, labels)
+        gradient = GRAD(loss, self.weight)[0]
+        return loss, gradient
+`);
+    for (const grad of ['torch.autograd.grad', 'autograd.grad']) {
+      assert.deepEqual(lint(src.replace('GRAD', grad), 'HR004'), [], grad);
+      assert.deepEqual(lint(src.replace('GRAD', grad).replace('range(epochs)', 'tqdm(loader)'), 'HR004'), [], `${grad} over data`);
+    }
+    // A helper that only runs the model, with grad on, is what HR004 is for.
+    assert.deepEqual(lines(lint(src.replace('        gradient = GRAD(loss, self.weight)[0]\n', '        gradient = None\n'), 'HR004')), [5]);
+  });
+
   it('HR014 in a generation loop that feeds its output back; not in priming on a given prompt', () => {
     const src = code(`
 import torch

@@ -68,6 +68,14 @@ export function helperFacts(fn: SyntaxNode): { train: boolean; model: boolean } 
   });
 }
 
+/**
+ * Whether a helper of this file needs grad on: it trains, or takes gradients itself with
+ * torch.autograd.grad (an adversarial attack, a saliency map), in its own body.
+ */
+export function takesGradients(fn: SyntaxNode): boolean {
+  return helperFacts(fn).train || ownCalls(fn).some((c) => /(^|\.)autograd\.grad$/.test(calleeOf(c).text));
+}
+
 /** Calls in a loop body that show it is a step loop: backward, an optimizer step, zero_grad, a model; in the body or in a helper it calls. */
 function stepCalls(loop: SyntaxNode): { backward: SyntaxNode[]; step: boolean; model: boolean } {
   const backward: SyntaxNode[] = [];

@@ -1,6 +1,7 @@
 import type { SyntaxNode } from '../syntaxTree';
 import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../evalContext';
-import { isModelCall, loopFacts, scopeOf, underNoGrad } from '../facts';
+import { isModelCall, loopFacts, scopeOf, takesGradients, underNoGrad } from '../facts';
+import { calledFunctions } from '../summaries';
 import { GradFlow } from '../gradFlow';
 import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';
@@ -64,6 +65,8 @@ export function hr004(ctx: RuleContext): Finding[] {
     const evalMode = modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
     if (!flagged && !(fn && evalNamed(fn, ctx.bindings, f.step)) && !evalMode && !(fn && f.step && evalFromCallers(fn, ctx.qualify))) continue;
     if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
+    // A helper that takes gradients (an attack, a saliency map) needs grad on, whatever the loop walks.
+    if (bodyCalls().some((c) => calledFunctions(c).some(takesGradients))) continue;
     const calls = bodyCalls().filter((c) => runsModel(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
     if (!calls.length) continue;
     reported.push(loop);
