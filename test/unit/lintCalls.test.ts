@@ -47,6 +47,29 @@ for x in loader:
       assert.deepEqual(lint(gan, 'HR013'), []);
     });
 
+    it('HR013: not in a loop over the parts of a graph built before it, where each pass goes through the same graph again (torchrl\'s loss tests)', () => {
+      const src = code(`
+import torch
+loss = loss_fn(td)
+for k in loss.keys():
+    if not k.startswith("loss"):
+        continue
+    loss[k].sum().backward(retain_graph=True)
+    check_grads(k)
+`);
+      assert.deepEqual(lint(src, 'HR013'), []);
+      assert.deepEqual(lint(src.replace('for k in loss.keys():', 'for k in loss.keys():\n    loss = loss_fn(td)'), 'HR013').length, 1, 'a graph built in the loop');
+      const parts = code(`
+import torch
+out = model(x)
+losses = [out.sum(), out.mean()]
+for part in losses:
+    torch.autograd.backward(part, retain_graph=True)
+`);
+      assert.deepEqual(lint(parts, 'HR013'), []);
+      assert.equal(lint(parts.replace('for part in losses:', 'for part in losses:\n    out = model(x)\n    part = out.sum()'), 'HR013').length, 1, 'rebuilt in the loop');
+    });
+
     it('HR016 adds map_location="cpu" when the checkpoint goes into load_state_dict', () => {
       const src = 'import torch\nsd = torch.load(path)\nmodel.load_state_dict(sd["model"])\nother = torch.load(p2)\n';
       const fs = lint(src, 'HR016');
