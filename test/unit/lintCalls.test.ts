@@ -100,8 +100,31 @@ GUARD
     bn = nn.SyncBatchNorm2d
 `);
       for (const guard of ["if TORCH_VERSION == 'parrots':", 'if torch.__version__ < "1.0":', 'if IS_PARROTS_Version:', 'if hasattr(torch.nn, "SyncBatchNorm2d"):']) assert.deepEqual(lint(src.replace('GUARD', guard), 'HR017'), [], guard);
-      // Any other condition is no guard: the import's name and both attributes are reported.
-      assert.deepEqual(lint(src.replace('GUARD', 'if use_parrots:'), 'HR017').map((f) => f.start.line), [3, 4, 5]);
+      // Any other condition is no guard, a word that only contains "version" neither (torchrl's PONG_VERSIONED()):
+      // the import's name and both attributes are reported.
+      for (const other of ['if use_parrots:', 'if env_name == PONG_VERSIONED():']) assert.deepEqual(lint(src.replace('GUARD', other), 'HR017').map((f) => f.start.line), [3, 4, 5], other);
+    });
+
+    it('HR017: a function that binds the import\'s name itself uses a local there, not the module (torchrl\'s `dist = policy.get_dist(…)`)', () => {
+      const src = code(`
+import torch
+from torch import distributions as dist
+def assigned(policy, obs):
+    dist = policy.get_dist(obs)
+    return dist.base_dist.logits
+def parameter(dist):
+    return dist.base_dist
+def looped(policies):
+    for dist in policies:
+        print(dist.base_dist)
+def module_name():
+    return dist.base_dist
+def nested():
+    def inner():
+        dist = make()
+    return dist.base_dist
+`);
+      assert.deepEqual(lint(src, 'HR017').map((f) => f.start.line), [11, 15]);
     });
 
     it('HR018 renames cached → reserved and converts list constructors', () => {

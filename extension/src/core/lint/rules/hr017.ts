@@ -1,7 +1,8 @@
 import type { SyntaxNode } from '../syntaxTree';
 import { importStatements } from '../imports';
 import manifest from '../torch_manifest.json';
-import { ancestors, versionGuarded } from '../facts';
+import { ancestors, scopeOf, versionGuarded } from '../facts';
+import { within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 
@@ -38,6 +39,26 @@ function report(ctx: RuleContext, mod: string, name: string, at: SyntaxNode): Fi
   return findingAt('HR017', 'error', at, `${mod} has no \`${name}\` (torch ${VERSION}): this raises AttributeError when it runs.${near.length ? ` Did you mean ${near.map(([n]) => n).join(', ')}?` : ''}${memory}`, fixes);
 }
 
+const PATTERNS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'parenthesized_expression']);
+
+/**
+ * Whether the function around the name `n` binds it itself (a parameter, an assignment, a loop or
+ * `with` target): there it is a local, not the import (torchrl's `dist = policy.get_dist(…)` beside
+ * `from torch import distributions as dist`).
+ */
+function boundLocally(n: SyntaxNode): boolean {
+  const fn = scopeOf(n);
+  const body = fn.type === 'function_definition' ? fn.childForFieldName('body') : null;
+  if (!body) return false;
+  const name = n.text;
+  const binds = (t: SyntaxNode | null | undefined): boolean => !!t && (t.type === 'identifier' ? t.text === name : PATTERNS.has(t.type) && t.namedChildren.some((x) => binds(x)));
+  const param = (p: SyntaxNode | null) => p && (p.type === 'identifier' ? p : (p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier')));
+  if (fn.childForFieldName('parameters')?.namedChildren.some((p) => param(p)?.text === name)) return true;
+  return within(body, ['assignment', 'augmented_assignment', 'for_statement', 'with_statement']).some((s) =>
+    s.type === 'with_statement' ? !!s.namedChildren.find((c) => c?.type === 'with_clause')?.descendantsOfType('as_pattern_target').some((t) => t?.text === name) : binds(s.childForFieldName('left')),
+  );
+}
+
 /**
  * Attributes rooted at a name bound to torch, found from the text (an attribute walk over a
  * 5,000-line file costs more than all the other rules together): each chain link, outermost last.
@@ -62,7 +83,7 @@ function torchAttributes(ctx: RuleContext): SyntaxNode[] {
     }
     if (!unknown) continue;
     const n = ctx.file.descendantForIndex(from + m.index);
-    if (n?.type !== 'identifier') continue; // in a comment or string
+    if (n?.type !== 'identifier' || boundLocally(n)) continue; // in a comment or string, or a local of the same name
     for (let p = n.parent; p?.type === 'attribute' && p.startIndex === n.startIndex; p = p.parent) out.push(p);
   }
   return out;
@@ -71,9 +92,9 @@ function torchAttributes(ctx: RuleContext): SyntaxNode[] {
 /**
  * Behind a guard, a missing name is deliberate: a `try` for ImportError or AttributeError, or an `if`
  * that asks for the name or the version (`hasattr(…)`, `torch.__version__`, mmengine's
- * `TORCH_VERSION == 'parrots'` for another backend's names).
+ * `TORCH_VERSION == 'parrots'` for another backend's names; not a word that only contains it, `PONG_VERSIONED`).
  */
-const deliberate = (n: SyntaxNode): boolean => versionGuarded(n) || ancestors(n).some((p) => p.type === 'if_statement' && /hasattr|getattr|version/i.test(p.childForFieldName('condition')?.text ?? ''));
+const deliberate = (n: SyntaxNode): boolean => versionGuarded(n) || ancestors(n).some((p) => p.type === 'if_statement' && /hasattr|getattr|(?<![a-z])version(?![a-z])/i.test(p.childForFieldName('condition')?.text ?? ''));
 
 /** HR017 nonexistent-torch-api: a torch name that does not exist (a popular article invented torch.cuda.memory.efficient_coalesce). */
 export function hr017(ctx: RuleContext): Finding[] {
