@@ -68,6 +68,15 @@ for part in losses:
 `);
       assert.deepEqual(lint(parts, 'HR013'), []);
       assert.equal(lint(parts.replace('for part in losses:', 'for part in losses:\n    out = model(x)\n    part = out.sum()'), 'HR013').length, 1, 'rebuilt in the loop');
+      // accelerate: what is back-propagated is the argument (built in the loop here), not the accelerator.
+      const accel = code(`
+import torch
+for batch in loader:
+    loss = model(batch).sum()
+    accelerator.backward(loss, retain_graph=True)
+    optimizer.step()
+`);
+      assert.equal(lint(accel, 'HR013').length, 1);
     });
 
     it('HR016 adds map_location="cpu" when the checkpoint goes into load_state_dict', () => {

@@ -190,13 +190,8 @@ export class GradFlow {
 
   /** What is back-propagated carries a graph, whatever made it (`loss = self._train_step(b)` from a base class). */
   private backpropagated(c: SyntaxNode): void {
-    const { node: f, method } = calleeOf(c);
-    if (method !== 'backward' || !f) return;
-    // accelerator.backward(loss), torch.autograd.backward(loss): the argument (x.backward(gradient) is rare);
-    // loss.backward(): the tensor; scaler.scale(loss).backward(): scale's argument.
-    const arg = c.childForFieldName('arguments')?.namedChildren.find((n) => n?.type !== 'keyword_argument');
-    let x: SyntaxNode | null | undefined = arg ?? f.childForFieldName('object');
-    if (x?.type === 'call' && /(^|\.)scale$/.test(calleeOf(x).text)) x = x.childForFieldName('arguments')?.namedChild(0);
+    if (calleeOf(c).method !== 'backward') return;
+    const x = backwardTarget(c);
     if (x?.type === 'identifier' && !this.noGrad(c)) this.gt.add(x.text);
   }
 
@@ -234,6 +229,19 @@ export function graphSummary(fn: SyntaxNode, qualify: Qualify, noGrad: (n: Synta
     returnsGraph ||= each.some((x) => x);
   }
   return { returnsGraph, ...(parts ? { parts } : {}) };
+}
+
+/**
+ * What a backward call back-propagates. accelerator.backward(loss), torch.autograd.backward(loss),
+ * torch.autograd.grad(loss, x): the first argument (x.backward(gradient) is rare); loss.backward():
+ * the tensor; scaler.scale(loss).backward(): scale's argument.
+ */
+export function backwardTarget(c: SyntaxNode): SyntaxNode | null | undefined {
+  const arg = c.childForFieldName('arguments')?.namedChildren.find((n) => n?.type !== 'keyword_argument');
+  const f = calleeOf(c).node;
+  let x: SyntaxNode | null | undefined = arg ?? (f?.type === 'attribute' ? f.childForFieldName('object') : undefined);
+  if (x?.type === 'call' && /(^|\.)scale$/.test(calleeOf(x).text)) x = x.childForFieldName('arguments')?.namedChild(0);
+  return x;
 }
 
 /** A statement shaped like an accumulation or a store (the rules decide the rest). */

@@ -1,17 +1,14 @@
 import type { SyntaxNode } from '../syntaxTree';
 import { anchored, calleeOf, qualifiedCallee, within } from '../nodeIndex';
 import { stepLoopOf } from '../facts';
+import { backwardTarget } from '../gradFlow';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';
 
-/** The functions that take the tensor to back-propagate as their first argument. */
-const AUTOGRAD = ['torch.autograd.backward', 'torch.autograd.grad'];
-
 /** The name a backward starts from: `loss` in `loss[k].sum().backward()`, `part` in `torch.autograd.backward(part)`. */
-function graphName(c: SyntaxNode, viaAutograd: boolean): string | undefined {
-  const f = calleeOf(c).node;
-  let e: SyntaxNode | null | undefined = viaAutograd ? c.childForFieldName('arguments')?.namedChild(0) : f?.type === 'attribute' ? f.childForFieldName('object') : undefined;
+function graphName(c: SyntaxNode): string | undefined {
+  let e = backwardTarget(c);
   while (e && e.type !== 'identifier') {
     if (e.type === 'call') e = e.childForFieldName('function');
     else if (e.type === 'attribute') e = e.childForFieldName('object');
@@ -22,8 +19,8 @@ function graphName(c: SyntaxNode, viaAutograd: boolean): string | undefined {
 }
 
 /** Whether the graph `c` goes through was built before `loop`: its name is never assigned in the loop's body. */
-function builtBefore(c: SyntaxNode, loop: SyntaxNode, viaAutograd: boolean): boolean {
-  const name = graphName(c, viaAutograd);
+function builtBefore(c: SyntaxNode, loop: SyntaxNode): boolean {
+  const name = graphName(c);
   const body = loop.childForFieldName('body');
   if (!name || !body) return false;
   const binds = (left: SyntaxNode | null): boolean => !!left && (left.type === 'identifier' ? left.text === name : left.namedChildren.some((x) => binds(x)));
@@ -35,8 +32,8 @@ export function hr013(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   for (const c of anchored(ctx.root, /\bretain_graph\b/, ['call'])) {
     if (!c) continue;
-    const viaAutograd = AUTOGRAD.includes(qualifiedCallee(c, ctx.qualify) ?? '');
-    if (calleeOf(c).method !== 'backward' && !viaAutograd) continue;
+    const isBackward = calleeOf(c).method === 'backward' || ['torch.autograd.backward', 'torch.autograd.grad'].includes(qualifiedCallee(c, ctx.qualify) ?? '');
+    if (!isBackward) continue;
     const kw = keyword(c, 'retain_graph');
     if (kw?.childForFieldName('value')?.text !== 'True' || keyword(c, 'create_graph')) continue;
     const loop = stepLoopOf(c);
@@ -44,7 +41,7 @@ export function hr013(ctx: RuleContext): Finding[] {
     // A second backward later in the same iteration is what retain_graph is for (GANs, shared trunks).
     if (loop.backward.some((b) => b.startIndex > c.startIndex) || anchored(loop.node, /\bgrad\b/, ['call']).some((x) => x.startIndex > c.startIndex && /(^|\.)grad$/.test(calleeOf(x).text))) continue;
     // So is a loop over the parts of a graph built before it: the next pass goes through it again.
-    if (builtBefore(c, loop.node, viaAutograd)) continue;
+    if (builtBefore(c, loop.node)) continue;
     out.push(
       findingAt('HR013', 'warning', kw, 'retain_graph=True with no second backward in this step keeps the graph\'s saved tensors alive until the graph itself is freed; without a reason to go through it again, it only raises the peak.', [
         { title: 'Remove retain_graph=True', preferred: true, edits: [removeArgument(kw, ctx)] },
