@@ -223,11 +223,11 @@ export function versionGuarded(n: SyntaxNode): boolean {
   return ancestors(n).some((p) => p.type === 'try_statement' && /except\s*\(?[^:]*\b(ImportError|AttributeError|ModuleNotFoundError)\b/.test(p.text));
 }
 
-/** Whether an assignment target binds `name`: `name = …`, `a, name = …`, `(name, b) = …`. */
-function binds_(left: SyntaxNode | null, name: string): boolean {
+/** Whether an assignment target binds `name`: `name = …`, `a, name = …`, `(name, b) = …` (and `(name) = …`, a tuple pattern too). */
+export function bindsName(left: SyntaxNode | null, name: string): boolean {
   if (!left) return false;
   if (left.type === 'identifier') return left.text === name;
-  if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern') return left.namedChildren.some((c) => binds_(c, name));
+  if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern') return left.namedChildren.some((c) => bindsName(c, name));
   return false;
 }
 
@@ -244,7 +244,7 @@ export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode)
   for (const id of ids) {
     let p = id.parent;
     while (p && (p.type === 'pattern_list' || p.type === 'tuple_pattern' || p.type === 'list_pattern')) p = p.parent;
-    if (p?.type === 'assignment' && !p.equals(at) && binds_(p.childForFieldName('left'), name) && scopeOf(p).equals(scope)) binds.push(p);
+    if (p?.type === 'assignment' && !p.equals(at) && bindsName(p.childForFieldName('left'), name) && scopeOf(p).equals(scope)) binds.push(p);
   }
   // A bind inside the loop bounds it, unless it is a lazy first-step initialization (`if acc is None: acc = …`,
   // which also sets up the accumulators beside it).

@@ -1,7 +1,7 @@
 import type { SyntaxNode } from '../syntaxTree';
 import { importStatements } from '../imports';
 import manifest from '../torch_manifest.json';
-import { ancestors, scopeOf, versionGuarded } from '../facts';
+import { ancestors, bindsName, scopeOf, versionGuarded } from '../facts';
 import { within } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
@@ -39,8 +39,6 @@ function report(ctx: RuleContext, mod: string, name: string, at: SyntaxNode): Fi
   return findingAt('HR017', 'error', at, `${mod} has no \`${name}\` (torch ${VERSION}): this raises AttributeError when it runs.${near.length ? ` Did you mean ${near.map(([n]) => n).join(', ')}?` : ''}${memory}`, fixes);
 }
 
-const PATTERNS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'parenthesized_expression']);
-
 /**
  * Whether the function around the name `n` binds it itself (a parameter, an assignment, a loop or
  * `with` target): there it is a local, not the import (torchrl's `dist = policy.get_dist(…)` beside
@@ -51,11 +49,10 @@ function boundLocally(n: SyntaxNode): boolean {
   const body = fn.type === 'function_definition' ? fn.childForFieldName('body') : null;
   if (!body) return false;
   const name = n.text;
-  const binds = (t: SyntaxNode | null | undefined): boolean => !!t && (t.type === 'identifier' ? t.text === name : PATTERNS.has(t.type) && t.namedChildren.some((x) => binds(x)));
   const param = (p: SyntaxNode | null) => p && (p.type === 'identifier' ? p : (p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier')));
   if (fn.childForFieldName('parameters')?.namedChildren.some((p) => param(p)?.text === name)) return true;
   return within(body, ['assignment', 'augmented_assignment', 'for_statement', 'with_statement']).some((s) =>
-    s.type === 'with_statement' ? !!s.namedChildren.find((c) => c?.type === 'with_clause')?.descendantsOfType('as_pattern_target').some((t) => t?.text === name) : binds(s.childForFieldName('left')),
+    s.type === 'with_statement' ? !!s.namedChildren.find((c) => c?.type === 'with_clause')?.descendantsOfType('as_pattern_target').some((t) => t?.text === name) : bindsName(s.childForFieldName('left'), name),
   );
 }
 
