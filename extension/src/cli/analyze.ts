@@ -2,6 +2,9 @@ import type { At } from '../core/analysis/analyze';
 import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import { byModule } from '../core/analysis/modules';
 import { buildReport } from '../core/report';
+import { breakdownJson, treeJson } from '../core/analysis/treeJson';
+import { lineKey } from '../core/analysis/callTree';
+import { breakdowns } from './breakdown';
 import { moduleJson, renderModules } from './byModule';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
@@ -14,6 +17,9 @@ export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT [--device N] [--a
 
   Reports the peak, the source lines holding memory at an instant (default: the peak), the
   buckets of memory with no user frame, fragmentation and OOMs. --top 0 lists every line.
+  Under a line holding a quarter or more of the memory, the library code beneath it (the model's
+  classes, framework plumbing folded); --json adds each such line's "breakdown" and the whole
+  call tree ("tree").
   --include/--exclude adjust which files count as your code (globs on the full path).
   --by module adds the memory by nn.Module (forward and backward), from the module scopes that
   \`headroom run\` records on torch 2.10 or newer; in --json, as "by_module".`;
@@ -58,8 +64,16 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     throw e;
   }
   const modules = by === 'module' ? byModule(s, analysis, report.at.trace_index) : undefined;
+  const model = breakdowns(s, analysis, report);
   // --json is JSON (its strings escaped by JSON.stringify); the text report is made plain, line by line.
-  if (json) io.out(JSON.stringify(modules ? { ...report, by_module: moduleJson(modules) } : report, null, 1) + '\n');
-  else io.out(plainLines(renderReport(report, path, top) + (modules ? '\n' + renderModules(modules, top) : '')));
+  if (json) {
+    const lines = report.lines.map((l) => {
+      const b = model.lines.get(lineKey(l.file, l.line));
+      return b ? { ...l, breakdown: breakdownJson(b.rows) } : l;
+    });
+    // The tree down to 0.1 % of the live bytes: what a reader can act on, in a bounded document.
+    const tree = treeJson(model.tree.root, report.at.requested_bytes * 0.001);
+    io.out(JSON.stringify({ ...report, lines, tree, ...(modules ? { by_module: moduleJson(modules) } : {}) }, null, 1) + '\n');
+  } else io.out(plainLines(renderReport(report, path, top, model.lines) + (modules ? '\n' + renderModules(modules, top) : '')));
   return 0;
 }

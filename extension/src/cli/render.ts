@@ -1,6 +1,9 @@
 import { BUCKET_LABELS } from '../core/analysis/attribution';
 import { formatBytes } from '../core/format';
 import type { AnalyzeReport } from '../core/report';
+import { lineKey } from '../core/analysis/callTree';
+import { renderBreakdown } from './breakdown';
+import type { LineBreakdown } from './breakdown';
 import { plain } from '../core/text';
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '–');
@@ -18,7 +21,7 @@ function time(us: number | null): string {
  * the snapshot (and the path) goes through plain(): no control character reaches the terminal.
  * `top` lines holding memory are listed (0: all), from a report built with every line.
  */
-export function renderReport(r: AnalyzeReport, path: string, top = 0): string {
+export function renderReport(r: AnalyzeReport, path: string, top = 0, beneath?: ReadonlyMap<string, LineBreakdown>): string {
   const out: string[] = [];
   const devs = r.devices.length > 1 ? ` (devices: ${r.devices.join(', ')})` : '';
   out.push(`${plain(path)} — device ${r.device}${devs}, ${r.events} trace events`);
@@ -41,6 +44,8 @@ export function renderReport(r: AnalyzeReport, path: string, top = 0): string {
       out.push(
         `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`,
       );
+      const b = beneath?.get(lineKey(l.file, l.line));
+      if (b) out.push(...renderBreakdown(b, 40));
     }
     const left = all.length - holders.length;
     if (left > 0) out.push(`  … ${left} more ${left === 1 ? 'line' : 'lines'} (--top 0 shows all; --json adds the callers' inclusive figures)`);

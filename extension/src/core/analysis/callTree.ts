@@ -1,0 +1,200 @@
+import type { Snapshot } from '../snapshot/model';
+import type { ClassNames } from '../source/classNames';
+import type { DeviceAnalysis } from './analyze';
+import { BUCKET_LABELS } from './attribution';
+import type { BucketKind } from './attribution';
+import { NOT_BACKWARD } from './backward';
+import { plumbingGroup } from './plumbing';
+import { liveAt, Origin } from './replay';
+import { FrameKind } from './userCode';
+
+export type CallKind = 'user' | 'library' | 'bucket';
+
+/** One node of the call tree at an instant: a kept frame (user or model code) or a named bucket. */
+export interface CallNode {
+  kind: CallKind;
+  /** Frame id for user and library nodes (and a backward() site); -1 for buckets and autograd nodes. */
+  frame: number;
+  /** `GPT2Attention.forward` when the source names the class, else the function; a bucket's label. */
+  label: string;
+  file: string;
+  line: number;
+  func: string;
+  /** Bytes live at the instant with this node on their path; the children's plus `selfBytes`. */
+  bytes: number;
+  blocks: number;
+  /** Bytes whose path ends here (allocated by this line itself, or through plumbing only). */
+  selfBytes: number;
+  selfBlocks: number;
+  /** Plumbing groups folded into the edge from the parent to this node. */
+  folded: string[];
+  /** Plumbing groups that the self bytes were allocated through (e.g. a Lightning loop's own tensors). */
+  selfVia: string[];
+  children: CallNode[];
+}
+
+export interface CallTree {
+  root: CallNode;
+  /** Per user line (`${line}\0${file}`, as attribution keys lines): the code beneath it, merged over its callers; its bytes are the line's self bytes. */
+  beneath: Map<string, CallNode>;
+}
+
+/** A node under construction: children by key, folded groups as sets. */
+interface Acc extends CallNode {
+  kids: Map<number | string, Acc>;
+  foldSet: Set<string>;
+  viaSet: Set<string>;
+}
+
+const MAX_DEPTH = 512;
+
+export const lineKey = (file: string, line: number): string => `${line}\u0000${file}`;
+
+function node(kind: CallKind, frame: number, label: string, file = '', line = 0, func = ''): Acc {
+  const n: Acc = { kind, frame, label, file, line, func, bytes: 0, blocks: 0, selfBytes: 0, selfBlocks: 0, folded: [], selfVia: [], children: [], kids: new Map(), foldSet: new Set(), viaSet: new Set() };
+  return n;
+}
+
+/** A stack reduced to what the tree shows, outermost first: kept frames, with the plumbing folded before each. */
+interface Path {
+  frames: number[];
+  folds: (string[] | undefined)[];
+  /** Plumbing after the last kept frame. */
+  tail: string[];
+  /** Index in `frames` of the innermost user frame, or -1. */
+  self: number;
+  python: boolean;
+}
+
+/**
+ * The call tree of the memory live at trace index `index`: user lines and the model code beneath
+ * them, from the stacks the snapshot already holds (no hooks). Blocks with no user frame hang under
+ * the same buckets as the line attribution's, so the tree's root adds up to the live total.
+ */
+export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: ClassNames): CallTree {
+  const e = a.replay.elements;
+  const live = liveAt(e, index);
+  const cls = a.classifier;
+  const paths = new Map<number, Path>();
+  const label = (f: number): string => {
+    const func = s.frames.nameOf(f);
+    const file = s.frames.fileOf(f);
+    return names?.qualname(file, s.frames.lineOf(f), func) ?? `${moduleName(file)}.${func}`;
+  };
+  const frameNode = (f: number): Acc => node(cls.kind(f) === FrameKind.User ? 'user' : 'library', f, label(f), s.frames.fileOf(f), s.frames.lineOf(f), s.frames.nameOf(f));
+
+  const groups = new Map<number, string | undefined>();
+  const groupOf = (f: number): string | undefined => {
+    if (!groups.has(f)) groups.set(f, plumbingGroup(s.frames.fileOf(f), s.frames.nameOf(f)));
+    return groups.get(f);
+  };
+  const pathOf = (stack: number): Path => {
+    let p = paths.get(stack);
+    if (p) return p;
+    p = { frames: [], folds: [], tail: [], self: -1, python: false };
+    const fr = s.stacks.get(stack);
+    let pending: string[] = [];
+    for (let j = fr.length - 1; j >= 0; j--) {
+      const f = fr[j]!;
+      const kind = cls.kind(f);
+      if (kind === FrameKind.Cpp) continue;
+      p.python = true;
+      const group = kind === FrameKind.Library ? groupOf(f) : undefined;
+      if (group !== undefined) {
+        if (!pending.includes(group)) pending.push(group);
+        continue;
+      }
+      // A crafted stack of a million frames: the tree (and its recursion) stops at a depth no model reaches.
+      if (p.frames.length === MAX_DEPTH) {
+        pending = ['deep stack, cut'];
+        break;
+      }
+      if (kind === FrameKind.User) p.self = p.frames.length;
+      p.frames.push(f);
+      p.folds.push(pending.length ? pending : undefined);
+      pending = [];
+    }
+    p.tail = pending;
+    paths.set(stack, p);
+    return p;
+  };
+
+  const root = node('bucket', -1, 'all live memory');
+  const beneath = new Map<string, Acc>();
+  const add = (n: Acc, bytes: number): void => {
+    n.bytes += bytes;
+    n.blocks++;
+  };
+  const child = (parent: Acc, key: number | string, make: () => Acc, fold?: readonly string[]): Acc => {
+    let c = parent.kids.get(key);
+    if (!c) parent.kids.set(key, (c = make()));
+    if (fold) for (const g of fold) c.foldSet.add(g);
+    return c;
+  };
+  const walk = (start: Acc, p: Path, from: number, bytes: number): void => {
+    let n = start;
+    for (let i = from; i < p.frames.length; i++) {
+      const f = p.frames[i]!;
+      n = child(n, f, () => frameNode(f), p.folds[i]);
+      add(n, bytes);
+    }
+    n.selfBytes += bytes;
+    n.selfBlocks++;
+    for (const g of p.tail) n.viaSet.add(g);
+  };
+
+  for (let i = 0; i < live.length; i++) {
+    const k = live[i]!;
+    const bytes = e.size[k]!;
+    const origin = e.origin[k]!;
+    add(root, bytes);
+    const p = origin !== Origin.UnmatchedFree ? pathOf(e.stack[k]!) : undefined;
+    if (p && p.self >= 0) {
+      walk(root, p, 0, bytes);
+      const self = p.frames[p.self]!;
+      const key = lineKey(s.frames.fileOf(self), s.frames.lineOf(self));
+      let b = beneath.get(key);
+      if (!b) beneath.set(key, (b = frameNode(self)));
+      add(b, bytes);
+      walk(b, p, p.self + 1, bytes);
+      continue;
+    }
+    const kind: BucketKind =
+      origin !== Origin.Trace ? 'before_recording' : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : p?.python ? 'library' : 'no_stack';
+    const bucket = child(root, kind, () => node('bucket', -1, `[${BUCKET_LABELS[kind]}]`));
+    add(bucket, bytes);
+    if (kind === 'library') walk(bucket, p!, 0, bytes);
+    else if (kind === 'backward') {
+      const site = a.backward.site[k]!;
+      let n = bucket;
+      if (site >= 0) {
+        n = child(bucket, site, () => node('user', site, `backward() at ${s.frames.nameOf(site)}`, s.frames.fileOf(site), s.frames.lineOf(site), s.frames.nameOf(site)));
+        add(n, bytes);
+      }
+      const name = a.backward.node.get(k);
+      if (name) {
+        n = child(n, `node:${name}`, () => node('bucket', -1, name));
+        add(n, bytes);
+      }
+      n.selfBytes += bytes;
+      n.selfBlocks++;
+    } else {
+      bucket.selfBytes += bytes;
+      bucket.selfBlocks++;
+    }
+  }
+  return { root: finish(root), beneath: new Map([...beneath].map(([k, v]) => [k, finish(v)])) };
+}
+
+/** A file's module name for a frame the source does not name by class (`modeling_gpt2` of …/modeling_gpt2.py). */
+function moduleName(file: string): string {
+  const base = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+  return base.endsWith('.py') ? base.slice(0, -3) : base;
+}
+
+/** Sorts children by bytes (largest first), turns sets into arrays and drops the build-time fields. */
+function finish(n: Acc): CallNode {
+  const children = [...n.kids.values()].map(finish).sort((x, y) => y.bytes - x.bytes || x.label.localeCompare(y.label));
+  const { kids: _k, foldSet, viaSet, ...rest } = n;
+  return { ...rest, folded: [...foldSet], selfVia: [...viaSet], children };
+}
