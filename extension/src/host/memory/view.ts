@@ -4,7 +4,9 @@ import type { At, DeviceAnalysis } from '../../core/analysis/analyze';
 import { analyzeDevice, attributeAt, defaultDevice, resolveAt } from '../../core/analysis/analyze';
 import type { Attribution, LineStat } from '../../core/analysis/attribution';
 import type { CallWindow } from '../../core/analysis/backward';
+import type { CallTree } from '../../core/analysis/callTree';
 import type { Instant } from '../../core/analysis/replay';
+import { TreeCache } from '../../core/analysis/treeCache';
 import { formatBytes } from '../../core/format';
 import { annotate, DEFAULT_ANNOTATE, heatOf } from '../../core/source/annotations';
 import type { LineAnnotation } from '../../core/source/annotations';
@@ -63,6 +65,7 @@ export class MemoryView implements vscode.Disposable {
   /** Per local file: the hash the annotations were made for. */
   private expected = new Map<string, string>();
   private readonly subs: vscode.Disposable[];
+  private readonly trees = new TreeCache();
 
   /** Public so that every "open this line" (summary, timeline) maps frames the same way. */
   constructor(readonly mapping: WorkspaceMapping) {
@@ -204,6 +207,12 @@ export class MemoryView implements vscode.Disposable {
     const want = this.expected.get(doc.uri.fsPath);
     const stale = want !== undefined && contentHash(doc.getText()) !== want;
     return list.filter((l) => l.currentLine !== undefined).map((l) => ({ ...l, stale }));
+  }
+
+  /** The call tree (user lines and the model code beneath them) at the instant shown; built once per instant. */
+  treeNow(): CallTree | undefined {
+    const c = this.current;
+    return c ? this.trees.at(c.snapshot, c.analysis, c.instant.index) : undefined;
   }
 
   /** The attribution line behind an annotation (for the hover's details). */
