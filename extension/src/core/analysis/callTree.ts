@@ -5,6 +5,7 @@ import { BUCKET_LABELS } from './attribution';
 import type { BucketKind } from './attribution';
 import { NOT_BACKWARD } from './backward';
 import { plumbingGroup } from './plumbing';
+import { hasModuleScopes, scopeReader } from './modules';
 import { liveAt, Origin } from './replay';
 import { FrameKind } from './userCode';
 
@@ -55,6 +56,23 @@ function node(kind: CallKind, frame: number, label: string, file = '', line = 0,
   return n;
 }
 
+/** Live blocks that take the same place in the tree. */
+interface Group {
+  bytes: number;
+  blocks: number;
+  kind: BucketKind | 'line';
+  path: Path | undefined;
+  site: number;
+  node: string | undefined;
+  scope: string | undefined;
+}
+
+/** A frame node named by the module instance that ran it. */
+function scoped(n: Acc, path: string): Acc {
+  n.label = `${path} (${n.label})`;
+  return n;
+}
+
 /** A stack reduced to what the tree shows, outermost first: kept frames, with the plumbing folded before each. */
 interface Path {
   frames: number[];
@@ -63,6 +81,8 @@ interface Path {
   tail: string[];
   /** Index in `frames` of the innermost user frame, or -1. */
   self: number;
+  /** Index in `frames` of the innermost `forward` (the module running when the block was made), or -1. */
+  module: number;
   python: boolean;
 }
 
@@ -91,7 +111,7 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
   const pathOf = (stack: number): Path => {
     let p = paths.get(stack);
     if (p) return p;
-    p = { frames: [], folds: [], tail: [], self: -1, python: false };
+    p = { frames: [], folds: [], tail: [], self: -1, module: -1, python: false };
     const fr = s.stacks.get(stack);
     let pending: string[] = [];
     for (let j = fr.length - 1; j >= 0; j--) {
@@ -110,6 +130,7 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
         break;
       }
       if (kind === FrameKind.User) p.self = p.frames.length;
+      if (s.frames.nameOf(f) === 'forward') p.module = p.frames.length;
       p.frames.push(f);
       p.folds.push(pending.length ? pending : undefined);
       pending = [];
@@ -121,9 +142,9 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
 
   const root = node('bucket', -1, 'all live memory');
   const beneath = new Map<string, Acc>();
-  const add = (n: Acc, bytes: number): void => {
-    n.bytes += bytes;
-    n.blocks++;
+  const add = (n: Acc, g: Group): void => {
+    n.bytes += g.bytes;
+    n.blocks += g.blocks;
   };
   const child = (parent: Acc, key: number | string, make: () => Acc, fold?: readonly string[]): Acc => {
     let c = parent.kids.get(key);
@@ -131,57 +152,80 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
     if (fold) for (const g of fold) c.foldSet.add(g);
     return c;
   };
-  const walk = (start: Acc, p: Path, from: number, bytes: number): void => {
+  const walk = (start: Acc, p: Path, from: number, g: Group): void => {
     let n = start;
     for (let i = from; i < p.frames.length; i++) {
       const f = p.frames[i]!;
-      n = child(n, f, () => frameNode(f), p.folds[i]);
-      add(n, bytes);
+      // With module scopes recorded, the innermost forward is this module instance (transformer.h.3.attn).
+      if (i === p.module && g.scope) n = child(n, `${f}|${g.scope}`, () => scoped(frameNode(f), g.scope!), p.folds[i]);
+      else n = child(n, f, () => frameNode(f), p.folds[i]);
+      add(n, g);
     }
-    n.selfBytes += bytes;
-    n.selfBlocks++;
-    for (const g of p.tail) n.viaSet.add(g);
+    n.selfBytes += g.bytes;
+    n.selfBlocks += g.blocks;
+    for (const x of p.tail) n.viaSet.add(x);
   };
 
+  // Blocks grouped first (by stack, module scope, bucket): the tree is then built once per group,
+  // so a million live blocks cost a pass over numbers, not a million walks down the tree.
+  const groupsOf = new Map<string, Group>();
+  const scopeOf = hasModuleScopes(s) ? scopeReader(s, a) : undefined;
   for (let i = 0; i < live.length; i++) {
     const k = live[i]!;
-    const bytes = e.size[k]!;
     const origin = e.origin[k]!;
-    add(root, bytes);
-    const p = origin !== Origin.UnmatchedFree ? pathOf(e.stack[k]!) : undefined;
+    const stack = origin !== Origin.UnmatchedFree ? e.stack[k]! : -1;
+    const p = stack >= 0 ? pathOf(stack) : undefined;
+    let key: string;
+    let kind: BucketKind | 'line' = 'line';
+    let scope: string | undefined;
     if (p && p.self >= 0) {
-      walk(root, p, 0, bytes);
-      const self = p.frames[p.self]!;
+      const sc = scopeOf?.(k);
+      scope = sc && sc.phase === 'forward' && p.module >= 0 ? sc.path : undefined;
+      key = `l${stack}|${scope ?? ''}`;
+    } else {
+      kind = origin !== Origin.Trace ? 'before_recording' : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : p?.python ? 'library' : 'no_stack';
+      key = kind === 'library' ? `b${stack}` : kind === 'backward' ? `w${a.backward.site[k]}|${a.backward.node.get(k) ?? ''}` : kind;
+    }
+    let g = groupsOf.get(key);
+    if (!g) groupsOf.set(key, (g = { bytes: 0, blocks: 0, kind, path: p, site: a.backward.site[k]!, node: a.backward.node.get(k), scope }));
+    g.bytes += e.size[k]!;
+    g.blocks++;
+  }
+
+  for (const g of groupsOf.values()) {
+    add(root, g);
+    const p = g.path;
+    if (g.kind === 'line') {
+      walk(root, p!, 0, g);
+      const self = p!.frames[p!.self]!;
       const key = lineKey(s.frames.fileOf(self), s.frames.lineOf(self));
       let b = beneath.get(key);
       if (!b) beneath.set(key, (b = frameNode(self)));
-      add(b, bytes);
-      walk(b, p, p.self + 1, bytes);
+      add(b, g);
+      walk(b, p!, p!.self + 1, g);
       continue;
     }
-    const kind: BucketKind =
-      origin !== Origin.Trace ? 'before_recording' : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : p?.python ? 'library' : 'no_stack';
-    const bucket = child(root, kind, () => node('bucket', -1, `[${BUCKET_LABELS[kind]}]`));
-    add(bucket, bytes);
-    if (kind === 'library') walk(bucket, p!, 0, bytes);
-    else if (kind === 'backward') {
-      const site = a.backward.site[k]!;
-      let n = bucket;
+    const bucket = child(root, g.kind, () => node('bucket', -1, `[${BUCKET_LABELS[g.kind as BucketKind]}]`));
+    add(bucket, g);
+    if (g.kind === 'library') {
+      walk(bucket, p!, 0, g);
+      continue;
+    }
+    let n = bucket;
+    if (g.kind === 'backward') {
+      const site = g.site;
       if (site >= 0) {
         n = child(bucket, site, () => node('user', site, `backward() at ${s.frames.nameOf(site)}`, s.frames.fileOf(site), s.frames.lineOf(site), s.frames.nameOf(site)));
-        add(n, bytes);
+        add(n, g);
       }
-      const name = a.backward.node.get(k);
-      if (name) {
+      if (g.node) {
+        const name = g.node;
         n = child(n, `node:${name}`, () => node('bucket', -1, name));
-        add(n, bytes);
+        add(n, g);
       }
-      n.selfBytes += bytes;
-      n.selfBlocks++;
-    } else {
-      bucket.selfBytes += bytes;
-      bucket.selfBlocks++;
     }
+    n.selfBytes += g.bytes;
+    n.selfBlocks += g.blocks;
   }
   return { root: finish(root), beneath: new Map([...beneath].map(([k, v]) => [k, finish(v)])) };
 }
