@@ -11,10 +11,10 @@ import { DEBIAN_PY, ensureDebianTorch, runAsync } from './pythons';
 const AGENT = join(__dirname, '..', '..', 'extension', 'agent');
 const WORKLOADS = join(__dirname, 'workloads');
 
-async function run(mode: 'window' | 'full' | undefined) {
+async function run(mode: 'window' | 'full' | undefined, extra: NodeJS.ProcessEnv = {}) {
   const runs = mkdtempSync(join(tmpdir(), 'headroom-window-'));
   const history = join(runs, 'history.txt');
-  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', HEADROOM_TEST_HISTORY: history };
+  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', HEADROOM_TEST_HISTORY: history, ...extra };
   if (mode) env.HEADROOM_RECORD = mode;
   const r = await runAsync(DEBIAN_PY, [join(WORKLOADS, 'window.py'), '0.3'], env, { hangGuardMs: 120_000 });
   assert.equal(r.code, 0, r.err);
@@ -55,6 +55,26 @@ describe('recording windows', () => {
     const exit = events.find((e) => e.event === 'snapshot' && e.kind === 'exit');
     assert.ok(exit && exit.trace === true, 'the eval window is still open at exit: its snapshot has the trace');
     assert.ok(existsSync(join(dir, 'snapshot-peak.pickle')));
+  });
+
+  it('--modules auto: module scopes are stamped while a window records, and not between windows', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'headroom-meta-')), 'meta.txt');
+    const { events } = await run(undefined, { HEADROOM_MODULES: 'auto', HEADROOM_TEST_METADATA: log });
+    // Per step of the workload: whether a module forward was stamped with its scope.
+    const stamped: boolean[] = [];
+    for (const l of readFileSync(log, 'utf8').trim().split('\n')) {
+      if (l.startsWith('mark step ')) stamped.push(false);
+      else if (l.includes('\\x1ehr:f:') && stamped.length) stamped[stamped.length - 1] = true;
+    }
+    assert.equal(stamped.length, 27);
+    const closes = events.filter((e) => e.event === 'window_close');
+    const first = Number(closes[0]!.calls);
+    // The first window: every step up to its close; then off until the rise reopens one (step 15,
+    // seen by the sampler); the hooks return at the next step boundary and stay while it records.
+    assert.deepEqual(stamped.slice(0, first), Array(first).fill(true), stamped.join());
+    assert.deepEqual(stamped.slice(first, 15), Array(15 - first).fill(false), stamped.join());
+    assert.ok(stamped.slice(16, 16 + Number(closes[1]!.calls) - 1).every(Boolean), stamped.join());
+    assert.equal(stamped[26], false, 'the second window closed: no scopes after it');
   });
 
   it('--record full: the recorder stays on, every backward() is recorded', async () => {

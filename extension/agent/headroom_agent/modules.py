@@ -12,8 +12,11 @@ the module that called it. Every hook swallows its own errors: a scope is a hint
 
 Cost: ~20 us per module call, measured on an H100 (test/gpu/capture/frameworks/probe_cost.py):
 1.14x on a small GPT's step, ~1.5x on a launch-bound loop of small modules. So they are off unless
-asked for (`headroom run --modules on`); in mode "auto" the hooks time themselves and remove
-themselves once they have taken more than BUDGET of the process's time.
+asked for (`headroom run --modules on`). In mode "auto" with recording windows (the default
+recording) the hooks follow the windows: on while a window records (the steps where the peak
+rises, which are the ones a snapshot holds), off between them, so scopes are there around the peak
+at the cost of the window's steps only. In mode "auto" with full recording the hooks time
+themselves and remove themselves once they have taken more than BUDGET of the process's time.
 """
 import gc
 import threading
@@ -28,10 +31,12 @@ _KINDS = (list, tuple)
 
 
 class Scopes(object):
-    def __init__(self, torch, log, mode="auto"):
+    def __init__(self, torch, log, mode="auto", windowed=False):
         self.torch = torch
         self.log = log
         self.mode = mode
+        # Hooks on only while a recording window is open (recorder.sync_scopes), with no budget.
+        self.windowed = windowed and mode == "auto"
         self.handles = []
         self.spent = 0.0
         self.calls = 0
@@ -135,7 +140,7 @@ class Scopes(object):
     def _charge(self, t0):
         self.spent += time.perf_counter() - t0
         self.calls += 1
-        if self.calls % CHECK_EVERY == 0 and self.mode == "auto":
+        if self.calls % CHECK_EVERY == 0 and self.mode == "auto" and not self.windowed:
             elapsed = time.perf_counter() - self.since
             if elapsed > 1.0 and self.spent > BUDGET * elapsed:
                 self.uninstall(
@@ -144,10 +149,15 @@ class Scopes(object):
                 )
 
     def uninstall(self, why):
+        self.pause()
+        self.mode = "off"
+        self.log("warning", why)
+
+    def pause(self):
+        """Hooks off, this thread's scope cleared; on the workload's thread, between steps."""
         for h in self.handles:
             h.remove()
         self.handles = []
-        self.mode = "off"
         try:
             st = self._state()
             st.stack = []
@@ -155,7 +165,11 @@ class Scopes(object):
             self._apply(st, "")
         except Exception:
             pass
-        self.log("warning", why)
+
+    def resume(self):
+        """Hooks back on (a window opened), unless they are off for good."""
+        if not self.handles and self.mode != "off":
+            self.install()
 
     def _pre(self, module, args):
         if self.compiling() or self.tracing():
@@ -261,10 +275,10 @@ class _Thread(object):
         self.entered = None
 
 
-def install(torch, log, mode="auto"):
+def install(torch, log, mode="auto", windowed=False):
     """Module scopes, where this torch can stamp trace entries; None where it cannot."""
     if not hasattr(getattr(torch.cuda, "memory", None), "_set_memory_metadata"):
         return None
-    scopes = Scopes(torch, log, mode)
+    scopes = Scopes(torch, log, mode, windowed)
     scopes.install()
     return scopes

@@ -91,11 +91,25 @@ class Recorder(Dumps):
         try:
             from .modules import install
 
-            self.scopes = install(self.torch, self.log, self.config.modules)
+            self.scopes = install(self.torch, self.log, self.config.modules, windowed=self.window is not None and self.window.managed)
             if self.scopes is None:
                 self.log("info", "this torch cannot stamp allocations (no _set_memory_metadata, torch < 2.10): no memory by module")
         except Exception as e:
             self.log("warning", "memory by module is off: %s: %s" % (type(e).__name__, e))
+
+    def sync_scopes(self):
+        """Module hooks follow the windows (modules auto): switched here, on the workload's thread,
+        since a window may open on the sampler's thread and hooks must not change under a forward."""
+        scopes = self.scopes
+        if scopes is None or not scopes.windowed:
+            return
+        try:
+            if self.window.open and self.window.managed:
+                scopes.resume()
+            else:
+                scopes.pause()
+        except Exception as e:
+            self.log("warning", "memory by module: %s: %s" % (type(e).__name__, e))
 
     def start_history(self):
         record = self._switch()
@@ -190,6 +204,7 @@ class Recorder(Dumps):
             return
         if self.window is not None:
             self.window.safe_point()
+            self.sync_scopes()
         if not self.pending:
             return
         pending, self.pending = self.pending, {}

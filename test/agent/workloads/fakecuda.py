@@ -64,6 +64,22 @@ def _history(enabled="all", *args, **kwargs):
             f.write("%s\n" % (enabled,))
 
 
+def _metadata(text):
+    """torch >= 2.10's stamp on the next trace entries; HEADROOM_TEST_METADATA names a file that lists each stamp."""
+    log = os.environ.get("HEADROOM_TEST_METADATA")
+    if log:
+        with open(log, "a") as f:
+            f.write("meta %r\n" % (text,))
+
+
+def mark(text):
+    """A line of the workload's own in the metadata log (which step is running)."""
+    log = os.environ.get("HEADROOM_TEST_METADATA")
+    if log:
+        with open(log, "a") as f:
+            f.write("mark %s\n" % (text,))
+
+
 def install():
     cuda = torch.cuda
     cuda.is_available = lambda: True
@@ -78,6 +94,7 @@ def install():
     cuda.set_per_process_memory_fraction = lambda fraction, device=None: None
     cuda.memory._record_memory_history = _history
     cuda.memory._dump_snapshot = _dump
+    cuda.memory._set_memory_metadata = _metadata
 
 
 def use(nbytes):

@@ -8,14 +8,19 @@ import torch
 
 fakecuda.install()
 wait = float(sys.argv[1])
+layer = torch.nn.Linear(2, 2)  # a module call each step: module scopes (HEADROOM_MODULES) stamp it
 fakecuda.use(64 << 20)
 for i in range(15):
     if i < 3:
         fakecuda.use(16 << 20)
+    fakecuda.mark("step %d" % i)
+    layer(torch.ones(2))
     fakecuda.step()
 fakecuda.use(64 << 20)
 time.sleep(wait)  # the sampler sees the new peak
-for i in range(12):
+for i in range(15, 27):
+    fakecuda.mark("step %d" % i)
+    layer(torch.ones(2))
     fakecuda.step()
 # A phase switch: model.train() again and again (as HF Trainer does each step) is no switch; eval() is.
 m = torch.nn.Linear(2, 2)
