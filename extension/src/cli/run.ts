@@ -38,7 +38,8 @@ export const RUN_USAGE = `usage: headroom run [--out DIR] [--stacks python|all] 
   the run keeps what was written before it (samples, peak snapshots).
   --modules on records which nn.Module's forward or backward made each block (torch 2.10 or
   newer; \`headroom analyze --by module\`); it costs ~20 µs per module call (1.14× on a small GPT),
-  so it is off by default; auto turns it off once it took more than 1 % of the process's time.
+  so it is off by default; auto keeps it on while a recording window records (the rising peak)
+  and off between windows (with --record full: off once it took 1 % of the process's time).
   --record window (the default) records stacks only in windows: from the first CUDA use until the
   peak stops rising (the peak snapshot is written then), and again when the peak rises or memory
   nears the device's total; live figures and PyTorch's exact peaks are kept throughout. Events
