@@ -19,6 +19,7 @@ buildSync({ ...common, entryPoints: ['test/gpu/nvml.gpu.test.ts'], outfile: '.ca
 buildSync({ ...common, entryPoints: ['test/gpu/doctor.gpu.test.ts'], outfile: '.carry/doctor.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/agent.gpu.test.ts'], outfile: '.carry/agent.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/ranks.gpu.test.ts'], outfile: '.carry/ranks.gpu.test.js' });
+buildSync({ ...common, entryPoints: ['test/gpu/library.gpu.test.ts'], outfile: '.carry/library.gpu.test.js' });
 // The fuzzer, for the host's many cores: HEADROOM_ROOT=$PWD HEADROOM_FUZZ_WORKER=$PWD/.carry/fuzz-worker.js /tmp/node .carry/fuzz.js N
 buildSync({ ...common, entryPoints: ['test/fuzz/fuzz.ts'], outfile: '.carry/fuzz.js', external: ['esbuild'] });
 buildSync({ ...common, entryPoints: ['test/fuzz/worker.ts'], outfile: '.carry/fuzz-worker.js' });

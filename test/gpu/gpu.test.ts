@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice, attributeAt, resolveAt } from '../../extension/src/core/analysis/analyze';
-import { readRun } from '../../extension/src/core/run/runFolder';
+import { recordingMode, windowNote } from '../../extension/src/core/run/recordingMode';
+import { bestSnapshot, readRun } from '../../extension/src/core/run/runFolder';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { cudaAvailable, NO_GPU } from './cuda';
 
@@ -50,16 +51,29 @@ describe('headroom run on a GPU', { skip: SKIP }, () => {
       matched += inPause.length;
     }
     assert.ok(matched >= logged.length);
-    // Snapshots at exit and at the peak; the engine's figures against memory_stats().
+    // Snapshots at exit and at the peak; the engine's figures against memory_stats(). The run records
+    // in windows (the default, docs/running.md): the first window closes after 6 backward() calls and
+    // writes the peak snapshot, then the recorder is off, so the exit snapshot's trace no longer holds
+    // the peak. The peak snapshot must, and it is the one Headroom analyzes (bestSnapshot).
     const kinds = p.snapshots.map((s) => s.kind);
     assert.ok(kinds.includes('exit'), kinds.join(','));
     assert.ok(kinds.includes('peak'), kinds.join(','));
+    assert.equal(recordingMode(p).mode, 'window');
+    assert.ok(p.events.some((e) => e.event === 'window_close' && e.peak_snapshot === true), 'a window closed and wrote the peak snapshot');
+    const best = bestSnapshot(p)!;
+    assert.equal(best.kind, 'peak', 'the snapshot Headroom analyzes is the peak one');
     const stats = JSON.parse(readFileSync(`${log}.stats.json`, 'utf8')) as { requested_bytes_peak: number; max_memory_allocated: number };
-    const s = await loadSnapshotFile(p.snapshots.find((x) => x.kind === 'exit')!.path);
+    const s = await loadSnapshotFile(best.path);
     const a = analyzeDevice(s, 0);
     assert.equal(a.replay.peak.requestedBytes, stats.requested_bytes_peak);
     const err = Math.abs(a.replay.peak.allocatedBytes - stats.max_memory_allocated) / stats.max_memory_allocated;
     assert.ok(err <= 0.01, `allocated estimate off by ${(err * 100).toFixed(2)}%`);
+    // The samples carry the same peak, so the report says nothing of a peak missed between windows.
+    assert.equal(Math.max(...p.samples.filter((x) => x.device === 0).map((x) => x.max_requested)), stats.requested_bytes_peak);
+    assert.doesNotMatch(windowNote(p, 0, a.replay.peak.requestedBytes) ?? '', /is above this snapshot's/);
+    // The exit snapshot still reads, and its replay never invents a peak above PyTorch's.
+    const exit = analyzeDevice(await loadSnapshotFile(p.snapshots.find((x) => x.kind === 'exit')!.path), 0);
+    assert.ok(exit.replay.peak.requestedBytes <= stats.requested_bytes_peak, `exit snapshot's peak ${exit.replay.peak.requestedBytes}`);
     // backward() call sites and windows, and the engine crediting frameless memory to them.
     assert.equal(p.backward.length, 12);
     assert.ok(p.backward.every((b) => b.file.endsWith('lm_train.py') && b.endUs > b.startUs));

@@ -1,0 +1,74 @@
+// The done-criteria of the call tree on a library-model capture, from `headroom analyze --json`:
+// under every user line holding at least the breakdown share, the entries shown cover ≥ 90 % of its
+// bytes, each named by its class where Python's parser says the line is in one (X.classes.json,
+// made beside the capture by test/gpu/capture/library/classes.py), none of them plumbing; the
+// tree adds up. Shared by the GPU test (sources present) and the unit test (committed captures).
+import { BREAKDOWN_MIN_SHARE } from '../../extension/src/core/analysis/breakdown';
+import { plumbingGroup } from '../../extension/src/core/analysis/plumbing';
+import type { CallNodeJson } from '../../extension/src/core/analysis/treeJson';
+
+export type Classes = Record<string, Record<string, string>>;
+
+interface Frame {
+  name: string;
+  file: string;
+  line: number;
+  function: string;
+  kind: string;
+}
+
+export interface ReportJson {
+  at: { requested_bytes: number };
+  lines: { file: string; line: number; self_bytes: number; breakdown?: { depth: number; bytes: number; share: number; frames: Frame[] }[] }[];
+  tree: CallNodeJson;
+}
+
+export interface LineCheck {
+  line: string;
+  share: number;
+  /** Of the line's self bytes, the top rows that are model code. */
+  coverage: number;
+  files: string[];
+  named: number;
+  unnamed: string[];
+  problems: string[];
+}
+
+function addsUp(n: CallNodeJson, problems: string[]): void {
+  const sum = (n.children ?? []).reduce((x, c) => x + c.bytes, n.self_bytes + (n.other_bytes ?? 0));
+  if (sum !== n.bytes) problems.push(`tree node ${n.name}: ${sum} ≠ ${n.bytes}`);
+  for (const c of n.children ?? []) addsUp(c, problems);
+}
+
+/** Checks a report; `classes` (file → line → qualname) is the parser's truth when the sources were at hand. */
+export function checkReport(r: ReportJson, classes?: Classes): { lines: LineCheck[]; problems: string[] } {
+  const problems: string[] = [];
+  if (r.tree.bytes !== r.at.requested_bytes) problems.push(`tree ${r.tree.bytes} ≠ live ${r.at.requested_bytes}`);
+  addsUp(r.tree, problems);
+  const out: LineCheck[] = [];
+  for (const l of r.lines) {
+    const share = l.self_bytes / r.at.requested_bytes;
+    if (share < BREAKDOWN_MIN_SHARE || !l.breakdown) continue;
+    const c: LineCheck = { line: `${l.file}:${l.line}`, share, coverage: 0, files: [], named: 0, unnamed: [], problems: [] };
+    let top = 0;
+    for (const row of l.breakdown) {
+      if (row.depth === 0 && row.frames[0]!.kind === 'library') top += row.bytes;
+      for (const f of row.frames) {
+        c.files.push(f.file.replace(/.*(?:site|dist)-packages\//, ''));
+        if (plumbingGroup(f.file, f.function)) c.problems.push(`plumbing shown: ${f.file} ${f.function}`);
+        const q = classes?.[f.file]?.[String(f.line)];
+        if (q === undefined) continue;
+        // The parser's enclosing def must be the frame's function (else the source moved on): then the name is it.
+        if (q.slice(q.lastIndexOf('.') + 1) !== f.function) continue;
+        if (f.name === q || f.name.endsWith(` (${q})`)) c.named++;
+        else c.unnamed.push(`${f.name} ≠ ${q} (${f.file}:${f.line})`);
+      }
+    }
+    c.coverage = top / l.self_bytes;
+    c.files = [...new Set(c.files)];
+    if (c.coverage < 0.9) c.problems.push(`model code covers ${(c.coverage * 100).toFixed(1)} % of the line`);
+    if (c.unnamed.length) c.problems.push(`not named by class: ${c.unnamed.slice(0, 3).join('; ')}`);
+    out.push(c);
+  }
+  return { lines: out, problems };
+}
