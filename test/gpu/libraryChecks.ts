@@ -15,6 +15,7 @@ interface Frame {
   line: number;
   function: string;
   kind: string;
+  plumbing?: string;
 }
 
 export interface ReportJson {
@@ -55,13 +56,15 @@ export function checkReport(r: ReportJson, classes?: Classes): { lines: LineChec
       if (row.depth === 0 && row.frames[0]!.kind === 'library') top += row.bytes;
       for (const f of row.frames) {
         c.files.push(f.file.replace(/.*(?:site|dist)-packages\//, ''));
-        if (plumbingGroup(f.file, f.function)) c.problems.push(`plumbing shown: ${f.file} ${f.function}`);
+        // Plumbing is shown only where it allocated itself (the innermost frame, marked): never as a pass-through.
+        if (plumbingGroup(f.file, f.function) && !f.plumbing) c.problems.push(`plumbing shown: ${f.file} ${f.function}`);
         const q = classes?.[f.file]?.[String(f.line)];
+        const name = f.plumbing ? f.name.slice(0, -` [${f.plumbing}]`.length) : f.name;
         if (q === undefined) continue;
         // The parser's enclosing def must be the frame's function (else the source moved on): then the name is it.
         if (q.slice(q.lastIndexOf('.') + 1) !== f.function) continue;
-        if (f.name === q || f.name.endsWith(` (${q})`)) c.named++;
-        else c.unnamed.push(`${f.name} ≠ ${q} (${f.file}:${f.line})`);
+        if (name === q || name.endsWith(` (${q})`)) c.named++;
+        else c.unnamed.push(`${name} ≠ ${q} (${f.file}:${f.line})`);
       }
     }
     c.coverage = top / l.self_bytes;

@@ -31,6 +31,8 @@ export interface CallNode {
   folded: string[];
   /** Plumbing groups that the self bytes were allocated through (e.g. a Lightning loop's own tensors). */
   selfVia: string[];
+  /** Set on a plumbing frame kept because it allocated itself (the innermost Python frame): its group. */
+  plumbing?: string;
   children: CallNode[];
 }
 
@@ -101,7 +103,15 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
     const file = s.frames.fileOf(f);
     return names?.qualname(file, s.frames.lineOf(f), func) ?? `${moduleName(file)}.${func}`;
   };
-  const frameNode = (f: number): Acc => node(cls.kind(f) === FrameKind.User ? 'user' : 'library', f, label(f), s.frames.fileOf(f), s.frames.lineOf(f), s.frames.nameOf(f));
+  const frameNode = (f: number): Acc => {
+    const n = node(cls.kind(f) === FrameKind.User ? 'user' : 'library', f, label(f), s.frames.fileOf(f), s.frames.lineOf(f), s.frames.nameOf(f));
+    const group = n.kind === 'library' ? groupOf(f) : undefined;
+    if (group !== undefined) {
+      n.plumbing = group;
+      n.label = `${n.label} [${group}]`;
+    }
+    return n;
+  };
 
   const groups = new Map<number, string | undefined>();
   const groupOf = (f: number): string | undefined => {
@@ -113,6 +123,10 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
     if (p) return p;
     p = { frames: [], folds: [], tail: [], self: -1, module: -1, python: false };
     const fr = s.stacks.get(stack);
+    // The innermost Python frame made the tensor: kept even when it is plumbing (accelerate's
+    // _convert_to_fp32 copies the logits), so that memory is never hidden in a folded edge.
+    let innermost = 0;
+    while (innermost < fr.length && cls.kind(fr[innermost]!) === FrameKind.Cpp) innermost++;
     let pending: string[] = [];
     for (let j = fr.length - 1; j >= 0; j--) {
       const f = fr[j]!;
@@ -120,7 +134,7 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
       if (kind === FrameKind.Cpp) continue;
       p.python = true;
       const group = kind === FrameKind.Library ? groupOf(f) : undefined;
-      if (group !== undefined) {
+      if (group !== undefined && j !== innermost) {
         if (!pending.includes(group)) pending.push(group);
         continue;
       }

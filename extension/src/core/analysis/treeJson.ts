@@ -13,6 +13,8 @@ export interface CallNodeJson {
   self_bytes: number;
   folded?: string[];
   self_via?: string[];
+  /** A plumbing frame shown because it allocated itself (the innermost Python frame): its group. */
+  plumbing?: string;
   other_bytes?: number;
   children?: CallNodeJson[];
 }
@@ -22,6 +24,7 @@ export function treeJson(n: CallNode, minBytes: number, depth = 0): CallNodeJson
   if (n.file) Object.assign(out, { file: n.file, line: n.line, function: n.func });
   if (n.folded.length) out.folded = n.folded;
   if (n.selfVia.length) out.self_via = n.selfVia;
+  if (n.plumbing) out.plumbing = n.plumbing;
   const kept = depth < 64 ? n.children.filter((c) => c.bytes >= minBytes) : [];
   let other = 0;
   for (const c of n.children) other += c.bytes;
@@ -32,6 +35,6 @@ export function treeJson(n: CallNode, minBytes: number, depth = 0): CallNodeJson
 }
 
 /** A breakdown as `--json` carries it under its line: each row's chain of frames. */
-export function breakdownJson(rows: readonly BreakdownRow[]): { depth: number; bytes: number; share: number; frames: { name: string; file: string; line: number; function: string; kind: CallNode['kind'] }[] }[] {
-  return rows.map((r) => ({ depth: r.depth, bytes: r.bytes, share: Number(r.share.toFixed(4)), frames: r.chain.map((n) => ({ name: n.label, file: n.file, line: n.line, function: n.func, kind: n.kind })) }));
+export function breakdownJson(rows: readonly BreakdownRow[]): { depth: number; bytes: number; share: number; frames: { name: string; file: string; line: number; function: string; kind: CallNode['kind']; plumbing?: string }[] }[] {
+  return rows.map((r) => ({ depth: r.depth, bytes: r.bytes, share: Number(r.share.toFixed(4)), frames: r.chain.map((n) => ({ name: n.label, file: n.file, line: n.line, function: n.func, kind: n.kind, ...(n.plumbing ? { plumbing: n.plumbing } : {}) })) }));
 }
