@@ -49,8 +49,13 @@ export function checkReport(r: ReportJson, classes?: Classes): { lines: LineChec
   const out: LineCheck[] = [];
   for (const l of r.lines) {
     const share = l.self_bytes / r.at.requested_bytes;
-    if (share < BREAKDOWN_MIN_SHARE || !l.breakdown) continue;
+    if (share < BREAKDOWN_MIN_SHARE) continue;
     const c: LineCheck = { line: `${l.file}:${l.line}`, share, coverage: 0, files: [], named: 0, unnamed: [], problems: [] };
+    out.push(c);
+    if (!l.breakdown) {
+      c.problems.push('no breakdown under a line over the share');
+      continue;
+    }
     let top = 0;
     for (const row of l.breakdown) {
       if (row.depth === 0 && row.frames[0]!.kind === 'library') top += row.bytes;
@@ -71,7 +76,6 @@ export function checkReport(r: ReportJson, classes?: Classes): { lines: LineChec
     c.files = [...new Set(c.files)];
     if (c.coverage < 0.9) c.problems.push(`model code covers ${(c.coverage * 100).toFixed(1)} % of the line`);
     if (c.unnamed.length) c.problems.push(`not named by class: ${c.unnamed.slice(0, 3).join('; ')}`);
-    out.push(c);
   }
   return { lines: out, problems };
 }
