@@ -17,12 +17,18 @@ const CLI = process.env.HEADROOM_CLI ?? join(ROOT, 'dist', 'cli.js');
 const DIRS = (process.env.HEADROOM_LIBRARY_DIRS ?? '/tmp/lib,/tmp/lib-heldout').split(',').filter((d) => existsSync(d));
 const TABLE = process.env.HEADROOM_LIBRARY_TABLE;
 
-/** Plain recordings, and the snapshot Headroom analyzes in each run folder (the peak's, in the default windows mode). */
+/**
+ * Plain recordings, and the snapshot Headroom analyzes in each run folder: the peak's (written as
+ * a recording window closes), else the exit's (a short run's only window is still open at exit).
+ */
 function snapshots(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir).sort()) {
+  const names = readdirSync(dir).sort();
+  const run = dir.includes('/run/');
+  const pick = names.find((n) => /^snapshot-peak.*\.pickle(\.gz)?$/.test(n)) ?? names.find((n) => /^snapshot-exit.*\.pickle(\.gz)?$/.test(n));
+  for (const name of names) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) snapshots(p, out);
-    else if (/\.pickle(\.gz)?$/.test(name) && (!p.includes('/run/') || name.startsWith('snapshot-peak'))) out.push(p);
+    else if (/\.pickle(\.gz)?$/.test(name) && (!run || name === pick)) out.push(p);
   }
   return out;
 }
