@@ -1,4 +1,5 @@
 import type { DoctorJson, FromWebview, ModuleRow, ToWebview } from '../../extension/src/core/protocol';
+import { renderBreakdown } from './breakdown';
 import { bytes, el, shown } from './format';
 import { renderRanks } from './ranks';
 import { renderSegmentMap } from './segmentMap';
@@ -57,6 +58,9 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
     where.append(lineLink(l.file, l.line, l.function), document.createTextNode(shown(` ${l.function}`)));
     tr.append(el('td', bytes(l.self_bytes), 'bytes'), el('td', bytes(l.inclusive_bytes), 'bytes'), el('td', String(l.blocks), 'bytes'), where);
     table.append(tr);
+    // A line holding a large share: the model code beneath it, right under it.
+    const bi = m.breakdowns?.findIndex((b) => b.file === l.file && b.line === l.line) ?? -1;
+    if (bi >= 0) table.append(renderBreakdown(m.breakdowns![bi]!, bi, 4, (msg) => vscode.postMessage(msg)));
   }
   const labels: Record<string, string> = {
     backward: 'autograd backward (no Python stack)',

@@ -3,7 +3,7 @@ import { formatBytes } from '../core/format';
 import type { AnalyzeReport } from '../core/report';
 import { lineKey } from '../core/analysis/callTree';
 import { renderBreakdown } from './breakdown';
-import type { LineBreakdown } from './breakdown';
+import type { LineBreakdown } from '../core/analysis/breakdown';
 import { plain } from '../core/text';
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '–');

@@ -5,10 +5,34 @@ import type { AnalyzeReport } from './report';
  * (the webview imports nothing else from the extension), and both validate what they receive.
  */
 export type ToWebview =
-  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[]; recording?: string; ranks?: RanksView }
+  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[]; recording?: string; ranks?: RanksView; breakdowns?: BreakdownView[] }
   /** The ranks section again, once the other ranks' snapshots were read (their lines). */
   | { type: 'ranks'; ranks: RanksView }
   | { type: 'error'; message: string };
+
+/**
+ * The model code beneath a top line (core/analysis/breakdown.ts): the rows `headroom analyze`
+ * prints under it. Everything here is data from the snapshot, shown as text.
+ */
+export interface BreakdownView {
+  /** The line of the report it is beneath. */
+  file: string;
+  line: number;
+  /** Plumbing folded between the line and the rows (`nn.Module call`). */
+  folded: string[];
+  rows: {
+    depth: number;
+    bytes: number;
+    /** Of the line's self bytes. */
+    share: number;
+    /** The chain of frames shown on the row, outermost first. */
+    names: string[];
+    /** The first frame's path (the job's machine's) and line; `where` as rows show it. */
+    file: string;
+    line: number;
+    where: string;
+  }[];
+}
 
 /** A distributed run's ranks beside the summary of one of them (core/run/ranks.ts). */
 export interface RanksView {
@@ -68,13 +92,20 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'openLine'; file: string; line: number }
   | { type: 'showTimeline' }
+  | { type: 'showFlameGraph' }
+  /** A breakdown row's frame: by its place in the message's `breakdowns`, never by a path from the page. */
+  | { type: 'openBreakdownRow'; breakdown: number; row: number }
   /** A remedy's button: run the workload again with these allocator settings, or under this cap. */
   | { type: 'remedy'; allocConf?: Record<string, string>; capGib?: number };
 
 export function isFromWebview(m: unknown): m is FromWebview {
   if (typeof m !== 'object' || m === null) return false;
   const t = (m as { type?: unknown }).type;
-  if (t === 'ready' || t === 'showTimeline') return true;
+  if (t === 'ready' || t === 'showTimeline' || t === 'showFlameGraph') return true;
+  if (t === 'openBreakdownRow') {
+    const o = m as { breakdown?: unknown; row?: unknown };
+    return [o.breakdown, o.row].every((i) => typeof i === 'number' && Number.isSafeInteger(i) && i >= 0);
+  }
   if (t === 'remedy') {
     const { allocConf: c, capGib: g } = m as { allocConf?: unknown; capGib?: unknown };
     const conf = c === undefined || (typeof c === 'object' && c !== null && Object.entries(c).every(([k, v]) => /^[A-Za-z_]+$/.test(k) && typeof v === 'string' && /^[\w.]+$/.test(v)));

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { At, DeviceAnalysis } from '../core/analysis/analyze';
 import type { CallWindow } from '../core/analysis/backward';
+import { breakdownViews } from '../core/analysis/breakdownView';
+import { callTree } from '../core/analysis/callTree';
 import { deviceFactsBeside } from '../core/run/deviceFacts';
 import { windowNoteBeside } from '../core/run/recordingMode';
 import { runBeside } from '../core/run/runFolder';
@@ -10,12 +12,13 @@ import type { FromWebview, ToWebview } from '../core/protocol';
 import { buildReport } from '../core/report';
 import { messageText } from '../core/text';
 import type { Snapshot } from '../core/snapshot/model';
+import { ClassNames } from '../core/source/classNames';
 import { moduleRows } from '../core/analysis/moduleRows';
 import { ranksFor } from './ranksView';
 import { CommandId } from './commandIds';
 import { loadWithProgress } from './loadWithProgress';
 import type { WorkspaceMapping } from './memory/mapping';
-import { openFrameLine } from './memory/openFrame';
+import { openFrameLine, openLibraryLine } from './memory/openFrame';
 import type { MemoryView } from './memory/view';
 import { SummaryPanel } from './summaryPanel';
 import { stepDone } from './walkthrough';
@@ -79,19 +82,21 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
     void vscode.window.showInformationMessage(vscode.l10n.t('Headroom: open a memory snapshot or a run first.'));
     return;
   }
-  const { message, onMessage, later } = summaryFor(c, deps.view.mapping, deps.log);
+  const { message, onMessage, later } = summaryFor(c, deps.view.mapping, deps.log, deps.view);
   deps.track(new SummaryPanel(deps.extensionUri, message, onMessage, later));
 }
 
 /**
  * The summary page's message (report and doctor) and what its buttons and links do: shared by the
  * panel and the snapshot editor. `message()` is the latest (a distributed run's ranks section fills
- * in as the other ranks' snapshots are read); `later` is that update, to post.
+ * in as the other ranks' snapshots are read); `later` is that update, to post. When `c` is what
+ * `shown` shows, the summary's breakdowns come from the call tree the view keeps for the hovers.
  */
 export function summaryFor(
   c: { snapshot: Snapshot; analysis: DeviceAnalysis; at: At; label: string; path: string },
   mapping: WorkspaceMapping,
   log: vscode.LogOutputChannel,
+  shown?: MemoryView,
 ): { message: () => ToWebview; onMessage: (m: FromWebview) => void; later: Promise<ToWebview> | undefined } {
   const { report, attribution } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const modules = moduleRows(c.snapshot, c.analysis, report.at.trace_index);
@@ -99,14 +104,23 @@ export function summaryFor(
   const run = runBeside(c.path);
   const recording = windowNoteBeside(c.path, c.analysis.device, report.peak.requested_bytes, run);
   const ranks = ranksFor(c, log, run, report.at.trace_index === c.analysis.replay.peak.index ? attribution : undefined);
-  let message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}), ...(recording ? { recording } : {}), ...(ranks ? { ranks: ranks.first } : {}) };
+  const index = report.at.trace_index;
+  const viewTree = shown?.current === c && shown.current.instant.index === index ? shown.treeNow() : undefined;
+  const breakdowns = breakdownViews(viewTree ?? callTree(c.snapshot, c.analysis, index, new ClassNames()), report);
+  let message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}), ...(recording ? { recording } : {}), ...(ranks ? { ranks: ranks.first } : {}), ...(breakdowns.length ? { breakdowns } : {}) };
   const later = ranks?.later?.then((r): ToWebview => {
     if (message.type === 'summary') message = { ...message, ranks: r };
     return { type: 'ranks', ranks: r };
   });
   const onMessage = (m: FromWebview): void => {
     if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
-    else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);
+    // The flame graph of the summary's instant, while the view still shows this snapshot.
+    else if (m.type === 'showFlameGraph') void vscode.commands.executeCommand(CommandId.ShowFlameGraph, ...(shown?.current === c ? [index] : [])).then(undefined, (e: unknown) => log.warn(`flame graph: ${String(e)}`));
+    // A breakdown row by its place in what was sent: a library line, opened read-only when outside the workspace.
+    else if (m.type === 'openBreakdownRow') {
+      const row = breakdowns[m.breakdown]?.rows[m.row];
+      if (row) void openLibraryLine(mapping, row.file, row.line);
+    } else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);
     // The snapshot's path is the job's machine's: mapped into the workspace as the timeline does, never opened raw.
     else if (m.type === 'openLine') void openFrameLine(mapping, m.file, m.line);
   };

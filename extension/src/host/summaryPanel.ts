@@ -34,6 +34,13 @@ a:hover, a:focus { text-decoration: underline; }
 .segkey { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 4px 0; color: var(--vscode-descriptionForeground); font-size: 0.9em; }
 .segkey > span { display: inline-flex; gap: 6px; align-items: center; white-space: nowrap; }
 .segkey .swatch { width: 10px; height: 10px; border: 1px solid var(--vscode-panel-border, var(--vscode-foreground)); }
+tr.breakdown > td { padding: 0 0 6px 1.5em; }
+.breakdown-head { display: flex; align-items: center; gap: 12px; color: var(--vscode-descriptionForeground); margin: 2px 0; }
+.breakdown-head button { font: inherit; color: var(--vscode-button-secondaryForeground); background: var(--vscode-button-secondaryBackground); border: none; padding: 1px 8px; cursor: pointer; }
+.breakdown-head button:hover { background: var(--vscode-button-secondaryHoverBackground); }
+table.breakdown-rows { min-width: 0; }
+table.breakdown-rows td { padding: 0 12px 0 0; vertical-align: top; }
+table.breakdown-rows td.frame a.where { margin-left: 1em; white-space: nowrap; }
 .seglabel { color: var(--vscode-descriptionForeground); font-size: 0.9em; font-variant-numeric: tabular-nums; white-space: nowrap; }
 `;
 

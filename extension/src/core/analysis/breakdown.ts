@@ -1,4 +1,6 @@
-import type { CallNode } from './callTree';
+import { lineKey } from './callTree';
+import type { CallNode, CallTree } from './callTree';
+import { shortPath } from './plumbing';
 
 /**
  * The breakdown beneath a user line: the model code its bytes were allocated in, as every surface
@@ -34,23 +36,50 @@ export function wantsBreakdown(selfBytes: number, total: number, beneath: CallNo
   return !!beneath && total > 0 && selfBytes / total >= BREAKDOWN_MIN_SHARE && beneath.children.some((c) => c.kind === 'library');
 }
 
-/** The rows to show beneath a line (its node from CallTree.beneath), largest first, depth first. */
+/**
+ * The rows to show beneath a line (its node from CallTree.beneath), in tree order. Every top entry
+ * over the share comes first (they are what covers the line); the room left goes to the largest
+ * rows' children, largest first, so a deep chain never pushes a top entry out.
+ */
 export function breakdownRows(line: CallNode, o: BreakdownOptions = DEFAULT_BREAKDOWN): BreakdownRow[] {
-  const rows: BreakdownRow[] = [];
+  interface Item {
+    row: BreakdownRow;
+    last: CallNode;
+    kids: Item[];
+  }
   const min = line.bytes * o.minShare;
-  const visit = (n: CallNode, depth: number): void => {
-    for (const c of n.children) {
-      if (rows.length >= o.maxRows || c.bytes < min) return;
-      const chain = [c];
-      let last = c;
-      // Fold a path that does not branch (forward › loss › cross_entropy) into one row: the next
-      // node holds (nearly) all of this one's bytes.
-      while (last.children.length && last.children[0]!.bytes >= last.bytes * CHAIN_SHARE) chain.push((last = last.children[0]!));
-      rows.push({ depth, chain, bytes: c.bytes, share: line.bytes > 0 ? c.bytes / line.bytes : 0 });
-      if (depth + 1 < o.maxDepth) visit(last, depth + 1);
+  const make = (c: CallNode, depth: number): Item => {
+    const chain = [c];
+    let last = c;
+    // Fold a path that does not branch (forward › loss › cross_entropy) into one row: the next
+    // node holds (nearly) all of this one's bytes.
+    while (last.children.length && last.children[0]!.bytes >= last.bytes * CHAIN_SHARE) chain.push((last = last.children[0]!));
+    return { row: { depth, chain, bytes: c.bytes, share: line.bytes > 0 ? c.bytes / line.bytes : 0 }, last, kids: [] };
+  };
+  const top = line.children.filter((c) => c.bytes >= min).slice(0, o.maxRows).map((c) => make(c, 0));
+  const open = [...top];
+  let count = top.length;
+  while (count < o.maxRows && open.length) {
+    let best = 0;
+    for (let i = 1; i < open.length; i++) if (open[i]!.row.bytes > open[best]!.row.bytes) best = i;
+    const it = open.splice(best, 1)[0]!;
+    if (it.row.depth + 1 >= o.maxDepth) continue;
+    for (const c of it.last.children) {
+      if (c.bytes < min || count >= o.maxRows) break;
+      const k = make(c, it.row.depth + 1);
+      it.kids.push(k);
+      open.push(k);
+      count++;
+    }
+  }
+  const rows: BreakdownRow[] = [];
+  const flat = (items: Item[]): void => {
+    for (const it of items) {
+      rows.push(it.row);
+      flat(it.kids);
     }
   };
-  visit(line, 0);
+  flat(top);
   return rows;
 }
 
@@ -66,4 +95,53 @@ export function libraryCoverage(line: CallNode): { bytes: number; share: number 
   let bytes = 0;
   for (const c of line.children) if (c.kind === 'library') bytes += c.bytes;
   return { bytes, share: line.bytes > 0 ? bytes / line.bytes : 0 };
+}
+
+/** The breakdown under one line: its rows, and the plumbing folded between the line and them. */
+export interface LineBreakdown {
+  rows: BreakdownRow[];
+  folded: string[];
+}
+
+/** A line as the reports name it. */
+export interface BreakdownLine {
+  file: string;
+  line: number;
+  selfBytes: number;
+}
+
+/**
+ * The breakdown of every line that gets one (keyed by {@link lineKey}), out of `total` bytes live
+ * at the tree's instant: what `headroom analyze`, the summary page and the hover all show.
+ */
+export function lineBreakdowns(tree: CallTree, lines: readonly BreakdownLine[], total: number, o: BreakdownOptions = DEFAULT_BREAKDOWN): Map<string, LineBreakdown> {
+  const out = new Map<string, LineBreakdown>();
+  for (const l of lines) {
+    const key = lineKey(l.file, l.line);
+    const b = tree.beneath.get(key);
+    if (!wantsBreakdown(l.selfBytes, total, b)) continue;
+    const rows = breakdownRows(b, o);
+    out.set(key, { rows, folded: foldedGroups(b, rows) });
+  }
+  return out;
+}
+
+/** Rows shown where space is short (a hover): the deepest breakdown with at most `max` rows, else its top rows. */
+export function compactRows(line: CallNode, max: number, o: BreakdownOptions = DEFAULT_BREAKDOWN): BreakdownRow[] {
+  for (let depth = o.maxDepth; depth > 1; depth--) {
+    const rows = breakdownRows(line, { ...o, maxDepth: depth, maxRows: max + 1 });
+    if (rows.length <= max) return rows;
+  }
+  return breakdownRows(line, { ...o, maxDepth: 1, maxRows: max });
+}
+
+/** A row's chain of names (`Sequential.forward › ReLU.forward`), raw: each surface makes it text its own way. */
+export function rowNames(r: BreakdownRow): string[] {
+  return r.chain.map((n) => n.label);
+}
+
+/** Where a row's first frame is, as rows show it (`torch/nn/modules/container.py:253`: a library from its package down), or undefined for a bucket. */
+export function rowWhere(r: BreakdownRow): string | undefined {
+  const first = r.chain[0]!;
+  return first.file ? `${shortPath(first.file)}:${first.line}` : undefined;
 }

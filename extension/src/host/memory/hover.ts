@@ -3,11 +3,12 @@ import { formatBytes } from '../../core/format';
 import { lineHistory, stackOf } from '../../core/source/lineFacts';
 import { markdownText } from '../../core/text';
 import { CommandId } from '../commandIds';
+import { HoverBreakdown, OPEN_BREAKDOWN_FRAME } from './hoverBreakdown';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
 
-/** The only command links a hover may hold: Headroom's own, without arguments. */
-const ENABLED = [CommandId.ShowSummary, CommandId.ShowTimeline, CommandId.ToggleHoverLibraryFrames];
+/** The only command links a hover may hold: Headroom's own; none takes an argument but OPEN_BREAKDOWN_FRAME (a row's index, checked). */
+const ENABLED = [CommandId.ShowSummary, CommandId.ShowTimeline, CommandId.ToggleHoverLibraryFrames, OPEN_BREAKDOWN_FRAME];
 /** Library frames a hover lists when expanded, before it counts the rest. */
 const LIBRARY_SHOWN = 24;
 /** User frames a hover lists before it counts the rest (a stack of SHOWN + 1 is listed whole). */
@@ -34,19 +35,27 @@ function libraryPath(file: string): string {
 /**
  * The memory behind a decorated line: figures, largest tensors, the stack, the line's history.
  * Frame files and names, and the snapshot's label, are data: markdownText() makes them text, so
- * a crafted snapshot cannot add links, images, icons, HTML or emphasis. Links are built here: to
- * workspace files the path mapping found, and to the two commands in ENABLED.
+ * a crafted snapshot cannot add links, images, icons, HTML or emphasis. Links are built here (and
+ * in hoverBreakdown.ts): to workspace files the path mapping found, and to the commands in ENABLED.
  */
 export class MemoryHover implements vscode.HoverProvider {
   /** Whether hovers list the library frames between user frames (the hover's own link toggles it). */
   private library = false;
   /** The document of the last hover: a link click takes the focus, and showHover needs it back. */
   private lastUri: string | undefined;
+  private readonly breakdown: HoverBreakdown;
 
   constructor(
     private readonly view: MemoryView,
     private readonly mapping: WorkspaceMapping,
-  ) {}
+  ) {
+    this.breakdown = new HoverBreakdown(mapping, () => view.treeNow());
+  }
+
+  /** {@link OPEN_BREAKDOWN_FRAME}: opens the library line of a row the last hover's breakdown linked. */
+  openBreakdownFrame(index: unknown): Promise<void> {
+    return this.breakdown.open(index);
+  }
 
   /** Shows or hides library frames, then shows the hover again where it was. */
   async toggleLibrary(): Promise<void> {
@@ -73,7 +82,12 @@ export class MemoryHover implements vscode.HoverProvider {
     if (stat) {
       md.appendMarkdown(`  \n${vscode.l10n.t('self **{0}** in {1} blocks · inclusive {2} ({3} blocks)', formatBytes(stat.selfBytes), stat.selfBlocks, formatBytes(stat.inclusiveBytes), stat.inclusiveBlocks)}`);
       if (stat.largest.length) md.appendMarkdown(`  \n${vscode.l10n.t('largest tensors: {0}', runs(stat.largest.map((b) => formatBytes(b.bytes))))}`);
+      // A line holding a large share (the model call): the model code beneath it, as `headroom analyze`
+      // shows it. Its stack then takes one line: the breakdown already says what is beneath the line.
+      const beneath = await this.breakdown.section(stat.file, stat.line, stat.selfBytes, c.instant.requestedBytes);
+      for (const l of beneath) md.appendMarkdown(`  \n${l}`);
       md.appendMarkdown('\n\n');
+      const compact = beneath.length > 0 && !this.library;
       const top = stat.largest[0];
       if (top) {
         const frames = stackOf(c.snapshot, c.analysis, top.element, this.library);
@@ -81,8 +95,9 @@ export class MemoryHover implements vscode.HoverProvider {
           frames.flatMap((f) => ('file' in f ? [f.file] : [])),
           false,
         );
-        md.appendMarkdown(`${vscode.l10n.t('stack of the largest, innermost first:')}\n\n`);
-        // A long stack would cover the code it explains: past SHOWN user frames the rest is counted.
+        // A long stack would cover the code it explains: past SHOWN user frames (one when compact) the rest is counted.
+        const max = compact ? 1 : SHOWN;
+        const items: string[] = [];
         const users = frames.filter((f) => 'file' in f && f.user).length;
         let shown = 0;
         let libs = 0;
@@ -93,7 +108,7 @@ export class MemoryHover implements vscode.HoverProvider {
         const lib = (n: number) =>
           this.library ? (n > 1 ? vscode.l10n.t('{0} native frames', n) : vscode.l10n.t('{0} native frame', n)) : n > 1 ? vscode.l10n.t('{0} library frames', n) : vscode.l10n.t('{0} library frame', n);
         for (const f of frames) {
-          if ((users > SHOWN + 1 && shown >= SHOWN) || ('file' in f && !f.user && libs >= LIBRARY_SHOWN)) {
+          if ((users > max + 1 && shown >= max) || ('file' in f && !f.user && libs >= LIBRARY_SHOWN)) {
             more += 'file' in f ? 1 : f.collapsed;
             continue;
           }
@@ -109,12 +124,18 @@ export class MemoryHover implements vscode.HoverProvider {
           const notes = [...(f.user ? [] : [vscode.l10n.t('library')]), ...(where || !f.user ? [] : [vscode.l10n.t('not in this workspace')]), ...(via ? [vscode.l10n.t('via {0}', lib(via))] : [])];
           via = 0;
           // `where` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
-          md.appendMarkdown(`- ${where ? `[${label}](<${vscode.Uri.file(where).with({ fragment: `L${f.line}` }).toString()}>)` : label}${notes.length ? ` *(${notes.join(', ')})*` : ''}\n`);
+          items.push(`${where ? `[${label}](<${vscode.Uri.file(where).with({ fragment: `L${f.line}` }).toString()}>)` : label}${notes.length ? ` *(${notes.join(', ')})*` : ''}`);
         }
-        if (via) md.appendMarkdown(`- *… ${lib(via)}*\n`);
-        if (more) md.appendMarkdown(`- *${more > 1 ? vscode.l10n.t('+{0} more frames (the timeline shows the whole stack of a pinned block)', more) : vscode.l10n.t('+{0} more frame (the timeline shows the whole stack of a pinned block)', more)}*\n`);
+        if (via) items.push(`*… ${lib(via)}*`);
         toggle = this.library || collapsed;
-        md.appendMarkdown('\n');
+        const head = vscode.l10n.t('stack of the largest, innermost first:');
+        if (compact) {
+          if (more) items.push(`*${more > 1 ? vscode.l10n.t('+{0} more frames', more) : vscode.l10n.t('+{0} more frame', more)}*`);
+          md.appendMarkdown(`${head} ${items.join(' · ')}\n\n`);
+        } else {
+          if (more) items.push(`*${more > 1 ? vscode.l10n.t('+{0} more frames (the timeline shows the whole stack of a pinned block)', more) : vscode.l10n.t('+{0} more frame (the timeline shows the whole stack of a pinned block)', more)}*`);
+          md.appendMarkdown(`${head}\n\n${items.map((i) => `- ${i}\n`).join('')}\n`);
+        }
       }
       const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
       md.appendMarkdown(`${vscode.l10n.t('over the whole trace this line allocated {0} times, {1} in all', h.count, formatBytes(h.bytes))} · `);

@@ -1,0 +1,89 @@
+import * as vscode from 'vscode';
+import { breakdownRows, compactRows, foldedGroups, rowNames, wantsBreakdown } from '../../core/analysis/breakdown';
+import { lineKey } from '../../core/analysis/callTree';
+import type { CallTree } from '../../core/analysis/callTree';
+import { formatBytes } from '../../core/format';
+import { libraryFileHere } from '../../core/source/libraryFile';
+import { markdownText } from '../../core/text';
+import type { WorkspaceMapping } from './mapping';
+import { openLibraryLine } from './openFrame';
+
+/**
+ * The command a breakdown row's link runs for a library file outside the workspace. Its only
+ * argument is a row's index into the frames the last hover linked (checked, and refused once the
+ * view shows another instant): no path from the snapshot travels in a link.
+ */
+export const OPEN_BREAKDOWN_FRAME = 'headroom.openBreakdownFrame';
+/** Rows a hover shows at most (the summary page lists the whole breakdown). */
+export const HOVER_ROWS = 8;
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/**
+ * The hover's section on the model code beneath a line that holds a large share of the memory: the
+ * rows `headroom analyze` prints under it, each row's frame a link when it can be opened safely (a
+ * workspace file the mapping found, or an installed package's file here, opened read-only).
+ */
+export class HoverBreakdown {
+  /** What the last hover linked through OPEN_BREAKDOWN_FRAME, and the tree it was read from. */
+  private linked: { file: string; line: number }[] = [];
+  private linkedTree: CallTree | undefined;
+  private registered = false;
+
+  constructor(
+    private readonly mapping: WorkspaceMapping,
+    private readonly treeNow: () => CallTree | undefined,
+  ) {}
+
+  /**
+   * Markdown lines for the line (the hover joins them with hard breaks), none when it gets no
+   * breakdown. A row names its frame's file by its name (`container.py:253`): the hover is narrow.
+   */
+  async section(file: string, line: number, selfBytes: number, total: number): Promise<string[]> {
+    const tree = this.treeNow();
+    const b = tree?.beneath.get(lineKey(file, line));
+    if (!tree || !wantsBreakdown(selfBytes, total, b)) return [];
+    const all = breakdownRows(b);
+    const rows = compactRows(b, HOVER_ROWS);
+    const folded = foldedGroups(b, all);
+    const files = [...new Set(rows.map((r) => r.chain[0]!.file).filter(Boolean))];
+    const local = await this.mapping.resolve(files, false, false);
+    const command = await this.commandRegistered();
+    this.linked = [];
+    this.linkedTree = tree;
+    const out = [folded.length ? vscode.l10n.t('in library code beneath it (folded: {0}):', markdownText(folded.join(', '))) : vscode.l10n.t('in library code beneath it:')];
+    for (const r of rows) {
+      const first = r.chain[0]!;
+      const where = first.file ? `${first.file.slice(Math.max(first.file.lastIndexOf('/'), first.file.lastIndexOf('\\')) + 1)}:${first.line}` : undefined;
+      let shown = where ? markdownText(where) : '';
+      const mapped = first.file ? local.get(first.file) : undefined;
+      // `mapped` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
+      if (where && mapped) shown = `[${shown}](<${vscode.Uri.file(mapped).with({ fragment: `L${first.line}` }).toString()}>)`;
+      else if (where && command && libraryFileHere(first.file)) {
+        this.linked.push({ file: first.file, line: first.line });
+        const args = encodeURIComponent(JSON.stringify([this.linked.length - 1]));
+        shown = `[${shown}](command:${OPEN_BREAKDOWN_FRAME}?${args} "${vscode.l10n.t('Open the library line (read-only)')}")`;
+      }
+      // Indented by depth with no-break spaces: markdown drops leading spaces.
+      out.push(`${'\u00a0\u00a0\u00a0'.repeat(r.depth)}${formatBytes(r.bytes)} ${pct(r.share)} ${rowNames(r).map(markdownText).join(' › ')}${shown ? ` · ${shown}` : ''}`);
+    }
+    if (all.length > rows.length) out.push(`*${vscode.l10n.t('+{0} more rows on the summary page', all.length - rows.length)}*`);
+    return out;
+  }
+
+  /** The command behind a row's link: opens row `index`'s library line, if the hover it came from is still current. */
+  async open(index: unknown): Promise<void> {
+    const f = typeof index === 'number' && Number.isSafeInteger(index) && index >= 0 ? this.linked[index] : undefined;
+    if (!f || this.treeNow() !== this.linkedTree) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Headroom: the memory shown changed since this hover; hover the line again.'));
+      return;
+    }
+    await openLibraryLine(this.mapping, f.file, f.line);
+  }
+
+  /** Whether the extension registered OPEN_BREAKDOWN_FRAME (until then, rows outside the workspace stay text). */
+  private async commandRegistered(): Promise<boolean> {
+    if (!this.registered) this.registered = (await vscode.commands.getCommands(true)).includes(OPEN_BREAKDOWN_FRAME);
+    return this.registered;
+  }
+}
