@@ -40,7 +40,7 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: { webview: 'webview/src/main.ts', timeline: 'webview/src/timeline/main.ts' },
+    entryPoints: { webview: 'webview/src/main.ts', timeline: 'webview/src/timeline/main.ts', flame: 'webview/src/flame/main.ts' },
     outdir,
     platform: 'browser',
     format: 'iife',

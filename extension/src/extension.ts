@@ -29,6 +29,7 @@ import { RunController } from './host/runs';
 import { SnapshotEditor } from './host/snapshotEditor';
 import { MemoryStatusBar } from './host/statusBar';
 import { TimelinePanel } from './host/timeline/panel';
+import { FlamePanel } from './host/flame/panel';
 import { stepDone } from './host/walkthrough';
 import { showAssistantSummary } from './host/assistantView';
 import { registerLmTools } from './host/lmTools';
@@ -62,18 +63,12 @@ export function activate(context: vscode.ExtensionContext): void {
     return isAbsolute(f) ? f : join(ws.uri.fsPath, f);
   };
   const tree = new SummaryTree(view, mapping, runsDir);
-  const timeline = new TimelinePanel(
-    context.extensionUri,
-    view,
-    mapping,
-    runs,
-    log,
-    async (path, device) => {
-      if (!(await showSnapshot(deps, vscode.Uri.file(path)))) return;
-      if (device !== null && device !== view.current?.device && view.current?.snapshot.devices.includes(device)) await view.setDevice(device);
-    },
-    gpus,
-  );
+  const reopen = async (path: string, device: number | null) => {
+    if (!(await showSnapshot(deps, vscode.Uri.file(path)))) return;
+    if (device !== null && device !== view.current?.device && view.current?.snapshot.devices.includes(device)) await view.setDevice(device);
+  };
+  const timeline = new TimelinePanel(context.extensionUri, view, mapping, runs, log, reopen, gpus);
+  const flame = new FlamePanel(context.extensionUri, view, mapping, log, reopen);
   const gpusPage = new GpusPage(gpus);
   const runDiagnostics = new RunDiagnostics(view, mapping);
   const oomExplanations = new OomExplanations();
@@ -88,6 +83,8 @@ export function activate(context: vscode.ExtensionContext): void {
     tree,
     timeline,
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, { deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => timeline.revive(panel, state) }),
+    flame,
+    vscode.window.registerWebviewPanelSerializer(FlamePanel.viewType, { deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => flame.revive(panel, state) }),
     gpus,
     gpusPage,
     runDiagnostics,
@@ -125,6 +122,11 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.ShowTimeline, async (at?: unknown) => {
       if (typeof at === 'number' && Number.isInteger(at)) await view.setInstant(at);
       timeline.show();
+    }),
+    // With an event index (the timeline's button): the flame graph at that instant.
+    cmd(CommandId.ShowFlameGraph, async (at?: unknown) => {
+      if (typeof at === 'number' && Number.isInteger(at)) await view.setInstant(at);
+      flame.show();
     }),
     cmd(CommandId.ShowGpus, () => gpusPage.show()),
     cmd(CommandId.ExplainOom, () => oomExplanations.explain()),

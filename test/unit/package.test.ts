@@ -65,6 +65,8 @@ describe('the extension package', () => {
         'extension/LICENSE.txt',
         'extension/dist/cli.js',
         'extension/dist/extension.js',
+        'extension/dist/flame.css',
+        'extension/dist/flame.js',
         'extension/dist/timeline.css',
         'extension/dist/timeline.js',
         'extension/dist/tree-sitter-python.wasm',

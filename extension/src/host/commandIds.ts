@@ -24,6 +24,8 @@ export const enum CommandId {
   ShowSummary = 'headroom.showSummary',
   /** {@link TimelinePanel.show} */
   ShowTimeline = 'headroom.showTimeline',
+  /** {@link FlamePanel.show} (with an event index: at that instant) */
+  ShowFlameGraph = 'headroom.showFlameGraph',
   /** {@link rerunWithCommand} (a remedy's button; not in the palette) */
   RerunWith = 'headroom.rerunWith',
   /** {@link OomExplanations.explain} */

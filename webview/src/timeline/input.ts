@@ -1,5 +1,6 @@
 import { bytes, count } from '../format';
 import type { TimelineApp } from './app';
+import { showFlame } from './flameLink';
 import { bandAt, bandsOf, columnAt } from './raster';
 import { fillTooltip, placeTooltip } from './tooltip';
 import { clampView, panBy, zoomAt } from './viewport';
@@ -143,6 +144,10 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
       case 'p':
       case 'P':
         app.goToPeak();
+        break;
+      case 'f':
+      case 'F':
+        showFlame(app);
         break;
       case 'Enter':
       case ' ':

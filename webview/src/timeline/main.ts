@@ -3,6 +3,7 @@ import { el } from '../format';
 import { TimelineApp } from './app';
 import { readTheme } from './colors';
 import { connectHost } from './host';
+import { showFlame } from './flameLink';
 import { bindInput } from './input';
 import './timeline.css';
 
@@ -36,7 +37,7 @@ canvas.setAttribute('role', 'application');
 canvas.setAttribute('aria-roledescription', 'memory timeline');
 canvas.setAttribute(
   'aria-label',
-  'Memory over time. Arrows move the cursor, Up and Down select a block, Enter shows the code at that moment, plus and minus zoom, Page Up and Page Down pan, P goes to the peak, 0 resets.',
+  'Memory over time. Arrows move the cursor, Up and Down select a block, Enter shows the code at that moment, plus and minus zoom, Page Up and Page Down pan, P goes to the peak, F shows the flame graph of the instant, 0 resets.',
 );
 const tooltip = el('div', undefined, 'tooltip');
 tooltip.hidden = true;
@@ -107,6 +108,7 @@ toolbar.append(
   }),
   button('Peak', 'Centre the peak (P)', () => app.goToPeak()),
   button('Device…', 'Show another device or rank', () => app.post({ type: 'selectDevice' })),
+  button('Flame graph', 'The memory live at the instant, by call path (F)', () => showFlame(app)),
 );
 
 document.body.append(title, toolbar, message, timelineTab, segmentsTab, status);

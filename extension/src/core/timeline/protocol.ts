@@ -95,7 +95,9 @@ export type FromTimeline =
   | { type: 'openFrame'; file: string; line: number }
   | { type: 'setInstant'; session: number; index: number }
   | { type: 'segments'; session: number; index: number }
-  | { type: 'selectDevice' };
+  | { type: 'selectDevice' }
+  /** The flame graph at the instant the page shows (`session` -1 while live: the editors' instant). */
+  | { type: 'showFlame'; session: number; index: number };
 
 /**
  * Messages cross as JSON (Infinity would arrive as null): a request that merges every band (an
@@ -128,6 +130,7 @@ export function isFromTimeline(m: unknown): m is FromTimeline {
       return typeof o.file === 'string' && int(o.line);
     case 'setInstant':
     case 'segments':
+    case 'showFlame':
       return int(o.session) && int(o.index) && o.index >= -1;
     default:
       return false;

@@ -115,6 +115,12 @@ export class TimelinePanel implements vscode.Disposable {
       case 'selectDevice':
         await vscode.commands.executeCommand(CommandId.SelectDevice);
         return;
+      case 'showFlame': {
+        // At the page's instant: the editors' one unless the page names another of its snapshot.
+        const moved = mine && m.index !== this.view.current?.instant.index;
+        await vscode.commands.executeCommand(CommandId.ShowFlameGraph, ...(moved ? [m.index] : []));
+        return;
+      }
     }
   }
 
