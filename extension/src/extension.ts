@@ -99,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.languages.registerCodeLensProvider(python, new MemoryLens(view, mapping)),
     vscode.languages.registerHoverProvider(python, hover),
     cmd(CommandId.ToggleHoverLibraryFrames, () => hover.toggleLibrary()),
+    cmd(CommandId.OpenBreakdownFrame, (i?: unknown) => hover.openBreakdownFrame(i)),
     cmd(CommandId.ShowAssistantSummary, () => showAssistantSummary()),
     registerLmTools(view, () => (lintParser ??= PythonParser.load(join(context.extensionPath, 'dist')))),
     vscode.languages.registerCodeActionsProvider(python, new RunMomentActions(runDiagnostics), { providedCodeActionKinds: RunMomentActions.kinds }),

@@ -36,6 +36,7 @@ export const enum CommandId {
   LintWorkspace = 'headroom.lintWorkspace',
   /** {@link MemoryHover.toggleLibrary} (a hover's link; not in the palette) */
   ToggleHoverLibraryFrames = 'headroom.toggleHoverLibraryFrames',
+  OpenBreakdownFrame = 'headroom.openBreakdownFrame',
   /** {@link showAssistantSummary} */
   ShowAssistantSummary = 'headroom.showAssistantSummary',
   /** Run after a lint quick fix's edit (LintCodeActions); does nothing: it completes the walkthrough's step. */

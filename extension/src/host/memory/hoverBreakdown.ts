@@ -5,6 +5,7 @@ import type { CallTree } from '../../core/analysis/callTree';
 import { formatBytes } from '../../core/format';
 import { libraryFileHere } from '../../core/source/libraryFile';
 import { markdownText } from '../../core/text';
+import { CommandId } from '../commandIds';
 import type { WorkspaceMapping } from './mapping';
 import { openLibraryLine } from './openFrame';
 
@@ -13,7 +14,7 @@ import { openLibraryLine } from './openFrame';
  * argument is a row's index into the frames the last hover linked (checked, and refused once the
  * view shows another instant): no path from the snapshot travels in a link.
  */
-export const OPEN_BREAKDOWN_FRAME = 'headroom.openBreakdownFrame';
+export const OPEN_BREAKDOWN_FRAME = CommandId.OpenBreakdownFrame;
 /** Rows a hover shows at most (the summary page lists the whole breakdown). */
 export const HOVER_ROWS = 8;
 
@@ -28,7 +29,6 @@ export class HoverBreakdown {
   /** What the last hover linked through OPEN_BREAKDOWN_FRAME, and the tree it was read from. */
   private linked: { file: string; line: number }[] = [];
   private linkedTree: CallTree | undefined;
-  private registered = false;
 
   constructor(
     private readonly mapping: WorkspaceMapping,
@@ -48,7 +48,6 @@ export class HoverBreakdown {
     const folded = foldedGroups(b, all);
     const files = [...new Set(rows.map((r) => r.chain[0]!.file).filter(Boolean))];
     const local = await this.mapping.resolve(files, false, false);
-    const command = await this.commandRegistered();
     this.linked = [];
     this.linkedTree = tree;
     const out = [folded.length ? vscode.l10n.t('in library code beneath it (folded: {0}):', markdownText(folded.join(', '))) : vscode.l10n.t('in library code beneath it:')];
@@ -59,7 +58,7 @@ export class HoverBreakdown {
       const mapped = first.file ? local.get(first.file) : undefined;
       // `mapped` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
       if (where && mapped) shown = `[${shown}](<${vscode.Uri.file(mapped).with({ fragment: `L${first.line}` }).toString()}>)`;
-      else if (where && command && libraryFileHere(first.file)) {
+      else if (where && libraryFileHere(first.file)) {
         this.linked.push({ file: first.file, line: first.line });
         const args = encodeURIComponent(JSON.stringify([this.linked.length - 1]));
         shown = `[${shown}](command:${OPEN_BREAKDOWN_FRAME}?${args} "${vscode.l10n.t('Open the library line (read-only)')}")`;
@@ -79,11 +78,5 @@ export class HoverBreakdown {
       return;
     }
     await openLibraryLine(this.mapping, f.file, f.line);
-  }
-
-  /** Whether the extension registered OPEN_BREAKDOWN_FRAME (until then, rows outside the workspace stay text). */
-  private async commandRegistered(): Promise<boolean> {
-    if (!this.registered) this.registered = (await vscode.commands.getCommands(true)).includes(OPEN_BREAKDOWN_FRAME);
-    return this.registered;
   }
 }
