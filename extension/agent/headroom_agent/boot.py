@@ -76,6 +76,7 @@ class Agent(object):
                 backward.wrap(torch, self.record_event, self.recording, self.safe_point, self.before_backward)
         except Exception as e:
             self.log("error", "could not watch backward(): %s" % e)
+        self._watch_params(torch)
         if self.config.record == "window":
             self._watch_history_switch(torch)
         lazy = getattr(getattr(torch, "cuda", None), "_lazy_call", None)
@@ -83,6 +84,19 @@ class Agent(object):
             self.log("error", "this torch has no torch.cuda._lazy_call; recording is off")
             return
         lazy(self.on_cuda)
+
+    def _watch_params(self, torch):
+        """At `import torch`, before any model is built: parameter names for gradients and optimizer
+        state (params.py)."""
+        if not self.config.params or "params" in self.config.cost_off:
+            return
+        try:
+            from . import params
+
+            if params.install(torch, self) is None:
+                self.log("info", "this torch has no global module-registration and optimizer-step hooks (torch < 2.0): gradients and optimizer state are not named")
+        except Exception as e:
+            self.log("warning", "parameter names are off: %s: %s" % (type(e).__name__, e))
 
     def _watch_history_switch(self, torch):
         """Window mode turns PyTorch's recorder off between windows, which must never touch a

@@ -28,6 +28,10 @@ class Config(object):
         self.modules = env.get("HEADROOM_MODULES", "off")
         if self.modules not in ("auto", "on", "off"):
             self.modules = "off"
+        # Parameter names for gradients and optimizer state (params.py): on unless "off".
+        self.params = env.get("HEADROOM_PARAMS", "on") != "off"
+        # Tests only: params.py records CPU tensors too (a CPU torch has no CUDA tensor to record).
+        self.params_cpu = env.get("HEADROOM_PARAMS_CPU") == "1"
         # window (the default): stacks only in windows (window.py); full: every event, as PyTorch's
         # recorder alone (~1.2x on a launch-bound loop).
         self.record = env.get("HEADROOM_RECORD", "window")

@@ -111,7 +111,10 @@ class RunFolder(object):
 
     def append(self, name, obj):
         """One JSON line, flushed at once (a crash loses at most the line being written)."""
-        line = json.dumps(obj, separators=(",", ":"), default=str) + "\n"
+        self.append_line(name, json.dumps(obj, separators=(",", ":"), default=str) + "\n")
+
+    def append_line(self, name, line):
+        """A line already made (a caller that counts the bytes it writes)."""
         with self._lock:
             if self.path is None:
                 if len(self._early) < EARLY_LINES:
