@@ -4,7 +4,12 @@ import { byModule } from '../core/analysis/modules';
 import { buildReport } from '../core/report';
 import { breakdownJson, treeJson } from '../core/analysis/treeJson';
 import { lineKey } from '../core/analysis/callTree';
+import { creditParams } from '../core/analysis/params';
+import { renderParamsCredit } from '../core/analysis/paramsText';
+import { paramsBeside } from '../core/run/paramsFile';
+import { SnapshotError } from '../core/errors';
 import { breakdowns } from './breakdown';
+import { paramsJson } from './paramsJson';
 import { moduleJson, renderModules } from './byModule';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
@@ -64,7 +69,17 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     throw e;
   }
   const modules = by === 'module' ? byModule(s, analysis, report.at.trace_index) : undefined;
-  const model = breakdowns(s, analysis, report);
+  // A run folder's params.jsonl names parameters, gradients and optimizer state (the agent's optimizer-step records).
+  let records;
+  try {
+    records = paramsBeside(path);
+  } catch (e) {
+    // The analysis stands without names: a params.jsonl over its cap or unreadable is said, not fatal.
+    if (!(e instanceof SnapshotError)) throw e;
+    io.err(`headroom: parameter names not read: ${plain(e.message)}\n`);
+  }
+  const params = records ? creditParams(analysis, report.at.trace_index, records) : undefined;
+  const model = breakdowns(s, analysis, report, params);
   // --json is JSON (its strings escaped by JSON.stringify); the text report is made plain, line by line.
   if (json) {
     const lines = report.lines.map((l) => {
@@ -73,7 +88,10 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     });
     // The tree down to 0.1 % of the live bytes: what a reader can act on, in a bounded document.
     const tree = treeJson(model.tree.root, report.at.requested_bytes * 0.001);
-    io.out(JSON.stringify({ ...report, lines, tree, ...(modules ? { by_module: moduleJson(modules) } : {}) }, null, 1) + '\n');
-  } else io.out(plainLines(renderReport(report, path, top, model.lines) + (modules ? '\n' + renderModules(modules, top) : '')));
+    io.out(JSON.stringify({ ...report, lines, tree, ...(params ? { params: paramsJson(params) } : {}), ...(modules ? { by_module: moduleJson(modules) } : {}) }, null, 1) + '\n');
+  } else {
+    const named = params && params.creditedBytes > 0 ? '\n' + renderParamsCredit(params, top || 10).join('\n') + '\n' : '';
+    io.out(plainLines(renderReport(report, path, top, model.lines) + named + (modules ? '\n' + renderModules(modules, top) : '')));
+  }
   return 0;
 }

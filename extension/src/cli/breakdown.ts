@@ -4,6 +4,7 @@ import type { LineBreakdown } from '../core/analysis/breakdown';
 import { reportBreakdowns } from '../core/analysis/breakdownView';
 import { callTree } from '../core/analysis/callTree';
 import type { CallTree } from '../core/analysis/callTree';
+import type { ParamsCredit } from '../core/analysis/params';
 import { formatBytes } from '../core/format';
 import type { AnalyzeReport } from '../core/report';
 import type { Snapshot } from '../core/snapshot/model';
@@ -11,8 +12,8 @@ import { ClassNames } from '../core/source/classNames';
 import { plain } from '../core/text';
 
 /** The call tree at the report's instant, and the breakdown of every line that gets one (keyed as lines are). */
-export function breakdowns(s: Snapshot, a: DeviceAnalysis, r: AnalyzeReport): { tree: CallTree; lines: Map<string, LineBreakdown> } {
-  const tree = callTree(s, a, r.at.trace_index, new ClassNames());
+export function breakdowns(s: Snapshot, a: DeviceAnalysis, r: AnalyzeReport, params?: ParamsCredit): { tree: CallTree; lines: Map<string, LineBreakdown> } {
+  const tree = callTree(s, a, r.at.trace_index, new ClassNames(), params);
   return { tree, lines: reportBreakdowns(tree, r) };
 }
 

@@ -17,6 +17,7 @@ interface Colours {
   user: string;
   library: string;
   bucket: string;
+  tensor: string;
   text: string;
   gap: string;
   match: string;
@@ -40,6 +41,7 @@ export class FlameCanvas {
       user: cssVar('--vscode-charts-blue', '#3794ff'),
       library: cssVar('--vscode-charts-purple', '#b180d7'),
       bucket: cssVar('--vscode-descriptionForeground', '#8b8b8b'),
+      tensor: cssVar('--vscode-charts-green', '#89d185'),
       text: cssVar('--vscode-editor-background', '#1e1e1e'),
       gap: cssVar('--vscode-editor-background', '#1e1e1e'),
       match: cssVar('--vscode-charts-yellow', '#cca700'),

@@ -44,7 +44,7 @@ status.setAttribute('aria-live', 'polite');
 const message = el('p', '', 'message');
 message.hidden = true;
 const key = el('div', undefined, 'key');
-for (const [kind, text] of [['user', 'your code'], ['library', 'library code'], ['bucket', 'no source line']] as const) {
+for (const [kind, text] of [['user', 'your code'], ['library', 'library code'], ['tensor', 'a named parameter tensor'], ['bucket', 'no source line']] as const) {
   const k = el('span');
   k.append(el('span', undefined, `swatch ${kind}`), el('span', text));
   key.append(k);

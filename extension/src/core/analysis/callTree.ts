@@ -6,10 +6,12 @@ import type { BucketKind } from './attribution';
 import { NOT_BACKWARD } from './backward';
 import { plumbingGroup } from './plumbing';
 import { hasModuleScopes, scopeReader } from './modules';
+import type { ParamsCredit } from './params';
 import { liveAt, Origin } from './replay';
 import { FrameKind } from './userCode';
 
-export type CallKind = 'user' | 'library' | 'bucket';
+/** 'tensor': a leaf naming the parameter, gradient or optimizer state a block is (params.ts). */
+export type CallKind = 'user' | 'library' | 'bucket' | 'tensor';
 
 /** One node of the call tree at an instant: a kept frame (user or model code) or a named bucket. */
 export interface CallNode {
@@ -67,6 +69,8 @@ interface Group {
   site: number;
   node: string | undefined;
   scope: string | undefined;
+  /** Index of the named tensor in ParamsCredit.tensors, when the run's optimizer steps saw this block. */
+  tensor?: number;
 }
 
 /** A frame node named by the module instance that ran it. */
@@ -93,11 +97,13 @@ interface Path {
  * them, from the stacks the snapshot already holds (no hooks). Blocks with no user frame hang under
  * the same buckets as the line attribution's, so the tree's root adds up to the live total.
  */
-export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: ClassNames): CallTree {
+export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: ClassNames, params?: ParamsCredit): CallTree {
   const e = a.replay.elements;
   const live = liveAt(e, index);
+  // Blocks the run's optimizer steps named (params.ts, same instant): a leaf per named tensor.
+  const credit = params && params.index === index && params.live.length === live.length ? params.credit : undefined;
   const cls = a.classifier;
-  const paths = new Map<number, Path>();
+  const paths: (Path | undefined)[] = [];
   const label = (f: number): string => {
     const func = s.frames.nameOf(f);
     const file = s.frames.fileOf(f);
@@ -113,13 +119,13 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
     return n;
   };
 
-  const groups = new Map<number, string | undefined>();
+  const plumbingOf = new Map<number, string | undefined>();
   const groupOf = (f: number): string | undefined => {
-    if (!groups.has(f)) groups.set(f, plumbingGroup(s.frames.fileOf(f), s.frames.nameOf(f)));
-    return groups.get(f);
+    if (!plumbingOf.has(f)) plumbingOf.set(f, plumbingGroup(s.frames.fileOf(f), s.frames.nameOf(f)));
+    return plumbingOf.get(f);
   };
   const pathOf = (stack: number): Path => {
-    let p = paths.get(stack);
+    let p = paths[stack];
     if (p) return p;
     p = { frames: [], folds: [], tail: [], self: -1, module: -1, python: false };
     const fr = s.stacks.get(stack);
@@ -150,7 +156,7 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
       pending = [];
     }
     p.tail = pending;
-    paths.set(stack, p);
+    paths[stack] = p;
     return p;
   };
 
@@ -175,38 +181,70 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
       else n = child(n, f, () => frameNode(f), p.folds[i]);
       add(n, g);
     }
+    for (const x of p.tail) n.viaSet.add(x);
+    settle(n, g);
+  };
+  /** Where a group's path ends: its own bytes, or a leaf naming the parameter tensor it is. */
+  const settle = (n: Acc, g: Group): void => {
+    if (g.tensor !== undefined) {
+      const t = params!.tensors[g.tensor]!;
+      n = child(n, `t${g.tensor}`, () => node('tensor', -1, `${t.name} (${t.kind === 'optimizer_state' ? `optimizer state${t.key ? ` ${t.key}` : ''}` : t.kind})`));
+      add(n, g);
+    }
     n.selfBytes += g.bytes;
     n.selfBlocks += g.blocks;
-    for (const x of p.tail) n.viaSet.add(x);
   };
 
   // Blocks grouped first (by stack, module scope, bucket): the tree is then built once per group,
   // so a million live blocks cost a pass over numbers, not a million walks down the tree.
-  const groupsOf = new Map<string, Group>();
+  const groups: Group[] = [];
+  // A user line's group is found by stack id (and module scope), the buckets' by a short key: a
+  // million blocks then cost no string made per block.
+  const byStack = new Int32Array(s.stacks.size + 1).fill(-1);
+  const byScope = new Map<string, Map<number, number>>();
+  const byKey = new Map<string, number>();
   const scopeOf = hasModuleScopes(s) ? scopeReader(s, a) : undefined;
+  const backwardKey = (k: number): string => `w${a.backward.site[k]}|${a.backward.node.get(k) ?? ''}`;
   for (let i = 0; i < live.length; i++) {
     const k = live[i]!;
     const origin = e.origin[k]!;
     const stack = origin !== Origin.UnmatchedFree ? e.stack[k]! : -1;
     const p = stack >= 0 ? pathOf(stack) : undefined;
-    let key: string;
     let kind: BucketKind | 'line' = 'line';
     let scope: string | undefined;
-    if (p && p.self >= 0) {
+    let gi: number;
+    const c = credit ? credit[i]! : -1;
+    if (c >= 0) {
+      kind = p && p.self >= 0 ? 'line' : origin !== Origin.Trace ? 'before_recording' : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : p?.python ? 'library' : 'no_stack';
+      const key = `t${c}|${kind}|${stack}|${a.backward.site[k]}|${a.backward.node.get(k) ?? ''}`;
+      gi = byKey.get(key) ?? -1;
+      if (gi < 0) byKey.set(key, (gi = groups.push({ bytes: 0, blocks: 0, kind, path: p, site: a.backward.site[k]!, node: a.backward.node.get(k), scope, tensor: c }) - 1));
+    } else if (p && p.self >= 0) {
       const sc = scopeOf?.(k);
       scope = sc && sc.phase === 'forward' && p.module >= 0 ? sc.path : undefined;
-      key = `l${stack}|${scope ?? ''}`;
+      if (scope === undefined) {
+        gi = byStack[stack]!;
+        if (gi < 0) byStack[stack] = gi = groups.push({ bytes: 0, blocks: 0, kind, path: p, site: -1, node: undefined, scope }) - 1;
+      } else {
+        let m = byScope.get(scope);
+        if (!m) byScope.set(scope, (m = new Map()));
+        gi = m.get(stack) ?? -1;
+        if (gi < 0) m.set(stack, (gi = groups.push({ bytes: 0, blocks: 0, kind, path: p, site: -1, node: undefined, scope }) - 1));
+      }
     } else {
       kind = origin !== Origin.Trace ? 'before_recording' : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : p?.python ? 'library' : 'no_stack';
-      key = kind === 'library' ? `b${stack}` : kind === 'backward' ? `w${a.backward.site[k]}|${a.backward.node.get(k) ?? ''}` : kind;
+      gi = byKey.get(kind === 'library' ? `b${stack}` : kind === 'backward' ? backwardKey(k) : kind) ?? -1;
     }
-    let g = groupsOf.get(key);
-    if (!g) groupsOf.set(key, (g = { bytes: 0, blocks: 0, kind, path: p, site: a.backward.site[k]!, node: a.backward.node.get(k), scope }));
+    if (gi < 0) {
+      const key = kind === 'library' ? `b${stack}` : kind === 'backward' ? backwardKey(k) : kind;
+      byKey.set(key, (gi = groups.push({ bytes: 0, blocks: 0, kind, path: p, site: a.backward.site[k]!, node: a.backward.node.get(k), scope }) - 1));
+    }
+    const g = groups[gi]!;
     g.bytes += e.size[k]!;
     g.blocks++;
   }
 
-  for (const g of groupsOf.values()) {
+  for (const g of groups) {
     add(root, g);
     const p = g.path;
     if (g.kind === 'line') {
@@ -238,8 +276,7 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
         add(n, g);
       }
     }
-    n.selfBytes += g.bytes;
-    n.selfBlocks += g.blocks;
+    settle(n, g);
   }
   return { root: finish(root), beneath: new Map([...beneath].map(([k, v]) => [k, finish(v)])) };
 }

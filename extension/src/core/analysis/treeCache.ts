@@ -2,7 +2,9 @@ import type { Snapshot } from '../snapshot/model';
 import { ClassNames } from '../source/classNames';
 import type { LocateFile } from '../source/classNames';
 import type { DeviceAnalysis } from './analyze';
+import type { ParamRecords } from '../run/paramsFile';
 import { callTree } from './callTree';
+import { creditParams } from './params';
 import type { CallTree } from './callTree';
 
 /**
@@ -16,13 +18,14 @@ export class TreeCache {
 
   constructor(private readonly locate?: LocateFile) {}
 
-  at(s: Snapshot, a: DeviceAnalysis, index: number): CallTree {
+  /** @param records the run folder's params.jsonl, when the snapshot came from a run: parameter tensors become named leaves. */
+  at(s: Snapshot, a: DeviceAnalysis, index: number, records?: ParamRecords): CallTree {
     if (this.last && this.last.a === a && this.last.index === index) return this.last.tree;
     if (this.namesFor !== s) {
       this.names = new ClassNames(this.locate);
       this.namesFor = s;
     }
-    const tree = callTree(s, a, index, this.names);
+    const tree = callTree(s, a, index, this.names, records ? creditParams(a, index, records) : undefined);
     this.last = { a, index, tree };
     return tree;
   }

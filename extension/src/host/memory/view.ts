@@ -7,6 +7,8 @@ import type { CallWindow } from '../../core/analysis/backward';
 import type { CallTree } from '../../core/analysis/callTree';
 import type { Instant } from '../../core/analysis/replay';
 import { TreeCache } from '../../core/analysis/treeCache';
+import { paramsBeside } from '../../core/run/paramsFile';
+import type { ParamRecords } from '../../core/run/paramsFile';
 import { formatBytes } from '../../core/format';
 import { annotate, DEFAULT_ANNOTATE, heatOf } from '../../core/source/annotations';
 import type { LineAnnotation } from '../../core/source/annotations';
@@ -66,6 +68,7 @@ export class MemoryView implements vscode.Disposable {
   private expected = new Map<string, string>();
   private readonly subs: vscode.Disposable[];
   private readonly trees = new TreeCache();
+  private params: { path: string; records: ParamRecords | undefined } | undefined;
 
   /** Public so that every "open this line" (summary, timeline) maps frames the same way. */
   constructor(readonly mapping: WorkspaceMapping) {
@@ -212,7 +215,21 @@ export class MemoryView implements vscode.Disposable {
   /** The call tree (user lines and the model code beneath them) at the instant shown; built once per instant. */
   treeNow(): CallTree | undefined {
     const c = this.current;
-    return c ? this.trees.at(c.snapshot, c.analysis, c.instant.index) : undefined;
+    return c ? this.trees.at(c.snapshot, c.analysis, c.instant.index, this.paramRecords(c.path)) : undefined;
+  }
+
+  /** The run folder's parameter records beside the snapshot, read once per snapshot; none when absent or unreadable. */
+  private paramRecords(path: string): ParamRecords | undefined {
+    if (this.params?.path !== path) {
+      let records: ParamRecords | undefined;
+      try {
+        records = paramsBeside(path);
+      } catch {
+        records = undefined; // over its cap or unreadable: the tree stands without names
+      }
+      this.params = { path, records };
+    }
+    return this.params.records;
   }
 
   /** The attribution line behind an annotation (for the hover's details). */

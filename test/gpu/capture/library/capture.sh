@@ -15,6 +15,7 @@ LIB=${LIB:-/tmp/lib}
 NODE=${NODE:-/tmp/node}
 export HEADROOM_AGENT_DIR=$ROOT/extension/agent PYTHONUNBUFFERED=1
 WORKLOADS=${*:-hf_decoder hf_t5 timm_vit tv_detection lightning_blocks unet}
+MODES=${MODES:-plain run}  # MODES=run re-records only the headroom run captures
 mkdir -p $LIB/plain $LIB/run $LIB/logs
 cd "$HERE"
 
@@ -33,13 +34,18 @@ step() {
 }
 
 for w in $WORKLOADS; do
-  rm -rf $LIB/plain/$w.* $LIB/run/$w
-  # PyTorch's default context='all' breaks backward through non-reentrant checkpointing on torch
-  # 2.11 (docs/testing.md): when the plain run fails, once more with context='alloc' (its truth
-  # file's "record" says which).
-  step "$w plain" $LIB/logs/$w.plain.log python $w.py --plain $LIB/plain/$w.pickle ||
-    step "$w plain (context=alloc)" $LIB/logs/$w.plain-alloc.log python $w.py --plain $LIB/plain/$w.pickle --context alloc
-  step "$w headroom run" $LIB/logs/$w.run.log "$NODE" "$ROOT/.carry/cli.js" run --out $LIB/run/$w -- python $w.py
+  if [[ " $MODES " == *" plain "* ]]; then
+    rm -rf $LIB/plain/$w.*
+    # PyTorch's default context='all' breaks backward through non-reentrant checkpointing on torch
+    # 2.11 (docs/testing.md): when the plain run fails, once more with context='alloc' (its truth
+    # file's "record" says which).
+    step "$w plain" $LIB/logs/$w.plain.log python $w.py --plain $LIB/plain/$w.pickle ||
+      step "$w plain (context=alloc)" $LIB/logs/$w.plain-alloc.log python $w.py --plain $LIB/plain/$w.pickle --context alloc
+  fi
+  if [[ " $MODES " == *" run "* ]]; then
+    rm -rf $LIB/run/$w
+    step "$w headroom run" $LIB/logs/$w.run.log "$NODE" "$ROOT/.carry/cli.js" run --out $LIB/run/$w -- python $w.py
+  fi
 done
 
 mapfile -t snaps < <(find $LIB -name '*.pickle' | sort)
