@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice, attributeAt } from '../../extension/src/core/analysis/analyze';
 import { callTree } from '../../extension/src/core/analysis/callTree';
-import type { CallNode } from '../../extension/src/core/analysis/callTree';
+import type { CallNode } from '../../extension/src/core/analysis/callNode';
 import { isFromFlame } from '../../extension/src/core/flame/protocol';
 import type { FlameNode } from '../../extension/src/core/flame/protocol';
 import { FLAME_MIN_PX, FLAME_WIDTH_PX, FlameIds, flameMinBytes, pruneFlame } from '../../extension/src/core/flame/prune';

@@ -3,7 +3,7 @@ import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import { byModule } from '../core/analysis/modules';
 import { buildReport } from '../core/report';
 import { breakdownJson, treeJson } from '../core/analysis/treeJson';
-import { lineKey } from '../core/analysis/callTree';
+import { lineKey } from '../core/analysis/callNode';
 import { creditParams } from '../core/analysis/params';
 import { renderParamsCredit } from '../core/analysis/paramsText';
 import { paramsBeside } from '../core/run/paramsFile';

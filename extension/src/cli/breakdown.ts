@@ -3,7 +3,7 @@ import { rowNames, rowWhere } from '../core/analysis/breakdown';
 import type { LineBreakdown } from '../core/analysis/breakdown';
 import { reportBreakdowns } from '../core/analysis/breakdownView';
 import { callTree } from '../core/analysis/callTree';
-import type { CallTree } from '../core/analysis/callTree';
+import type { CallTree } from '../core/analysis/callNode';
 import type { ParamsCredit } from '../core/analysis/params';
 import { formatBytes } from '../core/format';
 import type { AnalyzeReport } from '../core/report';

@@ -1,7 +1,7 @@
 import { BUCKET_LABELS } from '../core/analysis/attribution';
 import { formatBytes } from '../core/format';
 import type { AnalyzeReport } from '../core/report';
-import { lineKey } from '../core/analysis/callTree';
+import { lineKey } from '../core/analysis/callNode';
 import { renderBreakdown } from './breakdown';
 import type { LineBreakdown } from '../core/analysis/breakdown';
 import { plain } from '../core/text';

@@ -1,5 +1,5 @@
-import { lineKey } from './callTree';
-import type { CallNode, CallTree } from './callTree';
+import { lineKey } from './callNode';
+import type { CallNode, CallTree } from './callNode';
 import { shortPath } from './plumbing';
 
 /**

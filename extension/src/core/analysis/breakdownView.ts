@@ -2,8 +2,8 @@ import type { BreakdownView } from '../protocol';
 import type { AnalyzeReport } from '../report';
 import { lineBreakdowns, rowNames, rowWhere } from './breakdown';
 import type { LineBreakdown } from './breakdown';
-import { lineKey } from './callTree';
-import type { CallTree } from './callTree';
+import { lineKey } from './callNode';
+import type { CallTree } from './callNode';
 
 /** The breakdown of each of the report's lines that gets one (keyed by lineKey); the tree is at the report's instant. */
 export function reportBreakdowns(tree: CallTree, r: AnalyzeReport): Map<string, LineBreakdown> {

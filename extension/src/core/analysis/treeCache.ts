@@ -5,7 +5,7 @@ import type { DeviceAnalysis } from './analyze';
 import type { ParamRecords } from '../run/paramsFile';
 import { callTree } from './callTree';
 import { creditParams } from './params';
-import type { CallTree } from './callTree';
+import type { CallTree } from './callNode';
 
 /**
  * The call tree at one instant, for the surfaces that ask again and again (hovers, the summary,

@@ -1,5 +1,5 @@
 import type { BreakdownRow } from './breakdown';
-import type { CallNode } from './callTree';
+import type { CallNode } from './callNode';
 
 /** A call-tree node in `--json`: snake_case, children pruned below `minBytes` (their bytes kept in `other_bytes`). */
 export interface CallNodeJson {

@@ -1,4 +1,4 @@
-import type { CallKind } from '../analysis/callTree';
+import type { CallKind } from '../analysis/callNode';
 
 /**
  * The flame graph channel: the host and the flame webview import these types (the webview imports

@@ -1,4 +1,4 @@
-import type { CallNode } from '../analysis/callTree';
+import type { CallNode } from '../analysis/callNode';
 import type { FlameNode } from './protocol';
 
 /** The widest graph planned for (a 4K screen), and the narrowest frame sent: half a pixel of it. */

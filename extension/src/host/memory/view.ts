@@ -4,7 +4,7 @@ import type { At, DeviceAnalysis } from '../../core/analysis/analyze';
 import { analyzeDevice, attributeAt, defaultDevice, resolveAt } from '../../core/analysis/analyze';
 import type { Attribution, LineStat } from '../../core/analysis/attribution';
 import type { CallWindow } from '../../core/analysis/backward';
-import type { CallTree } from '../../core/analysis/callTree';
+import type { CallTree } from '../../core/analysis/callNode';
 import type { Instant } from '../../core/analysis/replay';
 import { TreeCache } from '../../core/analysis/treeCache';
 import { paramsBeside } from '../../core/run/paramsFile';
