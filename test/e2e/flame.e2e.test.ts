@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { ARTIFACTS, ROOT, Session } from './harness/session';
@@ -23,9 +24,9 @@ interface TreeJson {
   children?: TreeJson[];
 }
 
-/** The call tree `headroom analyze --json` prints (at the peak, or at event `at`). */
-function cliTree(at?: number): TreeJson {
-  const args = [join(ROOT, 'dist', 'cli.js'), 'analyze', DEMO, '--json', ...(at !== undefined ? ['--at', String(at)] : [])];
+/** The call tree `headroom analyze --json` prints for `snapshot` (at the peak, or at event `at`). */
+function cliTree(at?: number, snapshot = DEMO): TreeJson {
+  const args = [join(ROOT, 'dist', 'cli.js'), 'analyze', snapshot, '--json', ...(at !== undefined ? ['--at', String(at)] : [])];
   return (JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8' })) as { tree: TreeJson }).tree;
 }
 
@@ -41,16 +42,16 @@ const train = [...walk(tree)].filter((n) => n.kind === 'user' && n.name.endsWith
 
 const UNIT: Record<string, number> = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30 };
 
+/** The editor's cursor line, once it is `line` (or what it is after 5 s). */
+const caretLine = async (s: Session, line: number) => {
+  const where = s.page.locator('.statusbar-item[id="status.editor.selection"]');
+  for (let i = 0; i < 50 && !(await where.innerText()).includes(`Ln ${line},`); i++) await s.page.waitForTimeout(100);
+  return where.innerText();
+};
+
 describe('memory flame graph', () => {
   let s: Session | undefined;
   let f: Frame;
-
-  /** The editor's cursor line, once it is `line` (or what it is after 5 s). */
-  const caretLine = async (s: Session, line: number) => {
-    const where = s.page.locator('.statusbar-item[id="status.editor.selection"]');
-    for (let i = 0; i < 50 && !(await where.innerText()).includes(`Ln ${line},`); i++) await s.page.waitForTimeout(100);
-    return where.innerText();
-  };
   /** The drawn frame for a CLI node (same label and line). */
   const boxOf = async (n: TreeJson) => (await flameState(f)).boxes.find((b) => b.label === n.name && b.line === n.line);
 
@@ -186,5 +187,107 @@ describe('memory flame graph', () => {
     const st = await flameState(f);
     assert.equal(st.instant, `at event #${at}`);
     assert.equal(st.total, expected);
+  });
+});
+
+// A library frame, as breakdown.e2e.test.ts sets it up: the capture's container.py (the demo
+// model's Sequential) points at a stand-in site-packages folder of this machine, outside the
+// workspace, whose file has `class Sequential` with its forward at the recorded line. The call tree
+// names the frame from that source (Sequential.forward), and its line opens read-only.
+const SITE = '/opt/torch/.venv/lib/python3.12/site-packages';
+const CONTAINER = 'torch/nn/modules/container.py';
+const CONTAINER_LINE = 253;
+const LIB = join(mkdtempSync(join(tmpdir(), 'headroom-lib-')), 'venv', 'lib', 'python3.12', 'site-packages');
+
+/** A stand-in for a torch file: comment lines, then `class NAME` whose forward holds line `at`. */
+function standIn(what: string, cls: string, at: number): string {
+  const head = Array.from({ length: at - 4 }, (_, i) => `# stand-in for ${what}, line ${i + 1}`);
+  return [...head, `class ${cls}:`, '', '    def forward(self, input):', '        return input', '# (end)', ''].join('\n');
+}
+
+describe('memory flame graph: a library frame (an installed package outside the workspace)', () => {
+  let s: Session | undefined;
+  let f: Frame;
+  let snapshot: string;
+  let sequential: TreeJson[];
+
+  before(async () => {
+    s = await Session.open({ workspace: join(ROOT, 'demo', 'workspace') });
+    snapshot = join(s.workspace, 'leaky_demo.pickle');
+    execFileSync('python3', [join(ROOT, 'test', 'reference', 'reprefix.py'), DEMO, snapshot, `${SITE}/${CONTAINER}`, `${LIB}/${CONTAINER}`]);
+    mkdirSync(dirname(join(LIB, CONTAINER)), { recursive: true });
+    writeFileSync(join(LIB, CONTAINER), standIn(CONTAINER, 'Sequential', CONTAINER_LINE));
+    sequential = [...walk(cliTree(undefined, snapshot))].filter((n) => n.name.toLowerCase().includes('sequential') || (n.file ?? '').toLowerCase().includes('sequential'));
+    await s.activate('train_leaky.py');
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  e2e('search for the class name Sequential finds its forward, a library frame', () => s!, async (s) => {
+    // The CLI names the frame from the stand-in's class (the capture names only the function).
+    assert.ok(sequential.length >= 1, 'the CLI has a Sequential frame');
+    for (const n of sequential) {
+      assert.equal(n.kind, 'library');
+      assert.equal(n.name, 'Sequential.forward');
+      assert.equal(n.file, `${LIB}/${CONTAINER}`);
+      assert.equal(n.line, CONTAINER_LINE);
+    }
+    await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+    await s.workbench.answerFileDialog(snapshot);
+    await webviewContent(s.page).locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
+    await s.workbench.runCommand('Headroom: Show Memory Flame Graph');
+    f = await flameFrame(s.page);
+    const search = f.locator('input.search');
+    await search.fill('Sequential');
+    const found = await f.locator('.found').innerText();
+    const m = /^(\d+) frames? match/.exec(found);
+    assert.ok(m, found);
+    assert.ok(Number(m[1]) >= 1, found);
+    assert.equal(Number(m[1]), sequential.length, found);
+    // Enter goes to the first match: the page says it is Sequential.forward, library code, at its line.
+    await search.press('Enter');
+    assert.match(await f.locator('.sr-status').innerText(), new RegExp(`^Sequential\\.forward, .*, library code, container\\.py:${CONTAINER_LINE}$`));
+    assert.match(await f.locator('.details strong').innerText(), /Sequential\.forward/);
+    assert.match(await f.locator('.details').innerText(), new RegExp(`${CONTAINER.replace(/\./g, '\\.')}:${CONTAINER_LINE}`));
+    const drawn = (await flameState(f)).boxes.filter((b) => b.label.includes('Sequential.forward'));
+    assert.ok(drawn.length >= 1, 'a Sequential.forward frame is drawn');
+    assert.ok(drawn.every((b) => b.file === `${LIB}/${CONTAINER}` && b.line === CONTAINER_LINE), JSON.stringify(drawn));
+  });
+
+  /** container.py active at the recorded line, and read-only: a key typed there edits nothing and VS Code says why. */
+  const openedReadOnly = async (s: Session) => {
+    const before = readFileSync(join(LIB, CONTAINER), 'utf8');
+    const tab = s.page.locator('.editor-group-container.active .tab.active[data-resource-name="container.py"]');
+    await tab.waitFor({ timeout: 30_000 });
+    assert.match(await caretLine(s, CONTAINER_LINE), new RegExp(`Ln ${CONTAINER_LINE}, Col 1`));
+    await s.page.waitForFunction(() => document.querySelector('.editor-group-container.active .editor-instance .current-line') !== null, undefined, { timeout: 30_000 });
+    await s.page.keyboard.type('x');
+    const said = s.page.locator('.monaco-editor-overlaymessage', { hasText: /read-only/ });
+    await said.first().waitFor({ timeout: 10_000 });
+    assert.match(await said.first().innerText(), /read-only in this session/);
+    assert.equal(readFileSync(join(LIB, CONTAINER), 'utf8'), before);
+    assert.equal(await tab.evaluate((t) => t.classList.contains('dirty')), false, 'the library file takes no edit');
+    return tab;
+  };
+
+  e2e('Enter on it, and "Go to source", open container.py at the recorded line, read-only', () => s!, async (s) => {
+    await f.locator('.graph').focus();
+    assert.match(await f.locator('.sr-status').innerText(), /^Sequential\.forward, /);
+    await s.page.keyboard.press('Enter');
+    const tab = await openedReadOnly(s);
+    // Closed, then the last Sequential match opened with the button.
+    await tab.locator('.codicon-close-small').click();
+    await tab.waitFor({ state: 'detached', timeout: 30_000 });
+    f = await flameFrame(s.page);
+    const search = f.locator('input.search');
+    await search.fill('');
+    await search.fill('Sequential');
+    // Enter walks the matches: the last is the one shown after as many presses as there are.
+    for (let i = 0; i < sequential.length; i++) await search.press('Enter');
+    assert.match(await f.locator('.sr-status').innerText(), new RegExp(`^Sequential\\.forward, .*, library code, container\\.py:${CONTAINER_LINE}$`));
+    if (sequential.length > 1) assert.match(await f.locator('.found').innerText(), new RegExp(`\\(${sequential.length} of ${sequential.length}\\)$`));
+    await f.locator('button', { hasText: 'Go to source' }).click();
+    await openedReadOnly(s);
   });
 });
