@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CLASS_NAME_LIMITS, ClassNames } from '../../extension/src/core/source/classNames';
+import { mappedPaths } from '../../extension/src/core/source/pathMap';
 
 describe('class names from the source', () => {
   const dir = mkdtempSync(join(tmpdir(), 'headroom-classes-'));
@@ -31,6 +32,13 @@ describe('class names from the source', () => {
     assert.equal(n.qualname('/remote/site-packages/modeling_x.py', 5, 'forward'), 'XAttention.forward');
     assert.equal(n.qualname('/remote/site-packages/modeling_x.py', 8, 'helper'), 'helper');
     assert.equal(asked, 1);
+  });
+
+  it('through headroom.pathMappings’ prefixes (mappedPaths): the longest prefix first, then the path itself', () => {
+    assert.deepEqual(mappedPaths('/r/sp/pkg/m.py', { '/r': '/a', '/r/sp/': '/b' }), ['/b/pkg/m.py', '/a/sp/pkg/m.py', '/r/sp/pkg/m.py']);
+    assert.deepEqual(mappedPaths('/other/m.py', { '/r': '/a' }), ['/other/m.py']);
+    const n = new ClassNames((f) => mappedPaths(f, { '/cluster/venv/lib/python3.12/site-packages': dir }));
+    assert.equal(n.qualname('/cluster/venv/lib/python3.12/site-packages/modeling_x.py', 5, 'forward'), 'XAttention.forward');
   });
 
   it('never reads a FIFO, a device, a non-Python file or one over the cap (no hang, no name)', () => {

@@ -95,3 +95,19 @@ export function expandMappings(m: Mapping, workspaceFolder: string | undefined):
   }
   return out;
 }
+
+/**
+ * Where a frame's file may be on this machine, for reading it (class names): through each prefix
+ * mapping that covers it, longest first, then the path itself. No guess by file name: a library's
+ * `utils.py` is not the user's.
+ */
+export function mappedPaths(remote: string, mappings: Mapping): string[] {
+  const p = norm(remote);
+  const out: string[] = [];
+  const prefixes = Object.entries(mappings)
+    .map(([r, l]) => [norm(r).replace(/\/+$/, ''), norm(l).replace(/\/+$/, '')] as [string, string])
+    .sort((x, y) => y[0].length - x[0].length);
+  for (const [r, l] of prefixes) if (p === r || p.startsWith(`${r}/`)) out.push(l + p.slice(r.length));
+  out.push(remote);
+  return out;
+}

@@ -31,6 +31,11 @@ export class WorkspaceMapping {
     return this.files;
   }
 
+  /** The prefix mappings in force (learned and configured): for reading a frame's source where it lies here. */
+  prefixes(): Mapping {
+    return this.mappings();
+  }
+
   private mappings(): Mapping {
     const ws = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const configured = vscode.workspace.getConfiguration('headroom').get<Mapping>('pathMappings', {});

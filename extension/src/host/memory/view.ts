@@ -14,6 +14,7 @@ import { annotate, DEFAULT_ANNOTATE, heatOf } from '../../core/source/annotation
 import type { LineAnnotation } from '../../core/source/annotations';
 import { diffAttributions, signedBytes } from '../../core/source/diff';
 import { contentHash, shiftLine } from '../../core/source/lineShift';
+import { mappedPaths } from '../../core/source/pathMap';
 import type { Snapshot } from '../../core/snapshot/model';
 import { Config } from '../config';
 import { libraryLinesFor } from './libraryAnnotations';
@@ -67,7 +68,8 @@ export class MemoryView implements vscode.Disposable {
   /** Per local file: the hash the annotations were made for. */
   private expected = new Map<string, string>();
   private readonly subs: vscode.Disposable[];
-  private readonly trees = new TreeCache();
+  // Class names are read from the frames' sources, here or through headroom.pathMappings.
+  private readonly trees = new TreeCache((f) => mappedPaths(f, this.mapping.prefixes()));
   private params: { path: string; records: ParamRecords | undefined } | undefined;
 
   /** Public so that every "open this line" (summary, timeline) maps frames the same way. */
