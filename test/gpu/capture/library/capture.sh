@@ -19,19 +19,7 @@ MODES=${MODES:-plain run}  # MODES=run re-records only the headroom run captures
 mkdir -p $LIB/plain $LIB/run $LIB/logs
 cd "$HERE"
 
-since() { python3 -c "import time; print(round(time.time() - $1, 1))"; }
-
-# One command, its log, and a line with its exit status and time.
-step() {
-  local label=$1 log=$2 start rc
-  shift 2
-  start=$(date +%s.%N)
-  timeout 150 "$@" > "$log" 2>&1
-  rc=$?
-  echo "$label: exit $rc in $(since "$start") s"
-  [ $rc -eq 0 ] || tail -8 "$log" | sed 's/^/    /'
-  return $rc
-}
+. "$HERE/steps.sh"
 
 for w in $WORKLOADS; do
   if [[ " $MODES " == *" plain "* ]]; then

@@ -12,18 +12,7 @@ MODELS=${*:-bert convnext maskrcnn llama}
 mkdir -p $LIB/plain $LIB/logs
 cd "$HERE"
 
-since() { python3 -c "import time; print(round(time.time() - $1, 1))"; }
-
-step() {
-  local label=$1 log=$2 start rc
-  shift 2
-  start=$(date +%s.%N)
-  timeout 150 "$@" > "$log" 2>&1
-  rc=$?
-  echo "$label: exit $rc in $(since "$start") s"
-  [ $rc -eq 0 ] || tail -8 "$log" | sed 's/^/    /'
-  return $rc
-}
+. "$HERE/steps.sh"
 
 for m in $MODELS; do
   rm -f $LIB/plain/$m.*
