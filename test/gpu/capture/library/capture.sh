@@ -24,11 +24,7 @@ cd "$HERE"
 for w in $WORKLOADS; do
   if [[ " $MODES " == *" plain "* ]]; then
     rm -rf $LIB/plain/$w.*
-    # PyTorch's default context='all' breaks backward through non-reentrant checkpointing on torch
-    # 2.11 (docs/testing.md): when the plain run fails, once more with context='alloc' (its truth
-    # file's "record" says which).
-    step "$w plain" $LIB/logs/$w.plain.log python $w.py --plain $LIB/plain/$w.pickle ||
-      step "$w plain (context=alloc)" $LIB/logs/$w.plain-alloc.log python $w.py --plain $LIB/plain/$w.pickle --context alloc
+    plain $w $LIB/plain/$w.pickle python $w.py
   fi
   if [[ " $MODES " == *" run "* ]]; then
     rm -rf $LIB/run/$w
@@ -36,17 +32,5 @@ for w in $WORKLOADS; do
   fi
 done
 
-mapfile -t snaps < <(find $LIB -name '*.pickle' | sort)
-[ ${#snaps[@]} -gt 0 ] && python3 "$HERE/classes.py" "${snaps[@]}"
-for f in "${snaps[@]}"; do gzip -9f "$f"; done
-(cd $LIB && find . -type f | sort | xargs ls -la)
-# What comes back from the host is at most 8 files of 16 MB: one tar when it fits, else one per workload.
-if [ "$(du -sb $LIB | cut -f1)" -lt 15000000 ]; then
-  tar cf "$OUT/library.tar" -C $LIB .
-else
-  for log in $LIB/logs/*.plain.log; do
-    w=$(basename "$log" .plain.log)
-    (cd $LIB && tar cf "$OUT/library-$w.tar" $(ls -d plain/$w.* run/$w logs/$w.* 2>/dev/null))
-  done
-fi
+pack "$OUT" library
 ls -la "$OUT"

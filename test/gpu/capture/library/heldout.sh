@@ -16,22 +16,8 @@ cd "$HERE"
 
 for m in $MODELS; do
   rm -f $LIB/plain/$m.*
-  # As in capture.sh: context='all' may break non-reentrant checkpointing (llama); then 'alloc'.
-  step "$m plain" $LIB/logs/$m.plain.log python heldout.py --model $m --plain $LIB/plain/$m.pickle ||
-    step "$m plain (context=alloc)" $LIB/logs/$m.plain-alloc.log python heldout.py --model $m --plain $LIB/plain/$m.pickle --context alloc
+  plain $m $LIB/plain/$m.pickle python heldout.py --model $m
 done
 
-mapfile -t snaps < <(find $LIB -name '*.pickle' | sort)
-[ ${#snaps[@]} -gt 0 ] && python3 "$HERE/classes.py" "${snaps[@]}"
-for f in "${snaps[@]}"; do gzip -9f "$f"; done
-(cd $LIB && find . -type f | sort | xargs ls -la)
-# What comes back from the host is at most 8 files of 16 MB: one tar when it fits, else one per model.
-if [ "$(du -sb $LIB | cut -f1)" -lt 15000000 ]; then
-  tar cf "$OUT/heldout.tar" -C $LIB .
-else
-  for log in $LIB/logs/*.plain.log; do
-    w=$(basename "$log" .plain.log)
-    (cd $LIB && tar cf "$OUT/heldout-$w.tar" $(ls -d plain/$w.* logs/$w.* 2>/dev/null))
-  done
-fi
+pack "$OUT" heldout
 ls -la "$OUT"
