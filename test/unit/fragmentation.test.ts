@@ -107,9 +107,11 @@ describe('OOM messages of every format', () => {
     const parsed = parseOomMessages(samples.join('\n\n'));
     assert.deepEqual(
       parsed.map((p) => p.format),
-      ['legacy', 'legacy', 'modern', 'modern', 'async', 'absurd', 'thc'],
+      ['cached', 'reserved-hint', 'modern', 'modern', 'async', 'absurd', 'thc'],
     );
-    assert.equal(parsed[0]!.reservedBytes, Math.round(254.89 * 2 ** 20));
+    // ≤1.4's "cached" was already reserved − allocated (format doc §14): the slack, not the reserve.
+    assert.equal(parsed[0]!.reservedUnallocatedBytes, Math.round(254.89 * 2 ** 20));
+    assert.equal(parsed[0]!.reservedBytes, undefined);
     assert.equal(parsed[1]!.device, 1);
     assert.equal(parsed[2]!.processes[0]!.pid, 1234);
     assert.deepEqual(

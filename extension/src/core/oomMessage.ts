@@ -1,11 +1,15 @@
-/**
- * Parses CUDA out-of-memory messages of every format PyTorch has printed (format doc §14): the
- * modern sentence form (2.1+, including the 2.1 "capacty" typo, private pools and memory-fraction
- * caps), the legacy parenthesised form (~1.0–2.0), cudaMallocAsync's multi-line form, the absurd-size
- * form and THC's "cuda runtime error (2)".
- */
-export type OomFormat = 'modern' | 'legacy' | 'async' | 'absurd' | 'thc';
+import { flatten } from './oom/flatten';
+import { FORMATS, sizeBytes } from './oom/formats';
+import type { OomFormat } from './oom/formats';
 
+export type { OomFormat } from './oom/formats';
+export { parseSizeText } from './oom/formats';
+
+/**
+ * Finds the CUDA out-of-memory messages in any text (a traceback, a log, a pasted issue) in every
+ * format PyTorch has printed (docs/oom-formats.md), read from a flattened copy so that wrapping,
+ * line prefixes, markup and colour codes do not hide them.
+ */
 export interface OomProcess {
   /** null = "this process" (the sentence that includes non-PyTorch memory). */
   pid: number | null;
@@ -14,120 +18,78 @@ export interface OomProcess {
 
 export interface OomMessage {
   format: OomFormat;
-  /** Offset of the message in the text it was found in. */
+  /** Offset of the message in the text it was found in, and of its end. */
   offset: number;
+  end: number;
+  /** The message as it was given (wrapping, prefixes and all). */
   text: string;
+  /** A figure the format prints is missing: the message was cut short. */
+  truncated: boolean;
   device?: number;
   /** "Tried to allocate": the rounded segment request, not the tensor size. */
   triedBytes?: number;
   totalBytes?: number;
   freeBytes?: number;
   processes: OomProcess[];
-  /** The per-process cap ("… allowed;"), when a memory fraction is set. */
+  /** The per-process cap ("… allowed;"), when a memory fraction is set; cudaMallocAsync's "PyTorch limit". */
   allowedBytes?: number;
   /** "allocated by PyTorch" (modern: includes private-pool free bytes) / "already allocated" (legacy). */
   allocatedBytes?: number;
   privatePoolBytes?: number;
-  /** "reserved by PyTorch but unallocated" (modern). */
+  /** "reserved by PyTorch but unallocated" (modern); the ≤1.4 "cached" means the same. */
   reservedUnallocatedBytes?: number;
-  /** "reserved in total by PyTorch" / "cached" (legacy). */
+  /** "reserved in total by PyTorch" (1.5–2.0). */
   reservedBytes?: number;
   /** cudaMallocAsync: "Requested". */
   requestedBytes?: number;
 }
 
-const SIZE = String.raw`(?:\d+ bytes|\d+\.\d{2} (?:KiB|MiB|GiB))`;
-const S = (name: string) => `(?<${name}>${SIZE})`;
-const MODERN = new RegExp(
-  String.raw`CUDA out of memory\. Tried to allocate ${S('tried')}\. GPU (?<gpu>\d+) has a total capaci?ty of ${S('total')} of which ${S('free')} is free\. ` +
-    String.raw`(?<procs>(?:(?:Process \d+|Including non-PyTorch memory, this process) has ${SIZE} memory in use\. )*)` +
-    String.raw`(?:${S('allowed')} allowed; )?Of the allocated memory ${S('alloc')} is allocated by PyTorch, ` +
-    String.raw`(?:with ${S('private')} allocated in private pools \(e\.g\., CUDA Graphs\), )?and ${S('unalloc')} is reserved by PyTorch but unallocated\.`,
-  'g',
-);
-const PROC = new RegExp(String.raw`(?:Process (?<pid>\d+)|Including non-PyTorch memory, this process) has ${S('used')} memory in use\.`, 'g');
-const LEGACY = new RegExp(
-  String.raw`CUDA out of memory\. Tried to allocate ${S('tried')} \(GPU (?<gpu>\d+); ${S('total')} total capacity; ${S('alloc')} already allocated; ${S('free')} free; ` +
-    String.raw`(?:${S('allowed')} allowed; )?${S('reserved')} (?:reserved in total by PyTorch|cached)\)`,
-  'g',
-);
-const ASYNC = new RegExp(
-  String.raw`Allocation on device (?<gpu>\d+) would exceed allowed memory\. \(out of memory\)\s*Currently allocated\s*: ${S('alloc')}\s*Requested\s*: ${S('req')}\s*Device limit\s*: ${S('total')}\s*Free \(according to CUDA\): ${S('free')}` +
-    String.raw`(?:\s*PyTorch limit \(set by user-supplied memory fraction\)\s*: ${S('allowed')})?`,
-  'g',
-);
-const ABSURD = /CUDA out of memory\. Tried to allocate more than 1EB memory\./g;
-const THC = /cuda runtime error \(2\) : out of memory/g;
+// Lines that may hold part of a message: the flattening works on windows around them, so a long
+// log costs one scan, not a copy of itself.
+const CANDIDATE = /memory|allocat|runtime error|CUBLAS_STATUS_ALLOC_FAILED|capaci?ty|reserved|GiB|MiB/i;
+/** A message wrapped at 10 columns spans about 60 lines. */
+const AFTER = 64;
+const BEFORE = 4;
 
-const UNITS: Record<string, number> = { bytes: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30 };
-
-/** "1024.00 KiB" → 1048576. Two decimals: the figure is within ±0.5 % of the real one. */
-export function parseSizeText(s: string): number {
-  const [v, unit] = s.split(' ') as [string, string];
-  return Math.round(Number(v) * UNITS[unit]!);
+function windows(text: string): [number, number][] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  const lineEnd = (k: number) => (k + 1 < starts.length ? starts[k + 1]! : text.length);
+  const out: [number, number][] = [];
+  for (let k = 0; k < starts.length; k++) {
+    if (!CANDIDATE.test(text.slice(starts[k], lineEnd(k)))) continue;
+    const from = Math.max(0, k - BEFORE);
+    const to = Math.min(starts.length - 1, k + AFTER);
+    const last = out.at(-1);
+    if (last && last[1] >= from) last[1] = to;
+    else out.push([from, to]);
+  }
+  return out.map(([a, b]) => [starts[a]!, lineEnd(b)]);
 }
 
-function sizeOf(g: Record<string, string | undefined>, name: string): number | undefined {
-  const v = g[name];
-  return v === undefined ? undefined : parseSizeText(v);
-}
-
-/** Finds and parses every OOM message in `text` (a traceback, a terminal log, a pasted message). */
+/** Finds and parses every OOM message in `text`, in order. */
 export function parseOomMessages(text: string): OomMessage[] {
   const out: OomMessage[] = [];
-  for (const m of text.matchAll(MODERN)) {
-    const g = m.groups!;
-    const processes: OomProcess[] = [];
-    for (const p of (g.procs ?? '').matchAll(PROC)) {
-      processes.push({ pid: p.groups!.pid ? Number(p.groups!.pid) : null, usedBytes: parseSizeText(p.groups!.used!) });
+  for (const [from, to] of windows(text)) {
+    const flat = flatten(text, from, to);
+    const found: { start: number; end: number; m: Omit<OomMessage, 'offset' | 'end' | 'text'> }[] = [];
+    for (const f of FORMATS) {
+      f.re.lastIndex = 0;
+      for (const m of flat.text.matchAll(f.re)) {
+        const start = m.index!;
+        // Another format's match covers this place already (the absurd form starts like the others).
+        if (found.some((x) => start < x.end && x.start < start + m[0].length)) continue;
+        const parsed = f.read(m.groups ?? {});
+        if (parsed) found.push({ start, end: start + m[0].length, m: parsed });
+      }
     }
-    out.push({
-      format: 'modern',
-      offset: m.index!,
-      text: m[0],
-      device: Number(g.gpu),
-      triedBytes: sizeOf(g, 'tried'),
-      totalBytes: sizeOf(g, 'total'),
-      freeBytes: sizeOf(g, 'free'),
-      processes,
-      allowedBytes: sizeOf(g, 'allowed'),
-      allocatedBytes: sizeOf(g, 'alloc'),
-      privatePoolBytes: sizeOf(g, 'private'),
-      reservedUnallocatedBytes: sizeOf(g, 'unalloc'),
-    });
+    for (const x of found) {
+      const offset = flat.at[x.start]!;
+      const end = flat.at[x.end - 1]! + 1;
+      out.push({ ...x.m, offset, end, text: text.slice(offset, end) });
+    }
   }
-  for (const m of text.matchAll(LEGACY)) {
-    const g = m.groups!;
-    out.push({
-      format: 'legacy',
-      offset: m.index!,
-      text: m[0],
-      device: Number(g.gpu),
-      triedBytes: sizeOf(g, 'tried'),
-      totalBytes: sizeOf(g, 'total'),
-      freeBytes: sizeOf(g, 'free'),
-      processes: [],
-      allowedBytes: sizeOf(g, 'allowed'),
-      allocatedBytes: sizeOf(g, 'alloc'),
-      reservedBytes: sizeOf(g, 'reserved'),
-    });
-  }
-  for (const m of text.matchAll(ASYNC)) {
-    const g = m.groups!;
-    out.push({
-      format: 'async',
-      offset: m.index!,
-      text: m[0],
-      device: Number(g.gpu),
-      totalBytes: sizeOf(g, 'total'),
-      freeBytes: sizeOf(g, 'free'),
-      processes: [],
-      allowedBytes: sizeOf(g, 'allowed'),
-      allocatedBytes: sizeOf(g, 'alloc'),
-      requestedBytes: sizeOf(g, 'req'),
-    });
-  }
-  for (const m of text.matchAll(ABSURD)) out.push({ format: 'absurd', offset: m.index!, text: m[0], processes: [] });
-  for (const m of text.matchAll(THC)) out.push({ format: 'thc', offset: m.index!, text: m[0], processes: [] });
   return out.sort((a, b) => a.offset - b.offset);
 }
+
+export { sizeBytes };
