@@ -71,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const flame = new FlamePanel(context.extensionUri, view, mapping, log, reopen);
   const gpusPage = new GpusPage(gpus);
   const runDiagnostics = new RunDiagnostics(view, mapping);
-  const oomExplanations = new OomExplanations();
+  const oomExplanations = new OomExplanations(runsDir);
   const cmd = (id: CommandId | string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   const python = { language: 'python', scheme: 'file' };
   const hover = new MemoryHover(view, mapping);

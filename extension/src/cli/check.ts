@@ -1,25 +1,32 @@
 import { analyzeDevice } from '../core/analysis/analyze';
 import type { DeviceAnalysis } from '../core/analysis/analyze';
 import { describeLeak, detectLeaks } from '../core/diagnose/leaks';
-import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../core/diagnose/oom';
+import { diagnoseSnapshot } from '../core/diagnose/oom';
+import { oomJson } from '../core/diagnose/oomJson';
+import { renderDiagnosis } from '../core/diagnose/oomText';
 import { deviceFactsBeside } from '../core/run/deviceFacts';
-import { isSnapshotFile, readLogTail } from '../core/logFile';
-import { parseOomMessages } from '../core/oomMessage';
+import { isSnapshotFile } from '../core/logFile';
 import { formatBytes } from '../core/format';
 import { plain, plainLines } from '../core/text';
 import { flag, intFlag, parseArgs, sizeFlag, UsageError } from './args';
+import { explainOomFile } from './explainOom';
 import type { Io } from './io';
 import { loadForCli } from './load';
 
-export const CHECK_USAGE = `usage: headroom check SNAPSHOT [--max-peak SIZE] [--max-reserved SIZE] [--device N] [--explain-oom] [--no-leak [--leak-min SIZE]]
-       headroom check OOM_MESSAGE.txt --explain-oom
+export const CHECK_USAGE = `usage: headroom check SNAPSHOT|RUN [--max-peak SIZE] [--max-reserved SIZE] [--device N]
+                      [--explain-oom [--json]] [--no-leak [--leak-min SIZE]]
+       headroom check LOG|- --explain-oom [--json] [--run RUN]
 
   Exits 1 with a one-line reason when a device's peak (requested bytes) or peak reserved memory
   is over budget, 0 otherwise. SIZE needs a unit: 20GiB, 512MiB, 1.5G (binary), 20GB (decimal),
   4096B (bytes).
   --explain-oom prints the OOM doctor's diagnosis of every OOM in the snapshot, or of every CUDA
-  OOM message in a text file (a log, a pasted message): fragmentation, cap, non-PyTorch or demand,
-  with the figures and the remedies.
+  OOM message in a text file (a log, a pasted message; - reads standard input), in order:
+  fragmentation, cap, non-pytorch, demand or unknown, with the figures read and the remedies.
+  --json prints {"ooms": [{"class", "figures", "derived", "reason", "remedies": [{"id", "title",
+  "change", "effect"}]}]} instead. --run RUN: a Headroom run folder whose snapshot of the same OOM
+  (same device, request and free memory) replaces the message's figures as evidence; a log inside
+  a run folder uses its run without it.
   --no-leak exits 1 when live memory grows steadily from iteration to iteration, by any amount:
   measured at the run's step boundaries (optimizer steps, else backward passes, else the outermost
   loop) past a warm-up, and held by tensors created at the same lines in most iterations and never
@@ -29,7 +36,7 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
   // Paths, frame names and OOM messages are data: escaped where they are quoted, and every line
   // written goes through plainLines as a net (check has no --json to keep byte for byte).
   const io: Io = { out: (t) => raw.out(plainLines(t)), err: (t) => raw.err(plainLines(t)) };
-  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {}, 'no-leak': {}, 'leak-min': { value: true } });
+  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {}, json: {}, run: { value: true }, 'no-leak': {}, 'leak-min': { value: true } });
   if (p.positional.length !== 1) throw new UsageError(CHECK_USAGE);
   const maxPeak = sizeFlag(p, 'max-peak');
   const maxReserved = sizeFlag(p, 'max-reserved');
@@ -38,14 +45,17 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
   const leakMin = sizeFlag(p, 'leak-min');
   if (leakMin !== undefined && !noLeak) throw new UsageError('--leak-min goes with --no-leak\n' + CHECK_USAGE);
   if (maxPeak === undefined && maxReserved === undefined && !explain && !noLeak) throw new UsageError('check needs --max-peak, --max-reserved, --no-leak or --explain-oom\n' + CHECK_USAGE);
+  const json = flag(p, 'json') !== undefined;
+  const run = flag(p, 'run');
+  if ((json || run !== undefined) && !explain) throw new UsageError(`--${json ? 'json' : 'run'} goes with --explain-oom\n` + CHECK_USAGE);
   const path = p.positional[0]!;
   // A text file (a log, a pasted message) is read for OOM messages, not as a snapshot.
-  if (explain && !isSnapshotFile(path)) {
-    const ms = parseOomMessages(readLogTail(path));
-    if (!ms.length) io.out(`no CUDA out-of-memory message in ${plain(path)}\n`);
-    for (const m of ms) io.out(renderDiagnosis(diagnoseMessage(m)));
-    return 0;
+  if (explain && (path === '-' || !isSnapshotFile(path))) {
+    if (maxPeak !== undefined || maxReserved !== undefined || noLeak) throw new UsageError('a text file has only OOM messages to explain: budgets and --no-leak need a snapshot\n' + CHECK_USAGE);
+    return explainOomFile(path, { json, ...(run !== undefined ? { run } : {}) }, json ? raw : io);
   }
+  if (run !== undefined) throw new UsageError('--run goes with a log or a pasted message; a snapshot is its own evidence\n' + CHECK_USAGE);
+  if (json && (maxPeak !== undefined || maxReserved !== undefined || noLeak)) throw new UsageError('--json prints the OOM doctor alone: drop the budgets and --no-leak\n' + CHECK_USAGE);
   const s = await loadForCli(path);
   // Each device is analyzed once, for the doctor and the budgets alike.
   const analyses = new Map<number, DeviceAnalysis>();
@@ -60,6 +70,10 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
       const facts = deviceFactsBeside(path, d);
       return a.ooms.map((o) => ({ a, o, facts }));
     });
+    if (json) {
+      raw.out(JSON.stringify({ ooms: ooms.map(({ a, o, facts }) => ({ device: a.device, event: o.index, ...oomJson(diagnoseSnapshot(s, a, o, facts)) })) }, null, 1) + '\n');
+      return 0;
+    }
     if (!ooms.length) io.out(`no OOM recorded in ${plain(path)}\n`);
     for (const { a, o, facts } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, facts))}`);
     if (maxPeak === undefined && maxReserved === undefined && !noLeak) return 0;

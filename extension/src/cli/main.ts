@@ -93,6 +93,11 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
 }
 
 if (require.main === module) {
+  // A reader that stops early (`| head`) closes the pipe: the output it wanted is out, nothing failed.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(process.exitCode ?? 0);
+  });
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

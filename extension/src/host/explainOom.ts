@@ -1,13 +1,17 @@
 import * as vscode from 'vscode';
-import { diagnoseMessage, renderDiagnosis } from '../core/diagnose/oom';
-import { parseOomMessages } from '../core/oomMessage';
-import type { OomMessage } from '../core/oomMessage';
+import { explainOomText, placeOf } from '../core/diagnose/explainText';
+import type { ExplainedOom } from '../core/diagnose/explainText';
+import { recentRuns, withRunEvidence } from '../core/diagnose/oomEvidence';
+import { renderDiagnosis } from '../core/diagnose/oomText';
 
-/** Read-only tabs holding the doctor's text, one per explained message. */
+/** Read-only tabs holding the doctor's text, one per explained text. */
 export class OomExplanations implements vscode.TextDocumentContentProvider {
   static readonly scheme = 'headroom-oom';
   private readonly texts = new Map<string, string>();
   private n = 0;
+
+  /** `runsDir`: the workspace's runs folder, whose snapshots of the same OOM are better evidence. */
+  constructor(private readonly runsDir: () => string | undefined = () => undefined) {}
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.texts.get(uri.path) ?? '';
@@ -15,31 +19,35 @@ export class OomExplanations implements vscode.TextDocumentContentProvider {
 
   /**
    * "Headroom: Explain CUDA Out-of-Memory Error…": the OOM messages in the editor's selection (a
-   * log, a notebook output pasted), else on the clipboard (copied from a terminal), else pasted
-   * into a box. Every format PyTorch has printed is read.
+   * log, a notebook output pasted), else in the whole file when it is a log, else on the clipboard
+   * (copied from a terminal), else pasted into a box. Every format PyTorch has printed is read.
    */
   async explain(): Promise<void> {
     const ed = vscode.window.activeTextEditor;
-    let ms = parseOomMessages(ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : '');
+    let text = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : '';
+    if (!explainOomText(text).length && ed && ed.document.languageId !== 'python') text = ed.document.getText();
     // A browser-hosted editor may refuse the clipboard: then the box below asks for the text.
-    if (!ms.length) ms = parseOomMessages(await vscode.env.clipboard.readText().then((t) => t, () => ''));
-    if (!ms.length) {
-      const pasted = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Headroom: explain a CUDA out-of-memory error'),
-        prompt: vscode.l10n.t('Paste the error (from a terminal, a log or a notebook)'),
-        ignoreFocusOut: true,
-        validateInput: (v) => (parseOomMessages(v).length ? undefined : vscode.l10n.t('No CUDA out-of-memory message in this text.')),
-      });
-      ms = parseOomMessages(pasted ?? '');
+    if (!explainOomText(text).length) text = await vscode.env.clipboard.readText().then((t) => t, () => '');
+    if (!explainOomText(text).length) {
+      text =
+        (await vscode.window.showInputBox({
+          title: vscode.l10n.t('Headroom: explain a CUDA out-of-memory error'),
+          prompt: vscode.l10n.t('Paste the error (from a terminal, a log or a notebook)'),
+          ignoreFocusOut: true,
+          validateInput: (v) => (explainOomText(v).length ? undefined : vscode.l10n.t('No CUDA out-of-memory message in this text.')),
+        })) ?? '';
     }
-    await this.show(ms);
+    await this.show(text);
   }
 
-  /** One tab with the doctor's reading of each message (nothing when there is none). */
-  async show(ms: readonly OomMessage[]): Promise<void> {
-    if (!ms.length) return;
+  /** One tab with the doctor's reading of each message in `text` (nothing when there is none). */
+  async show(text: string): Promise<void> {
+    let found: ExplainedOom[] = explainOomText(text);
+    if (!found.length) return;
+    const root = this.runsDir();
+    if (root) found = await withRunEvidence(found, ...recentRuns(root)).catch(() => found);
     const path = `/OOM ${++this.n}.txt`;
-    this.texts.set(path, ms.map((m) => renderDiagnosis(diagnoseMessage(m))).join('\n'));
+    this.texts.set(path, found.map((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i))).join('\n'));
     await vscode.window.showTextDocument(vscode.Uri.from({ scheme: OomExplanations.scheme, path }), { preview: false });
   }
 }

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { messageText } from '../core/text';
-import { diagnoseMessage } from '../core/diagnose/oom';
-import { parseOomMessages } from '../core/oomMessage';
+import { explainOomText } from '../core/diagnose/explainText';
 import type { OomExplanations } from './explainOom';
 
 /** A terminal line with a CUDA OOM message: the link explains the whole line. */
@@ -21,15 +20,15 @@ export class OomTerminalLinks implements vscode.TerminalLinkProvider<OomLink> {
     // Cheap test first: this runs for every line a terminal shows.
     const at = context.line.search(/out of memory/i);
     if (at < 0) return [];
-    const ms = parseOomMessages(context.line);
-    if (!ms.length) return [];
-    const d = diagnoseMessage(ms[0]!);
+    const found = explainOomText(context.line);
+    if (!found.length) return [];
+    const d = found[0]!.diagnosis;
     const start = Math.max(0, context.line.lastIndexOf('CUDA', at));
     return [{ startIndex: start, length: at + 'out of memory'.length - start, tooltip: vscode.l10n.t('Headroom: explain this OOM ({0})', d.kind), line: context.line }];
   }
 
   handleTerminalLink(link: OomLink): Promise<void> {
-    return this.explanations.show(parseOomMessages(link.line));
+    return this.explanations.show(link.line);
   }
 }
 
@@ -63,11 +62,12 @@ export function watchShellOutput(explanations: OomExplanations, window: ShellExe
     } catch {
       // A terminal killed mid-read: what came is still read below.
     }
-    const ms = parseOomMessages(chunks.join('').slice(-TAIL).replace(ESCAPES, ''));
-    if (!ms.length) return;
-    const d = diagnoseMessage(ms.at(-1)!);
+    const text = chunks.join('').slice(-TAIL).replace(ESCAPES, '');
+    const found = explainOomText(text);
+    if (!found.length) return;
+    const d = found.at(-1)!.diagnosis;
     const explain = vscode.l10n.t('Explain');
     const pick = await vscode.window.showWarningMessage(messageText(vscode.l10n.t('CUDA out of memory in the terminal: {0} — {1}', d.kind, d.why)), explain);
-    if (pick === explain) await explanations.show(ms);
+    if (pick === explain) await explanations.show(text);
   });
 }

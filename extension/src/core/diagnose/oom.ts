@@ -7,6 +7,7 @@ import { liveAt } from '../analysis/replay';
 import { formatBytes } from '../format';
 import { FrameKind } from '../analysis/userCode';
 import type { OomMessage } from '../oomMessage';
+import type { MessageFacts } from './messageFacts';
 import type { DeviceFacts } from '../run/deviceFacts';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases, categorize, CATEGORY_LABELS } from '../timeline/categories';
@@ -24,9 +25,10 @@ import type { SegmentMapRow } from '../protocol';
  *  - fragmentation: enough is reserved but unallocated for the request, yet no free block fits;
  *  - cap: the device had room, a per-process memory fraction refused it;
  *  - non-PyTorch: the CUDA context, libraries and other processes hold much of the device;
- *  - demand: the live tensors need it (the top lines say which).
+ *  - demand: the live tensors need it (the top lines say which);
+ *  - unknown: a message without the figures to tell (messageDoctor.ts).
  */
-export type OomKind = 'fragmentation' | 'cap' | 'non-pytorch' | 'demand';
+export type OomKind = 'fragmentation' | 'cap' | 'non-pytorch' | 'demand' | 'unknown';
 
 export interface OomDiagnosis {
   kind: OomKind;
@@ -48,37 +50,10 @@ export interface OomDiagnosis {
   /** Linear model of the need vs the batch at the OOM (demand, snapshots only). */
   batch?: BatchEstimate;
   remedies: Remedy[];
-}
-
-/** From the message alone (pasted, or found in a terminal). */
-export function diagnoseMessage(m: OomMessage): OomDiagnosis {
-  const tried = m.triedBytes ?? m.requestedBytes ?? 0;
-  const unalloc = m.reservedUnallocatedBytes ?? (m.reservedBytes !== undefined && m.allocatedBytes !== undefined ? m.reservedBytes - m.allocatedBytes : undefined);
-  const self = m.processes.find((p) => p.pid === null)?.usedBytes;
-  const others = m.processes.filter((p) => p.pid !== null).reduce((a, p) => a + p.usedBytes, 0);
-  const pytorch = (m.allocatedBytes ?? 0) + (unalloc ?? 0);
-  const nonPyTorch = self !== undefined ? Math.max(0, self - pytorch) : undefined;
-  const base = { requestBytes: tried, pools: [], categories: [], topLines: [] };
-  if (unalloc !== undefined && unalloc >= tried && tried > 0)
-    return { ...base, kind: 'fragmentation', why: `${formatBytes(unalloc)} is reserved by PyTorch but unallocated, more than the ${formatBytes(tried)} asked for, yet no free block was large enough: the free memory is in pieces.`, remedies: [expandable, maxSplit(tried)] };
-  if (m.allowedBytes !== undefined && m.freeBytes !== undefined && m.freeBytes >= tried)
-    return {
-      ...base,
-      kind: 'cap',
-      why: `The device had ${formatBytes(m.freeBytes)} free, but this process may use only ${formatBytes(m.allowedBytes)} (a per-process memory fraction) and already has ${formatBytes(self ?? pytorch)}.`,
-      remedies: [raiseCap(m.freeBytes)],
-    };
-  const outside = (nonPyTorch ?? 0) + others;
-  if (m.totalBytes !== undefined && outside >= m.totalBytes / 4)
-    return {
-      ...base,
-      kind: 'non-pytorch',
-      outsideBytes: outside,
-      others: m.processes.flatMap((p) => (p.pid === null ? [] : [{ pid: p.pid, used: p.usedBytes }])),
-      why: `${formatBytes(outside)} of the ${formatBytes(m.totalBytes)} device is outside PyTorch's allocator (${nonPyTorch !== undefined ? `${formatBytes(nonPyTorch)} in this process beside PyTorch` : 'this process: unknown'}${others ? `, ${formatBytes(others)} in other processes` : ''}).`,
-      remedies: [freeDevice(outside, m.processes.flatMap((p) => (p.pid === null ? [] : [{ pid: p.pid, used: p.usedBytes }])))],
-    };
-  return { ...base, kind: 'demand', why: `The live tensors need more: PyTorch has ${formatBytes(m.allocatedBytes ?? 0)} allocated and only ${formatBytes(unalloc ?? 0)} reserved but unused, and the request is ${formatBytes(tried)}.`, remedies: demandRemedies(tried, { categories: [], topLines: [], ...(m.totalBytes !== undefined ? { deviceTotal: m.totalBytes } : {}) }) };
+  /** What a message's figures said (diagnoses from a message only). */
+  message?: { format: OomMessage['format']; truncated: boolean; facts: MessageFacts };
+  /** Where the verdict's evidence came from, when a snapshot replaced the message's. */
+  evidence?: string;
 }
 
 /**
@@ -136,16 +111,3 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
     };
   return { ...base, ...(deviceTotal !== undefined ? { outsideBytes: outside } : {}), kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, { categories, topLines, batch, holder, deviceTotal }) };
 }
-
-/** The doctor's report as text (the CLI's --explain-oom and the report page share it). */
-export function renderDiagnosis(d: OomDiagnosis): string {
-  const out = [`OOM: ${d.kind} — ${d.why}`];
-  for (const p of d.pools) out.push(`  ${p.pool} pool${p.poolId[0] || p.poolId[1] ? ` (private ${p.poolId.join(',')})` : ''}: ${formatBytes(p.freeBytes)} free of ${formatBytes(p.reservedBytes)}, largest free block ${formatBytes(p.largestFreeBytes)}`);
-  if (d.categories.length) out.push(`  live at the OOM: ${d.categories.map((c) => `${c.category} ${formatBytes(c.bytes)}`).join(', ')}`);
-  if (d.batch && d.kind === 'demand') out.push(`  made by the failing iteration (scales with the batch, with the request): ${formatBytes(d.batch.scaledBytes)}; before it: ${formatBytes(d.batch.fixedBytes)}`);
-  for (const l of d.topLines) out.push(`  ${plain(l.file)}:${l.line} ${plain(l.name)}: ${formatBytes(l.bytes)}`);
-  out.push('Remedies:');
-  for (const r of d.remedies) out.push(`  - ${r.title}: ${r.change}. Expected: ${r.effect}.`);
-  return out.join('\n') + '\n';
-}
-

@@ -6,7 +6,7 @@ import type { ActivationHolder, BatchEstimate } from './need';
 // The OOM doctor's remedies: what each changes and what to expect, from the figures at hand.
 
 export interface Remedy {
-  id: 'expandable-segments' | 'max-split-size' | 'checkpoint' | 'autocast' | 'smaller-batch' | 'zero-grad-none' | 'memory-cap' | 'reproduce-cap' | 'free-device';
+  id: 'expandable-segments' | 'max-split-size' | 'checkpoint' | 'autocast' | 'smaller-batch' | 'zero-grad-none' | 'memory-cap' | 'reproduce-cap' | 'free-device' | 'release-non-pytorch' | 'shorter-inputs' | 'smaller-model' | 'fix-size' | 'record';
   title: string;
   /** What it changes, concretely. */
   change: string;
@@ -24,7 +24,7 @@ export const MiB = 2 ** 20;
 export const expandable: Remedy = {
   id: 'expandable-segments',
   title: 'Re-run with expandable_segments:True',
-  change: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: segments grow in place instead of new ones being carved, so freed pieces join up',
+  change: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (segments grow in place instead of new ones being carved, so freed pieces join up)',
   effect: 'the free pieces can serve the request',
   allocConf: { expandable_segments: 'True' },
 };
@@ -44,7 +44,7 @@ export function maxSplit(requestBytes: number, between: number[] = []): Remedy {
   return {
     id: 'max-split-size',
     title: `Re-run with max_split_size_mb:${n}`,
-    change: `PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:${n}: cached blocks above ${n} MiB are not split for smaller requests`,
+    change: `PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:${n} (cached blocks above ${n} MiB are not split for smaller requests)`,
     effect: `${kept}a ${formatBytes(requestBytes)} request finds whole blocks instead of split remainders`,
     allocConf: { max_split_size_mb: String(n) },
   };
@@ -57,7 +57,7 @@ export function blocksBetweenHoles(state: AllocatorState, pool: string): number[
     .flatMap((g) => g.blocks.filter((b) => b.state !== 'free').map((b) => b.size));
 }
 
-export const raiseCap = (free: number): Remedy => ({ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'torch.cuda.set_per_process_memory_fraction (or headroom.run.capGib) set higher, or not at all', effect: `${formatBytes(free)} of the device becomes usable` });
+export const raiseCap = (free: number): Remedy => ({ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'the per-process limit (torch.cuda.set_per_process_memory_fraction, or the cap of a Headroom run) set higher, or not at all', effect: `${formatBytes(free)} of the device becomes usable` });
 
 export const freeDevice = (outside: number, others: { pid: number; used: number | null }[] = []): Remedy => ({
   id: 'free-device',
@@ -112,8 +112,8 @@ export function demandRemedies(tried: number, { categories, topLines, batch, hol
   const cap = deviceTotal !== undefined ? Math.floor((deviceTotal / 2 ** 30) * 100) / 100 : undefined;
   out.push(
     cap
-      ? { id: 'reproduce-cap', title: `Reproduce under a ${cap} GiB cap`, change: `a per-process memory cap of ${cap} GiB, the device that ran out (headroom.run.capGib for one run)`, effect: 'the same OOM on any bigger GPU, to try the fixes above where it is quick', capGib: cap }
-      : { id: 'reproduce-cap', title: 'Reproduce on a smaller GPU', change: 'a per-process memory cap (headroom.run.capGib) of the size of the GPU that ran out', effect: 'the same OOM on a bigger GPU, to try fixes quickly' },
+      ? { id: 'reproduce-cap', title: `Reproduce under a ${cap} GiB cap`, change: `a per-process memory cap of ${cap} GiB, the device that ran out, for one Headroom run`, effect: 'the same OOM on any bigger GPU, to try the fixes above where it is quick', capGib: cap }
+      : { id: 'reproduce-cap', title: 'Reproduce on a smaller GPU', change: 'a per-process memory cap, for one Headroom run, of the size of the GPU that ran out', effect: 'the same OOM on a bigger GPU, to try fixes quickly' },
   );
   return out;
 }

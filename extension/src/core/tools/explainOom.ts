@@ -1,6 +1,8 @@
 import { statSync } from 'node:fs';
-import { diagnoseMessage, diagnoseSnapshot, renderDiagnosis } from '../diagnose/oom';
-import { parseOomMessages } from '../oomMessage';
+import { diagnoseSnapshot } from '../diagnose/oom';
+import { explainOomText, placeOf } from '../diagnose/explainText';
+import { withRunEvidence } from '../diagnose/oomEvidence';
+import { renderDiagnosis } from '../diagnose/oomText';
 import { deviceFactsBeside } from '../run/deviceFacts';
 import { isSnapshotFile, readLogTail } from '../logFile';
 import { DEVICE_PROP, int, openSource, PAGE_PROP, str } from './input';
@@ -13,10 +15,15 @@ export const explainOomTool: ToolDef = {
   name: 'headroom_explain_oom',
   title: 'Explain a CUDA out-of-memory error',
   description:
-    "Explains each CUDA out-of-memory error in a PyTorch memory snapshot, a Headroom run folder, or a text file holding the OOM message (a log): whether it is fragmentation, a memory cap, non-PyTorch memory or real demand, with the figures that prove it and the remedies.",
+    "Explains each CUDA out-of-memory error in a PyTorch memory snapshot, a Headroom run folder, or a text file holding OOM messages (a log, a pasted message, any PyTorch version): whether it is fragmentation, a memory cap, non-PyTorch memory, real demand or unknown (no figures), with the figures read and the remedies. With `run`, a Headroom run folder's snapshot of the same OOM replaces the message's figures.",
   inputSchema: {
     type: 'object',
-    properties: { path: { type: 'string', description: 'A snapshot, a Headroom run folder, or a log / text file with the OOM message' }, device: DEVICE_PROP, page: PAGE_PROP },
+    properties: {
+      path: { type: 'string', description: 'A snapshot, a Headroom run folder, or a log / text file with the OOM message' },
+      run: { type: 'string', description: 'For a log: the Headroom run folder that recorded the same OOM (optional)' },
+      device: DEVICE_PROP,
+      page: PAGE_PROP,
+    },
     required: ['path'],
     additionalProperties: false,
   },
@@ -36,9 +43,11 @@ export const explainOomTool: ToolDef = {
       } catch {
         throw new ToolInputError(`${path} is not a regular file`);
       }
-      const ms = parseOomMessages(text);
-      if (!ms.length) return `no CUDA out-of-memory message in ${path}`;
-      return paged(ms.flatMap((m) => renderDiagnosis(diagnoseMessage(m)).trimEnd().split('\n')), page);
+      let found = explainOomText(text);
+      if (!found.length) return `no CUDA out-of-memory message in ${path}`;
+      const run = str(args, 'run', false);
+      if (run !== undefined) found = await withRunEvidence(found, run).catch((e: unknown) => { throw new ToolInputError(`${run}: ${(e as Error).message}`); });
+      return paged(found.flatMap((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i)).trimEnd().split('\n')), page);
     }
     const o = await openSource(path, int(args, 'device', 0));
     if (!o.analysis.ooms.length) return `no OOM recorded in ${o.file} (device ${o.analysis.device})`;

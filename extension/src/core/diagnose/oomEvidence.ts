@@ -1,0 +1,92 @@
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { analyzeDevice } from '../analysis/analyze';
+import type { OomMessage } from '../oomMessage';
+import { deviceFactsBeside } from '../run/deviceFacts';
+import { isSideProcessFolder } from '../run/processes';
+import { readRun } from '../run/runFolder';
+import { loadSnapshotFile } from '../snapshot/load';
+import type { ExplainedOom } from './explainText';
+import { diagnoseSnapshot } from './oom';
+
+/** An OOM a Headroom run took a snapshot of: the agent's figures, which the message prints too. */
+export interface RunOom {
+  snapshot: string;
+  device: number;
+  request: number;
+  free: number;
+}
+
+/** The OOMs of a run (any of its process folders), each paired with the snapshot taken at it. */
+export function runOoms(dir: string): RunOom[] {
+  const out: RunOom[] = [];
+  for (const p of readRun(dir, { samples: 'none' }).processes) {
+    const files = new Map(p.snapshots.map((s) => [basename(s.path), s.path]));
+    let pending: Omit<RunOom, 'snapshot'> | undefined;
+    for (const e of p.events) {
+      if (e.event === 'oom' && typeof e.alloc === 'number' && typeof e.device_free === 'number')
+        pending = { device: typeof e.device === 'number' ? e.device : 0, request: e.alloc, free: e.device_free };
+      if (e.event === 'snapshot' && e.kind === 'oom' && pending && typeof e.path === 'string') {
+        const path = files.get(basename(e.path));
+        if (path) out.push({ snapshot: path, ...pending });
+        pending = undefined;
+      }
+    }
+  }
+  return out;
+}
+
+// The message prints two decimals of its unit: within 0.5 %, plus the rounding of a small figure.
+const near = (printed: number, exact: number) => Math.abs(printed - exact) <= exact * 0.005 + 5 * 1024;
+
+/** The run's OOM this message reports: same device, same request, same free memory. */
+export function matchOom<T extends RunOom>(m: OomMessage, ooms: readonly T[]): T | undefined {
+  const q = m.triedBytes ?? m.requestedBytes;
+  if (q === undefined || m.freeBytes === undefined) return undefined;
+  return ooms.find((o) => (m.device === undefined || m.device === o.device) && near(q, o.request) && near(m.freeBytes!, o.free));
+}
+
+/**
+ * Where a run recorded the same OOM, its snapshot's evidence (segments, live tensors, lines)
+ * replaces the message's reading; the message's figures stay beside it.
+ */
+export async function withRunEvidence(found: ExplainedOom[], ...runDirs: string[]): Promise<ExplainedOom[]> {
+  const ooms = runDirs.flatMap((d) => runOoms(d).map((o) => ({ ...o, run: d })));
+  const out: ExplainedOom[] = [];
+  for (const e of found) {
+    const r = matchOom(e.message, ooms);
+    if (!r) {
+      out.push(e);
+      continue;
+    }
+    // An unreadable snapshot leaves the message's own reading.
+    const s = await loadSnapshotFile(r.snapshot).catch(() => undefined);
+    if (!s) {
+      out.push(e);
+      continue;
+    }
+    const a = analyzeDevice(s, r.device);
+    // The trace's oom entry records the same cudaMemGetInfo free bytes as the agent's event.
+    const oom = [...a.ooms].sort((x, y) => Math.abs(x.deviceFreeBytes - r.free) - Math.abs(y.deviceFreeBytes - r.free))[0];
+    if (!oom) {
+      out.push(e);
+      continue;
+    }
+    const d = diagnoseSnapshot(s, a, oom, deviceFactsBeside(r.snapshot, r.device));
+    out.push({ ...e, diagnosis: { ...d, ...(e.diagnosis.message ? { message: e.diagnosis.message } : {}), evidence: `${join(basename(r.run), basename(r.snapshot))}, the snapshot Headroom took at this OOM (event #${oom.index})` } });
+  }
+  return out;
+}
+
+/** The newest runs of a runs folder (their names start with the launch time), where an editor looks for evidence. */
+export function recentRuns(runsRoot: string, max = 20): string[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(runsRoot);
+  } catch {
+    return [];
+  }
+  // Process folders of a run (-rankN, -pidN) are read with their run.
+  const runs = names.filter((n) => /^\d{8}-\d{6}-/.test(n) && !isSideProcessFolder(n)).sort().reverse().slice(0, max);
+  return runs.map((n) => join(runsRoot, n));
+}
