@@ -106,6 +106,34 @@ describe('headroom CLI', () => {
     assert.equal(headroom('check', f.path, '--explain-oom', '--max-peak', '1KiB').code, 1);
   });
 
+  it('check --explain-oom --json reads standard input: one entry per message, in order, with the figures read', () => {
+    const cached = 'RuntimeError: CUDA out of memory. Tried to allocate 1.72 GiB (GPU 0; 10.76 GiB total capacity; 4.01 GiB already allocated; 356.00 MiB free; 5.54 GiB cached)';
+    const input = `[rank0]: ${cached}\nretrying\nRuntimeError: CUDA error: out of memory\n`;
+    const r = spawnSync(process.execPath, [CLI, 'check', '-', '--explain-oom', '--json'], { input, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as { ooms: { class: string; figures: Record<string, number>; reason: string; remedies: { id: string; title: string; change: string; effect: string }[]; line: number }[] };
+    assert.deepEqual(j.ooms.map((o) => [o.class, o.line]), [['fragmentation', 1], ['unknown', 3]]);
+    assert.deepEqual(j.ooms[0]!.figures, { gpu: 0, tried: Math.round(1.72 * 2 ** 30), total: Math.round(10.76 * 2 ** 30), allocated: Math.round(4.01 * 2 ** 30), free: 356 * 2 ** 20, cached: Math.round(5.54 * 2 ** 30) });
+    assert.ok(j.ooms[0]!.remedies.every((x) => x.id && x.title && x.change && x.effect));
+    assert.equal(headroom('check', '-', '--json').code, 2, '--json goes with --explain-oom');
+  });
+
+  it('check LOG --explain-oom --run RUN: the run’s snapshot of the same OOM is the evidence', () => {
+    const run = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
+    const t = JSON.parse(readFileSync(join(run, 'truth.json'), 'utf8')) as { message: string };
+    const log = join(mkdtempSync(join(tmpdir(), 'headroom-cli-')), 'job.log');
+    writeFileSync(log, `torch.OutOfMemoryError: ${t.message}\n`);
+    const alone = JSON.parse(headroom('check', log, '--explain-oom', '--json').out) as { ooms: { class: string; evidence?: string }[] };
+    const withRun = JSON.parse(headroom('check', log, '--explain-oom', '--json', '--run', run).out) as { ooms: { class: string; evidence?: string; derived: { pools?: unknown[] } }[] };
+    assert.equal(alone.ooms[0]!.evidence, undefined);
+    assert.match(withRun.ooms[0]!.evidence!, /snapshot-oom-1\.pickle/);
+    assert.ok(Array.isArray(withRun.ooms[0]!.derived.pools), 'the snapshot’s pools');
+    assert.equal(withRun.ooms[0]!.class, 'non-pytorch');
+    // Another OOM (other figures) is not this run's: the message's own reading stays.
+    writeFileSync(log, `torch.OutOfMemoryError: ${t.message.replace('1024.00 MiB', '512.00 MiB')}\n`);
+    assert.equal((JSON.parse(headroom('check', log, '--explain-oom', '--json', '--run', run).out) as { ooms: { evidence?: string }[] }).ooms[0]!.evidence, undefined);
+  });
+
   it('check --no-leak exits 1 on per-iteration growth with the line, 0 on a clean loop', () => {
     const leaks = join(ROOT, 'test', 'fixtures', 'leaks');
     const bad = headroom('check', join(leaks, 'leak_append.pickle'), '--no-leak');

@@ -36,8 +36,11 @@ export function messageFigures(m: OomMessage): Record<string, unknown> {
 }
 
 export function oomJson(d: OomDiagnosis, m?: OomMessage, line?: number): OomJson {
-  const facts = d.message?.facts;
-  const derived: Record<string, unknown> = facts ? { ...facts } : { request: d.requestBytes, ...(d.outsideBytes !== undefined ? { outside: d.outsideBytes } : {}), pools: d.pools.map((p) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes })) };
+  // A snapshot's evidence (its pools, live categories, top lines) joins what the message said.
+  const snapshot = d.pools.length
+    ? { pools: d.pools.map((p) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes })), categories: d.categories, topLines: d.topLines }
+    : {};
+  const derived: Record<string, unknown> = { ...(d.message?.facts ?? { request: d.requestBytes }), ...(d.outsideBytes !== undefined ? { outside: d.outsideBytes } : {}), ...snapshot };
   return {
     class: d.kind,
     figures: m ? messageFigures(m) : { tried: d.requestBytes },
