@@ -97,4 +97,27 @@ describe('the OOM doctor on real pasted messages', () => {
     assert.ok(s.agree >= 0.9 * s.messages, report(s));
     assert.deepEqual(s.inapplicable, [], report(s));
   });
+
+  // The first held-out set was measured once (70.4 % verdicts, 74 % figures exact, 8 inapplicable
+  // remedies: docs/oom-doctor.md), then its failures were studied and fixed: it is tuning material
+  // now, held to the tuned set's standard except for remedies its labellers judged apart.
+  it('the first held-out set, since used for tuning: figures exact, ≥ 90 % verdicts', (t) => {
+    const s = score(load('heldout1'));
+    t.diagnostic(report(s));
+    assert.equal(s.figuresExact, s.messages, report(s));
+    assert.ok(s.agree >= 0.9 * s.messages, report(s));
+    assert.ok(s.inapplicable.length <= 4, report(s));
+  });
+
+  // Collected after that and measured once, after the doctor was final. The floors were set before
+  // that run: they guard against regressions, they are not the target.
+  it('the second held-out set (sources neither set used): figures and verdicts above their floors', (t) => {
+    const cases = load('heldout2');
+    const s = score(cases);
+    t.diagnostic(report(s));
+    assert.ok(s.messages >= 20);
+    assert.ok(s.figuresExact >= 0.85 * s.messages, report(s));
+    assert.ok(s.agree >= 0.75 * s.messages, report(s));
+    assert.ok(s.inapplicable.length <= 0.15 * s.messages, report(s));
+  });
 });

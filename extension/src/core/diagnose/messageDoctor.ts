@@ -53,7 +53,7 @@ export function diagnoseMessage(m: OomMessage, c: OomContext = NO_CONTEXT): OomD
   if (q > t) return result(m, f, 'demand', `The ${b(q)} request alone is larger than the whole ${b(t)} device: no setting can serve it.`, demandFromMessage(f, c, false));
   const fragmented = (limit: number) => f.slack !== undefined && f.slack >= q && f.slack >= limit * SLACK_SHARE;
   const pieces = (limit: number, of: string) =>
-    result(m, f, 'fragmentation', `PyTorch holds ${b(f.slack!)} reserved but unallocated (${pct(f.slack!, limit)} of ${of}), more than the ${b(q)} request, yet no free block was large enough: the free memory is in pieces.${capNote}`, c.expandable ? [maxSplit(q)] : [expandable, maxSplit(q)]);
+    result(m, f, 'fragmentation', `PyTorch holds ${b(f.slack!)} reserved but unallocated (${pct(f.slack!, limit)} of ${of}), more than the ${b(q)} request, yet no free block was large enough: the free memory is in pieces.${capNote}`, c.expandable || c.windows ? [maxSplit(q)] : [expandable, maxSplit(q)]);
   if (f.cap !== undefined && fragmented(f.cap)) return pieces(f.cap, 'the limit');
   if (f.cap !== undefined && free >= q) return result(m, f, 'cap', `The device had ${b(free)} free for a ${b(q)} request, but this process may use only ${b(f.cap)} (a per-process memory fraction)${f.reserved !== undefined ? ` and PyTorch already reserved ${b(f.reserved)}` : ''}: the limit refused it.`, [raiseCapFrom(f)]);
   if (f.cap === undefined && free >= q + room(t))

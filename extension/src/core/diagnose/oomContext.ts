@@ -12,6 +12,8 @@ export interface OomContext {
   inference: boolean;
   /** The traceback's last frames load or move the model. */
   loading: boolean;
+  /** Windows paths or launchers: expandable segments are not supported there. */
+  windows: boolean;
   /** The text sets these allocator options already. */
   expandable: boolean;
   maxSplit: boolean;
@@ -28,6 +30,7 @@ const TRAINING = /\.backward\(|\bbackward\b|_engine_run_backward|optimizer\.step
 const INFERENCE = /\.generate\(|\bgenerate\b|\bvllm\b|comfy|KSampler|\binference\b|\bsampl(?:e|er|ing)\b|pipeline\(|\bpredict\b|no_grad|inference_mode|txt2img|img2img|\bdetect\.py\b|\bdemo\.py\b|\binfer\b|\bsample\.py\b|\beval(?:uate)?\b/i;
 const LOADING = /_apply\(|param_applied|load_state_dict|_load_from_state_dict|from_pretrained|load_checkpoint|load_model|safetensors|set_module_tensor_to_device|\bmodel\.(?:cuda|to)\(|torch\.load\(/;
 const BATCH = /\b(?:batch[_ -]?size|per_device_train_batch_size|train_batch_size|micro_batch_size|bs|batch)\b["']?\s*[=:]?\s*(\d{1,6})\b/gi;
+const WINDOWS = /\b[A-Z]:\\|\\\\|\.bat\b|\.exe\b|\bwin32\b|\bwin_amd64\b|\bWindows\b/;
 const EXPANDABLE = /expandable_segments\s*:\s*True/i;
 const MAX_SPLIT = /max_split_size_mb\s*:\s*\d+/i;
 
@@ -49,7 +52,9 @@ function around(text: string, m: OomMessage, all: readonly OomMessage[]): { befo
 export function oomContext(text: string, m: OomMessage, all: readonly OomMessage[] = [m]): OomContext {
   const { before, after } = around(text, m, all);
   const near = before + '\n' + after;
-  const tail = before.slice(-TAIL);
+  // The traceback's last frames: before the message, or after it where a launcher prints the
+  // message first (torchrun's ranks, "During handling of the above exception").
+  const tail = before.slice(-TAIL) + '\n' + after.slice(0, TAIL);
   const training = TRAINING.test(near);
   const batches = [...near.matchAll(BATCH)].map((x) => Number(x[1]));
   return {
@@ -57,6 +62,7 @@ export function oomContext(text: string, m: OomMessage, all: readonly OomMessage
     training,
     inference: !training && INFERENCE.test(near),
     loading: !/\bbackward\b|forward\(/.test(tail) && LOADING.test(tail),
+    windows: WINDOWS.test(near),
     expandable: EXPANDABLE.test(near.replace(/PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation/g, '')),
     maxSplit: MAX_SPLIT.test(near.replace(/try setting max_split_size_mb to avoid/g, '')),
     ...(/\bvllm\b/i.test(near) ? { server: 'vllm' as const } : {}),
@@ -64,4 +70,4 @@ export function oomContext(text: string, m: OomMessage, all: readonly OomMessage
 }
 
 /** No text around (a message on its own): nothing is known of the job. */
-export const NO_CONTEXT: OomContext = { training: false, inference: false, loading: false, expandable: false, maxSplit: false };
+export const NO_CONTEXT: OomContext = { training: false, inference: false, loading: false, windows: false, expandable: false, maxSplit: false };

@@ -17,6 +17,8 @@ const PREFIX = new RegExp(
   [
     String.raw`\s+`,
     String.raw`>+`,
+    String.raw`#+(?=\s|$)`,
+    String.raw`//(?=\s)`,
     String.raw`\|`,
     String.raw`\[(?:rank|default|local_rank)\d+\]:?`,
     String.raw`\[\d+,\d+\]<std(?:out|err)>:`,

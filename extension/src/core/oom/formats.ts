@@ -29,7 +29,7 @@ const flat = (s: string) => s.replace(/ /g, '');
 /** `a(?:b(?:c)?)?`: each piece only after the one before it. */
 const chain = (pieces: string[]): string => pieces.reduceRight((tail, p) => (tail ? `${p}(?:${tail})?` : p), '');
 const size = (g: Record<string, string | undefined>, k: string) => (g[k] === undefined ? undefined : sizeBytes(g[k]!));
-const num = (g: Record<string, string | undefined>, k: string) => (g[k] === undefined ? undefined : Number(g[k]));
+const num = (g: Record<string, string | undefined>, k: string) => (g[k] === undefined || g[k] === '' ? undefined : Number(g[k]));
 /** Only the figures present: an absent one is not zero. */
 function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -43,7 +43,8 @@ const HINT = String.raw`(?<hint>` + chain([String.raw`If reserved (?:but unalloc
 // A message pasted from its second sentence on ("GPU 0 has a total capacity…", "(GPU 0; …") is
 // still one: the head is optional where the next piece names the GPU.
 const MODERN = String.raw`(?:${HEAD} \.)?` + chain([
-  String.raw`GPU (?<gpu>\d+) has a total capaci?ty of (?<total>${S})`,
+  // Some builds print no index ("GPU  has a total capacity").
+  String.raw`GPU (?<gpu>\d*) has a total capaci?ty of (?<total>${S})`,
   String.raw`of which (?<free>${S}) is free \.`,
   // The last sentence may be cut after its figure ("Process 1079173 has 6.04 GiB").
   String.raw`(?<procs>(?:${WHO} has ${S} memory in use \.)*(?:${WHO} has ${S}(?:memory(?:in use)?)?)?)`,
@@ -55,7 +56,8 @@ const LEGACY = String.raw`(?:${HEAD})?` + chain([
   String.raw`\( GPU (?<gpu>\d+) ; (?<total>${S}) total capacity ;`,
   String.raw`(?<alloc>${S}) already allocated ;`,
   String.raw`(?<free>${S}) free ;`,
-  String.raw`(?:(?<allowed>${S}) allowed ;)? (?<reserved>${S}) (?<kind>reserved in total by PyTorch|cached) \)?`,
+  // The last words may be cut ("18.33 GiB reserved in total by"): the figure is whole, its meaning clear.
+  String.raw`(?:(?<allowed>${S}) allowed ;)? (?<reserved>${S}) (?<kind>reserved(?: in(?: total(?: by(?: PyTorch)?)?)?)?|cached) \)?`,
   HINT,
 ]);
 const ASYNC = chain([
@@ -84,7 +86,7 @@ export const FORMATS: Format[] = [
       const cached = g.kind !== undefined && /^cached$/i.test(g.kind);
       const format = cached ? 'cached' : g.hint ? 'reserved-hint' : 'reserved';
       const last = size(g, 'reserved');
-      return defined({ format, truncated: last === undefined, processes: [], device: num(g, 'gpu'), triedBytes: size(g, 'tried'), totalBytes: size(g, 'total'), freeBytes: size(g, 'free'), allowedBytes: size(g, 'allowed'), allocatedBytes: size(g, 'alloc'), ...(cached ? { reservedUnallocatedBytes: last } : { reservedBytes: last }) }) as Parsed;
+      return defined({ format, truncated: last === undefined || !/^(?:reservedintotalbyPyTorch|cached)$/i.test(g.kind ?? ''), processes: [], device: num(g, 'gpu'), triedBytes: size(g, 'tried'), totalBytes: size(g, 'total'), freeBytes: size(g, 'free'), allowedBytes: size(g, 'allowed'), allocatedBytes: size(g, 'alloc'), ...(cached ? { reservedUnallocatedBytes: last } : { reservedBytes: last }) }) as Parsed;
     },
   },
   // Cut right after the request: the era cannot be told. Without "CUDA out of memory." before it,
