@@ -98,6 +98,6 @@ export const FORMATS: Format[] = [
   },
   { re: re(String.raw`cuda runtime error \( 2 \) : out of memory`), read: () => ({ format: 'thc', truncated: false, processes: [] }) },
   // The runtime's own explanation names cudaErrorMemoryAllocation once more: one message, not two.
-  { re: re(String.raw`(?:(?:CUDA|HIP) error : out of memory(?:[^]{0,40}?cudaErrorMemoryAllocation)?|cudaErrorMemoryAllocation|Cuda failure 'out of memory')`), read: () => ({ format: 'cuda-error', truncated: false, processes: [] }) },
+  { re: re(String.raw`(?:(?:CUDA|HIP) error : out of memory(?:[^]{0,40}?cudaErrorMemoryAllocation)?|cudaErrorMemoryAllocation|Cuda failure \d* 'out of memory')`), read: () => ({ format: 'cuda-error', truncated: false, processes: [] }) },
   { re: re(String.raw`CUBLAS_STATUS_ALLOC_FAILED`), read: () => ({ format: 'cublas', truncated: false, processes: [] }) },
 ];
