@@ -21,10 +21,10 @@ const LEAKS = join(ROOT, 'test', 'fixtures', 'leaks');
 const SCRIPT = join(ROOT, 'test', 'gpu', 'capture', 'leaks.py');
 const lines = (name: string) => (JSON.parse(readFileSync(join(LEAKS, `${name}.truth.json`), 'utf8')) as { lines: Record<string, number> }).lines;
 
-/** The doctor's verdict as `headroom check --explain-oom` prints it (same core, other surface). */
-function cliVerdict(): string {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', FRAG, '--explain-oom'], { encoding: 'utf8' });
-  return /OOM: (\w[\w-]*) — (.*)/.exec(out)!.slice(1, 3).join(' — ');
+/** The doctor's verdict as `headroom check --explain-oom --json` gives it (same core, other surface). */
+function cliVerdict(path = FRAG): string {
+  const out = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', path, '--explain-oom', '--json'], { encoding: 'utf8' })) as { ooms: { class: string; reason: string }[] };
+  return `${out.ooms[0]!.class} — ${out.ooms[0]!.reason}`;
 }
 
 interface Launch {
@@ -79,6 +79,9 @@ describe('the OOM doctor in the editor', () => {
     const other = join(s.workspace, '.headroom', 'runs', OUTSIDE_RUN);
     mkdirSync(other, { recursive: true });
     for (const f of ['events.jsonl', 'samples.jsonl', 'gpu-at-oom.jsonl', 'meta.json', 'snapshot-oom-1.pickle']) writeFileSync(join(other, f), readFileSync(join(OUTSIDE, f)));
+    // That run's OOM as its rank 0 printed it, wrapped, in a log of its own.
+    const outside = (JSON.parse(readFileSync(join(OUTSIDE, 'truth.json'), 'utf8')) as { message: string }).message;
+    writeFileSync(join(s.workspace, 'outside.log'), `[rank0]: step 7\n[rank0]: torch.OutOfMemoryError: ${outside.replace(/(.{90})/g, '$1\n[rank0]: ')}\n`);
     writeFileSync(join(other, 'launch.json'), JSON.stringify({ command: ['python3', join(s.workspace, 'replay_run.py')], launcher: 'cli', status: 'ended', exit_code: 0 }));
     await s.activate('train.py');
   });
@@ -121,7 +124,7 @@ describe('the OOM doctor in the editor', () => {
     await doctor.waitFor({ timeout: 60_000 });
     const cli = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', snap, '--explain-oom'], { encoding: 'utf8' });
     const why = (await doctor.locator('p').first().innerText()).trim();
-    assert.equal(`non-pytorch — ${why}`, /OOM: (non-pytorch — .*)/.exec(cli)![1]);
+    assert.equal(`non-pytorch — ${why}`, cliVerdict(snap));
     const cap = Number(/Reproduce under a ([\d.]+) GiB cap/.exec(cli)![1]);
     const total = (JSON.parse(readFileSync(join(OUTSIDE, 'truth.json'), 'utf8')) as { total: number }).total;
     assert.ok(Math.abs(cap - total / 2 ** 30) < 0.01, `${cap} GiB for a ${total} B device`);
@@ -258,5 +261,18 @@ describe('the OOM doctor in the editor', () => {
     await mouse(['mousemove', 'mousedown', 'mouseup', 'click'], true);
     const viaLink = await explanation(s, viaToast.tabs);
     assert.equal(viaLink.first, cli);
+  });
+
+  e2e('a log open in the editor is explained whole; the workspace run that recorded the same OOM is the evidence, as check --run says', () => s!, async (s) => {
+    const log = join(s.workspace, 'outside.log');
+    await s.workbench.openFile('outside.log');
+    const tabs = await oomTabs(s);
+    await s.workbench.runCommand('Headroom: Explain CUDA Out-of-Memory Error…');
+    const { first } = await explanation(s, tabs);
+    const run = join(s.workspace, '.headroom', 'runs', OUTSIDE_RUN);
+    const cli = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', log, '--explain-oom', '--run', run], { encoding: 'utf8' });
+    assert.equal(first, cli.split('\n')[0]!.trim());
+    assert.match(cli, /evidence: 20261122-091517-non_pytorch_oom-e2c7\/snapshot-oom-1\.pickle/);
+    await s.page.locator('.editor-instance .view-line', { hasText: 'evidence: 20261122-091517-non_pytorch_oom-e2c7/snapshot-oom-1.pickle' }).first().waitFor({ timeout: 30_000 });
   });
 });
