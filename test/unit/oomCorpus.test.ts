@@ -57,7 +57,7 @@ interface Score {
 function score(cases: Case[]): Score {
   const s: Score = { messages: 0, agree: 0, figuresExact: 0, inapplicable: [], misses: [] };
   for (const c of cases) {
-    const found = explainOomText(c.text);
+    const { found } = explainOomText(c.text);
     c.label.ooms.forEach((want, i) => {
       s.messages++;
       const got = found[i];

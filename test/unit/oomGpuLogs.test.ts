@@ -16,7 +16,7 @@ describe('the OOM doctor on the logs of real GPU runs', () => {
   for (const f of cases) {
     it(`${f.replace('.json', '')}: the message's verdict is the snapshot's`, () => {
       const truth = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { snapshot: string; workload: string[] };
-      const found = explainOomText(readFileSync(join(DIR, f.replace('.json', '.log')), 'utf8'));
+      const { found } = explainOomText(readFileSync(join(DIR, f.replace('.json', '.log')), 'utf8'));
       assert.ok(found.length >= 1);
       const d = found.at(-1)!.diagnosis;
       assert.equal(d.kind, truth.snapshot, d.why);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { explainOomText, MAX_EXPLAINED } from '../../extension/src/core/diagnose/explainText';
 import { parseOomMessages } from '../../extension/src/core/oomMessage';
 import type { OomMessage } from '../../extension/src/core/oomMessage';
 import { ROOT } from './helpers';
@@ -114,5 +115,21 @@ describe('OOM messages as pasted', () => {
     const ms = parseOomMessages(chatter + DEMAND + '\n' + chatter);
     assert.equal(ms.length, 1);
     assert.equal(ms[0]!.offset, chatter.length);
+  });
+});
+
+describe('hostile texts cost a pass, not a pass per message', () => {
+  it('two hundred thousand message heads on one line, a million "memory" lines, entities and tags without end', () => {
+    const texts = [
+      'CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; '.repeat(200_000),
+      'memory\n'.repeat(1_000_000),
+      'If reserved memory is >> allocated memory try setting '.repeat(100_000),
+      '&#1234567;&gt;&amp;<a '.repeat(200_000) + 'CUDA out of memory. Tried to allocate 2.00 MiB',
+      'CUDA out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of 79.00 GiB of which 1.00 MiB is free. ' + 'Process 1 has 1.00 GiB memory in use. '.repeat(100_000),
+    ];
+    for (const t of texts) assert.ok(parseOomMessages(t).length <= 200_000);
+    // The doctor reads the first MAX_EXPLAINED of them and says how many more there were.
+    const many = explainOomText('RuntimeError: CUDA error: out of memory\n'.repeat(5000));
+    assert.deepEqual([many.found.length, many.omitted], [MAX_EXPLAINED, 5000 - MAX_EXPLAINED]);
   });
 });

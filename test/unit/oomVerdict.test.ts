@@ -9,7 +9,7 @@ import { ROOT } from './helpers';
 // The doctor's traps, each a message in PyTorch's own words with the figures that make the trap:
 // the verdict and the remedies must follow from proportions, never from one figure alone.
 const one = (text: string) => {
-  const found = explainOomText(text);
+  const { found } = explainOomText(text);
   assert.equal(found.length, 1);
   return found[0]!.diagnosis;
 };

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { explainOomText, placeOf } from '../core/diagnose/explainText';
+import { explainOomText, omittedNote, placeOf } from '../core/diagnose/explainText';
 import type { ExplainedOom } from '../core/diagnose/explainText';
 import { withRunEvidence } from '../core/diagnose/oomEvidence';
 import { oomJson } from '../core/diagnose/oomJson';
@@ -37,15 +37,17 @@ function runOf(path: string, run: string | undefined): string | undefined {
  */
 export async function explainOomFile(path: string, opts: { json: boolean; run?: string }, io: Io): Promise<number> {
   const text = path === '-' ? await readStdinTail() : readLogTail(path);
-  let found: ExplainedOom[] = explainOomText(text);
+  const explained = explainOomText(text);
+  let found: ExplainedOom[] = explained.found;
   const run = runOf(path, opts.run);
   if (run !== undefined && found.length) found = await withRunEvidence(found, run);
   const where = path === '-' ? 'standard input' : plain(path);
   if (opts.json) {
-    io.out(JSON.stringify({ ooms: found.map((e) => oomJson(e.diagnosis, e.message, e.line)) }, null, 1) + '\n');
+    io.out(JSON.stringify({ ooms: found.map((e) => oomJson(e.diagnosis, e.message, e.line)), ...(explained.omitted ? { omitted: explained.omitted } : {}) }, null, 1) + '\n');
     return 0;
   }
   if (!found.length) io.out(`no CUDA out-of-memory message in ${where}\n`);
   found.forEach((e, i) => io.out(`${i ? '\n' : ''}${renderDiagnosis(e.diagnosis, placeOf(found, i, where))}`));
+  if (explained.omitted) io.out(`\n${omittedNote(explained.omitted)}\n`);
   return 0;
 }

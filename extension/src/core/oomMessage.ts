@@ -73,16 +73,22 @@ export function parseOomMessages(text: string): OomMessage[] {
   for (const [from, to] of windows(text)) {
     const flat = flatten(text, from, to);
     const found: { start: number; end: number; m: Omit<OomMessage, 'offset' | 'end' | 'text'> }[] = [];
+    // Where an earlier format's match lies (the absurd form starts like the others): one flag per
+    // character, so a text of a million messages costs a pass per format, not a pass per message.
+    const taken = new Uint8Array(flat.text.length);
     for (const f of FORMATS) {
       f.re.lastIndex = 0;
       for (const m of flat.text.matchAll(f.re)) {
         const start = m.index!;
-        // Another format's match covers this place already (the absurd form starts like the others).
-        if (found.some((x) => start < x.end && x.start < start + m[0].length)) continue;
+        const end = start + m[0].length;
+        if (taken.subarray(start, end).includes(1)) continue;
         const parsed = f.read(m.groups ?? {});
-        if (parsed) found.push({ start, end: start + m[0].length, m: parsed });
+        if (!parsed) continue;
+        taken.fill(1, start, end);
+        found.push({ start, end, m: parsed });
       }
     }
+    found.sort((a, b) => a.start - b.start);
     for (const x of found) {
       const offset = flat.at[x.start]!;
       const end = flat.at[x.end - 1]! + 1;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { explainOomText, placeOf } from '../core/diagnose/explainText';
+import { explainOomText, omittedNote, placeOf } from '../core/diagnose/explainText';
 import type { ExplainedOom } from '../core/diagnose/explainText';
 import { recentRuns, withRunEvidence } from '../core/diagnose/oomEvidence';
 import { renderDiagnosis } from '../core/diagnose/oomText';
@@ -25,16 +25,16 @@ export class OomExplanations implements vscode.TextDocumentContentProvider {
   async explain(): Promise<void> {
     const ed = vscode.window.activeTextEditor;
     let text = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : '';
-    if (!explainOomText(text).length && ed && ed.document.languageId !== 'python') text = ed.document.getText();
+    if (!explainOomText(text).found.length && ed && ed.document.languageId !== 'python') text = ed.document.getText();
     // A browser-hosted editor may refuse the clipboard: then the box below asks for the text.
-    if (!explainOomText(text).length) text = await vscode.env.clipboard.readText().then((t) => t, () => '');
-    if (!explainOomText(text).length) {
+    if (!explainOomText(text).found.length) text = await vscode.env.clipboard.readText().then((t) => t, () => '');
+    if (!explainOomText(text).found.length) {
       text =
         (await vscode.window.showInputBox({
           title: vscode.l10n.t('Headroom: explain a CUDA out-of-memory error'),
           prompt: vscode.l10n.t('Paste the error (from a terminal, a log or a notebook)'),
           ignoreFocusOut: true,
-          validateInput: (v) => (explainOomText(v).length ? undefined : vscode.l10n.t('No CUDA out-of-memory message in this text.')),
+          validateInput: (v) => (explainOomText(v).found.length ? undefined : vscode.l10n.t('No CUDA out-of-memory message in this text.')),
         })) ?? '';
     }
     await this.show(text);
@@ -42,12 +42,14 @@ export class OomExplanations implements vscode.TextDocumentContentProvider {
 
   /** One tab with the doctor's reading of each message in `text` (nothing when there is none). */
   async show(text: string): Promise<void> {
-    let found: ExplainedOom[] = explainOomText(text);
+    const explained = explainOomText(text);
+    let found: ExplainedOom[] = explained.found;
     if (!found.length) return;
     const root = this.runsDir();
     if (root) found = await withRunEvidence(found, ...recentRuns(root)).catch(() => found);
     const path = `/OOM ${++this.n}.txt`;
-    this.texts.set(path, found.map((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i))).join('\n'));
+    const notes = explained.omitted ? [omittedNote(explained.omitted) + '\n'] : [];
+    this.texts.set(path, [...found.map((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i))), ...notes].join('\n'));
     await vscode.window.showTextDocument(vscode.Uri.from({ scheme: OomExplanations.scheme, path }), { preview: false });
   }
 }

@@ -20,7 +20,7 @@ export class OomTerminalLinks implements vscode.TerminalLinkProvider<OomLink> {
     // Cheap test first: this runs for every line a terminal shows.
     const at = context.line.search(/out of memory/i);
     if (at < 0) return [];
-    const found = explainOomText(context.line);
+    const { found } = explainOomText(context.line);
     if (!found.length) return [];
     const d = found[0]!.diagnosis;
     const start = Math.max(0, context.line.lastIndexOf('CUDA', at));
@@ -63,7 +63,7 @@ export function watchShellOutput(explanations: OomExplanations, window: ShellExe
       // A terminal killed mid-read: what came is still read below.
     }
     const text = chunks.join('').slice(-TAIL).replace(ESCAPES, '');
-    const found = explainOomText(text);
+    const { found } = explainOomText(text);
     if (!found.length) return;
     const d = found.at(-1)!.diagnosis;
     const explain = vscode.l10n.t('Explain');

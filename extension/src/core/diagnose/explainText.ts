@@ -11,22 +11,36 @@ export interface ExplainedOom {
   diagnosis: OomDiagnosis;
 }
 
+/** A log that repeats its OOM (a retry loop, every rank) is read up to this many messages. */
+export const MAX_EXPLAINED = 1000;
+
+/** The messages explained, in order, and how many more the text held past MAX_EXPLAINED. */
+export interface Explained {
+  found: ExplainedOom[];
+  omitted: number;
+}
+
 /**
  * The one entry point for text (a paste, a terminal's output, a log file; the CLI, the editor and
  * the MCP tool alike): every message in order, each read with the traceback around it.
  */
-export function explainOomText(text: string): ExplainedOom[] {
+export function explainOomText(text: string): Explained {
   const ms = parseOomMessages(text);
+  const shown = ms.slice(0, MAX_EXPLAINED);
   let line = 1;
   let at = 0;
-  return ms.map((m) => {
-    for (let i = text.indexOf('\n', at); i >= 0 && i < m.offset; i = text.indexOf('\n', i + 1)) line++;
+  const found = shown.map((m, i) => {
+    for (let k = text.indexOf('\n', at); k >= 0 && k < m.offset; k = text.indexOf('\n', k + 1)) line++;
     at = Math.max(at, m.offset);
-    return { message: m, line, diagnosis: diagnoseMessage(m, oomContext(text, m, ms)) };
+    return { message: m, line, diagnosis: diagnoseMessage(m, oomContext(text, ms, i)) };
   });
+  return { found, omitted: ms.length - shown.length };
 }
 
 /** Where a message sits, for the report: "message 2 of 3, line 14 of train.log". */
 export function placeOf(found: readonly ExplainedOom[], i: number, name?: string): string {
   return `${found.length > 1 ? `message ${i + 1} of ${found.length}, ` : ''}line ${found[i]!.line}${name ? ` of ${name}` : ''}`;
 }
+
+/** Said where messages were left unread. */
+export const omittedNote = (n: number) => `${n} more OOM message${n === 1 ? '' : 's'} in this text not read (the first ${MAX_EXPLAINED} are)`;

@@ -1,8 +1,9 @@
 import { formatBytes as b } from '../format';
 import type { OomMessage } from '../oomMessage';
 import { messageFacts } from './messageFacts';
-import type { MessageFacts } from './messageFacts';
-import { demandFromMessage, freeOthers, nativeExpandable, raiseCapFrom, record, releaseNonPyTorch } from './messageRemedies';
+import { demandFromMessage } from './messageDemand';
+import { nativeExpandable, raiseCapFrom } from './messageRemedies';
+import { OUTSIDE_SHARE, outsideVerdict, pct, result } from './messageVerdict';
 import { NO_CONTEXT } from './oomContext';
 import type { OomContext } from './oomContext';
 import type { OomDiagnosis } from './oom';
@@ -21,24 +22,16 @@ import { expandable, maxSplit } from './remedies';
  */
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
-/** A quarter of the device outside PyTorch is what other programs took in the threads (36–74 %). */
-export const OUTSIDE_SHARE = 0.25;
 /** Slack under this share of the device cannot be what stopped a job for long. */
 export const SLACK_SHARE = 0.05;
 /** What the driver needs beyond a request: "free" above request + this is a contradiction. */
 const room = (total: number) => Math.max(64 * MiB, total / 100);
-const pct = (x: number, t: number) => `${Math.round((x / t) * 100)}%`;
 
 const NO_FIGURES: Partial<Record<OomMessage['format'], string>> = {
   thc: 'PyTorch ≤ 0.4 printed no figures ("cuda runtime error (2)")',
   'cuda-error': '"CUDA error: out of memory" comes from a kernel, the CUDA context or a library (cuBLAS, cuDNN, NCCL), not from PyTorch’s allocator, and prints no figures',
   cublas: 'cuBLAS could not allocate its workspace; the message prints no figures',
 };
-
-function result(m: OomMessage, f: MessageFacts, kind: OomDiagnosis['kind'], why: string, remedies: OomDiagnosis['remedies']): OomDiagnosis {
-  const others = f.others.map((p) => ({ pid: p.pid, used: p.used }));
-  return { kind, why, requestBytes: f.request ?? 0, pools: [], categories: [], topLines: [], message: { format: m.format, truncated: m.truncated, facts: f }, ...(f.outside !== undefined ? { outsideBytes: f.outside } : {}), ...(others.length ? { others } : {}), remedies: [...remedies, record] };
-}
 
 export function diagnoseMessage(m: OomMessage, c: OomContext = NO_CONTEXT): OomDiagnosis {
   const f = messageFacts(m);
@@ -66,19 +59,3 @@ export function diagnoseMessage(m: OomMessage, c: OomContext = NO_CONTEXT): OomD
   const slack = f.slack !== undefined && f.slack >= q ? ` The ${b(f.slack)} reserved but unallocated is too small a share to be the cause.` : '';
   return result(m, f, 'demand', `The live tensors need more than the device has: ${held}, ${b(free)} was free and the request is ${b(q)}.${slack}${capNote}`, demandFromMessage(f, c, false));
 }
-
-/** Non-PyTorch when what lies outside this process's PyTorch, beyond a context, is a quarter of the device. */
-function outsideVerdict(m: OomMessage, f: MessageFacts, t: number, capNote: string): OomDiagnosis | undefined {
-  const beyondContext = Math.max(f.othersBytes, (f.outside ?? 0) - GiB);
-  if (beyondContext < t * OUTSIDE_SHARE) return undefined;
-  const self = selfExtra(f);
-  const parts = [f.othersBytes ? `${b(f.othersBytes)} in other processes (${f.others.map((p) => `pid ${p.pid}`).join(', ')})` : '', self !== undefined ? `${b(self)} in this process beside PyTorch${f.selfPid !== undefined ? ` (listed as pid ${f.selfPid}: a container hides its own pid)` : ''}` : ''].filter(Boolean);
-  const remedies = [];
-  if (f.othersBytes || (f.outside !== undefined && (self === undefined || f.outside - self > GiB))) remedies.push(freeOthers(f));
-  if (self !== undefined && self > 2 * GiB) remedies.push(releaseNonPyTorch(self));
-  const outside = f.outside ?? f.othersBytes;
-  return result(m, f, 'non-pytorch', `${b(outside)} of the ${b(t)} device (${pct(outside, t)}) is outside PyTorch’s ${f.reserved !== undefined ? `${b(f.reserved)} ` : ''}reserve${parts.length ? `: ${parts.join(', ')}` : ' (total − free − reserved: other programs, or this process’s other libraries)'}.${capNote}`, remedies);
-}
-
-/** This process's memory beside PyTorch's reserve, when the message lists this process. */
-export const selfExtra = (f: MessageFacts) => (f.selfUsed !== undefined && f.reserved !== undefined ? Math.max(0, f.selfUsed - f.reserved) : undefined);

@@ -34,13 +34,17 @@ const WINDOWS = /\b[A-Z]:\\|\\\\|\.bat\b|\.exe\b|\bwin32\b|\bwin_amd64\b|\bWindo
 const EXPANDABLE = /expandable_segments\s*:\s*True/i;
 const MAX_SPLIT = /max_split_size_mb\s*:\s*\d+/i;
 
-/** The text around `m` with every message's own span left out. */
-function around(text: string, m: OomMessage, all: readonly OomMessage[]): { before: string; after: string } {
+/** The text around `all[i]` with every message's own span left out (only its neighbours can overlap). */
+function around(text: string, all: readonly OomMessage[], i: number): { before: string; after: string } {
+  const m = all[i]!;
   const cut = (from: number, to: number) => {
+    let lo = i;
+    while (lo > 0 && all[lo - 1]!.end > from) lo--;
     let s = '';
     let at = from;
-    for (const o of all) {
-      if (o.end <= at || o.offset >= to) continue;
+    for (let j = lo; j < all.length && all[j]!.offset < to; j++) {
+      const o = all[j]!;
+      if (o.end <= at) continue;
       s += text.slice(at, Math.max(at, o.offset));
       at = Math.max(at, o.end);
     }
@@ -49,8 +53,9 @@ function around(text: string, m: OomMessage, all: readonly OomMessage[]): { befo
   return { before: cut(Math.max(0, m.offset - BEFORE), m.offset), after: cut(m.end, Math.min(text.length, m.end + AFTER)) };
 }
 
-export function oomContext(text: string, m: OomMessage, all: readonly OomMessage[] = [m]): OomContext {
-  const { before, after } = around(text, m, all);
+/** `all` in order, `i` the message's place in it. */
+export function oomContext(text: string, all: readonly OomMessage[], i: number): OomContext {
+  const { before, after } = around(text, all, i);
   const near = before + '\n' + after;
   // The traceback's last frames: before the message, or after it where a launcher prints the
   // message first (torchrun's ranks, "During handling of the above exception").

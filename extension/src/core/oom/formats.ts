@@ -1,10 +1,7 @@
 import type { OomMessage, OomProcess } from '../oomMessage';
+import { ASYNC, flat, LEGACY, MODERN, PROC, S } from './patterns';
 
-/**
- * The formats PyTorch has printed for a CUDA OOM (docs/oom-formats.md), as patterns over the
- * flattened text (flatten.ts: no whitespace). Each message's fields are nested optional groups, so
- * a message cut short still yields the figures before the cut.
- */
+/** The formats PyTorch has printed for a CUDA OOM (docs/oom-formats.md), and how each is read. */
 export type OomFormat = 'thc' | 'cached' | 'reserved' | 'reserved-hint' | 'modern' | 'async' | 'absurd' | 'cuda-error' | 'cublas' | 'fragment';
 
 type Parsed = Omit<OomMessage, 'offset' | 'end' | 'text'>;
@@ -13,7 +10,6 @@ export interface Format {
   read(g: Record<string, string | undefined>): Parsed | null;
 }
 
-const S = String.raw`\d+(?:\.\d+)?(?:bytes|KiB|MiB|GiB)`;
 const UNITS: Record<string, number> = { bytes: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
 
 /** "20.00MiB" or "20.00 MiB" → bytes. Two decimals: within ±0.5 % of the real figure. */
@@ -24,50 +20,12 @@ export function sizeBytes(s: string): number {
 }
 export const parseSizeText = sizeBytes;
 
-// Readable patterns: spaces are dropped, since the flattened text has none.
-const flat = (s: string) => s.replace(/ /g, '');
-/** `a(?:b(?:c)?)?`: each piece only after the one before it. */
-const chain = (pieces: string[]): string => pieces.reduceRight((tail, p) => (tail ? `${p}(?:${tail})?` : p), '');
 const size = (g: Record<string, string | undefined>, k: string) => (g[k] === undefined ? undefined : sizeBytes(g[k]!));
 const num = (g: Record<string, string | undefined>, k: string) => (g[k] === undefined || g[k] === '' ? undefined : Number(g[k]));
 /** Only the figures present: an absent one is not zero. */
 function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
-
-const HEAD = String.raw`(?<head>(?:CUDA|HIP) out of memory \.)? Tried to allocate (?<tried>${S})`;
-const WHO = String.raw`(?:Process \d+|Including non-PyTorch memory, this process)`;
-const PROC = new RegExp(flat(String.raw`(?:Process (?<pid>\d+)|Including non-PyTorch memory, this process) has (?<used>${S})`), 'gi');
-const HINT = String.raw`(?<hint>` + chain([String.raw`If reserved (?:but unallocated )?memory is (?:>> allocated memory|large) try setting`, String.raw`[\w=:.]{1,60} to avoid fragmentation \.`, String.raw`See documentation for Memory Management`, String.raw`(?:and PYTORCH_CUDA_ALLOC_CONF|\( https?://[^)]{1,200} \))`]) + ')?';
-
-// A message pasted from its second sentence on ("GPU 0 has a total capacity…", "(GPU 0; …") is
-// still one: the head is optional where the next piece names the GPU.
-const MODERN = String.raw`(?:${HEAD} \.)?` + chain([
-  // Some builds print no index ("GPU  has a total capacity").
-  String.raw`GPU (?<gpu>\d*) has a total capaci?ty of (?<total>${S})`,
-  String.raw`of which (?<free>${S}) is free \.`,
-  // The last sentence may be cut after its figure ("Process 1079173 has 6.04 GiB").
-  String.raw`(?<procs>(?:${WHO} has ${S} memory in use \.)*(?:${WHO} has ${S}(?:memory(?:in use)?)?)?)`,
-  String.raw`(?:(?<allowed>${S}) allowed ;)? Of the allocated memory (?<alloc>${S}) is allocated by PyTorch ,`,
-  String.raw`(?:with (?<private>${S}) allocated in private pools \( e\.g\., CUDA Graphs \),)? and (?<unalloc>${S}) is reserved by PyTorch but unallocated \.?`,
-  HINT,
-]);
-const LEGACY = String.raw`(?:${HEAD})?` + chain([
-  String.raw`\( GPU (?<gpu>\d+) ; (?<total>${S}) total capacity ;`,
-  String.raw`(?<alloc>${S}) already allocated ;`,
-  String.raw`(?<free>${S}) free ;`,
-  // The last words may be cut ("18.33 GiB reserved in total by"): the figure is whole, its meaning clear.
-  String.raw`(?:(?<allowed>${S}) allowed ;)? (?<reserved>${S}) (?<kind>reserved(?: in(?: total(?: by(?: PyTorch)?)?)?)?|cached) \)?`,
-  HINT,
-]);
-const ASYNC = chain([
-  String.raw`Allocation on device (?<gpu>\d+) would exceed allowed memory \. \( out of memory \)`,
-  String.raw`Currently allocated : (?<alloc>${S})`,
-  String.raw`Requested : (?<req>${S})`,
-  String.raw`Device limit : (?<total>${S})`,
-  String.raw`Free \( according to CUDA \) : (?<free>${S})`,
-  String.raw`(?:PyTorch limit \( set by user-supplied memory fraction \) : (?<allowed>${S}))?`,
-]);
 
 const re = (s: string) => new RegExp(flat(s), 'gi');
 

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { diagnoseSnapshot } from '../diagnose/oom';
-import { explainOomText, placeOf } from '../diagnose/explainText';
+import { explainOomText, omittedNote, placeOf } from '../diagnose/explainText';
 import { withRunEvidence } from '../diagnose/oomEvidence';
 import { renderDiagnosis } from '../diagnose/oomText';
 import { deviceFactsBeside } from '../run/deviceFacts';
@@ -43,11 +43,13 @@ export const explainOomTool: ToolDef = {
       } catch {
         throw new ToolInputError(`${path} is not a regular file`);
       }
-      let found = explainOomText(text);
+      const explained = explainOomText(text);
+      let found = explained.found;
       if (!found.length) return `no CUDA out-of-memory message in ${path}`;
       const run = str(args, 'run', false);
       if (run !== undefined) found = await withRunEvidence(found, run).catch((e: unknown) => { throw new ToolInputError(`${run}: ${(e as Error).message}`); });
-      return paged(found.flatMap((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i)).trimEnd().split('\n')), page);
+      const lines = found.flatMap((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i)).trimEnd().split('\n'));
+      return paged(explained.omitted ? [...lines, omittedNote(explained.omitted)] : lines, page);
     }
     const o = await openSource(path, int(args, 'device', 0));
     if (!o.analysis.ooms.length) return `no OOM recorded in ${o.file} (device ${o.analysis.device})`;
