@@ -37,7 +37,7 @@ const cases: { name: string; file: string; cmd: string[]; want: string; env?: Re
   { file: 'demand', name: 'activations outgrowing the device in training', cmd: ['python3', 'oom_messages.py', 'demand'], want: 'demand' },
   { file: 'huge', name: 'a tensor twice the device', cmd: ['python3', 'oom_messages.py', 'huge'], want: 'demand' },
   { file: 'hf_trainer', name: 'Hugging Face Trainer, GPT-2 at batch 256', cmd: ['python3', 'oom_messages.py', 'hf_trainer'], want: 'demand' },
-  { file: 'torchrun_cap', name: 'torchrun (its [rankN]: prefixes) under a memory fraction', cmd: ['torchrun', '--nproc-per-node', '1', 'oom_messages.py', 'cap'], want: 'cap' },
+  { file: 'torchrun_cap', name: 'torchrun under a memory fraction (its elastic agent reports the failure after the message)', cmd: ['torchrun', '--nproc-per-node', '1', 'oom_messages.py', 'cap'], want: 'cap' },
 ];
 
 describe('the OOM doctor on messages from real runs', { skip: SKIP }, () => {
