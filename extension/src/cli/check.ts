@@ -25,8 +25,8 @@ export const CHECK_USAGE = `usage: headroom check SNAPSHOT|RUN [--max-peak SIZE]
   fragmentation, cap, non-pytorch, demand or unknown, with the figures read and the remedies.
   --json prints {"ooms": [{"class", "figures", "derived", "reason", "remedies": [{"id", "title",
   "change", "effect"}]}]} instead. --run RUN: a Headroom run folder whose snapshot of the same OOM
-  (same device, request and free memory) replaces the message's figures as evidence; a log inside
-  a run folder uses its run without it.
+  (same device, request and free memory) becomes the evidence for the verdict, the message's
+  figures shown beside it; a log inside a run folder uses its run without --run.
   --no-leak exits 1 when live memory grows steadily from iteration to iteration, by any amount:
   measured at the run's step boundaries (optimizer steps, else backward passes, else the outermost
   loop) past a warm-up, and held by tensors created at the same lines in most iterations and never
