@@ -4,7 +4,7 @@
 // check --explain-oom, check --no-leak, lint --json, diff --json), not against the tools' code.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -72,6 +72,21 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     const log = join(SNAPS, 'shared', 'oom_fraction_message.txt');
     const fromLog = await ask('headroom_explain_oom', { path: log });
     assert.equal(fromLog.text.split('\n')[0], cli(['check', log, '--explain-oom']).stdout.split('\n')[0]);
+  });
+
+  it('explain OOM with a run: its snapshot of the same OOM is the evidence; a run that cannot be read leaves the message’s reading and says so', async () => {
+    const run = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-mcp-'));
+    const log = join(dir, 'job.log');
+    writeFileSync(log, `torch.OutOfMemoryError: ${(JSON.parse(readFileSync(join(run, 'truth.json'), 'utf8')) as { message: string }).message}\n`);
+    const withRun = await ask('headroom_explain_oom', { path: log, run });
+    assert.equal(withRun.text, cli(['check', log, '--explain-oom', '--run', run]).stdout.trimEnd());
+    assert.match(withRun.text, /evidence: non_pytorch_oom\/snapshot-oom-1\.pickle/);
+    // The editor passes the snapshot it shows: its run folder is read.
+    assert.match((await ask('headroom_explain_oom', { path: log, run: join(run, 'snapshot-oom-1.pickle') })).text, /evidence: /);
+    const bad = await ask('headroom_explain_oom', { path: log, run: dir });
+    assert.match(bad.text, /^OOM: non-pytorch — /);
+    assert.match(bad.text, /no evidence from .*not a Headroom run folder/);
   });
 
   it('leaks: the growth per iteration and the lines of headroom check --no-leak', async () => {

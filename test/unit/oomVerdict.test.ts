@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { explainOomText } from '../../extension/src/core/diagnose/explainText';
+import { withRunEvidence } from '../../extension/src/core/diagnose/oomEvidence';
 import { renderDiagnosis, WIDTH } from '../../extension/src/core/diagnose/oomText';
 import { ROOT } from './helpers';
 
@@ -99,5 +102,19 @@ describe('the OOM doctor on a message: traps', () => {
     assert.doesNotMatch(text, /True: PYTORCH_CUDA_ALLOC_CONF/);
     assert.doesNotMatch(text, /headroom\.run\./, 'no editor setting in text the CLI prints');
     assert.match(text, /\n {2}- Re-run with expandable_segments:True\n {6}change: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True/);
+  });
+
+  it('runs as evidence: the one that recorded the same OOM lends its snapshot, one that cannot be read is passed over among several, refused alone', async () => {
+    const run = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
+    const message = (JSON.parse(readFileSync(join(run, 'truth.json'), 'utf8')) as { message: string }).message;
+    const empty = mkdtempSync(join(tmpdir(), 'headroom-runs-'));
+    const [e] = await withRunEvidence(explainOomText(message).found, empty, run);
+    assert.match(e!.diagnosis.evidence!, /^non_pytorch_oom\/snapshot-oom-1\.pickle/);
+    assert.ok(e!.diagnosis.pools.length > 0, 'the snapshot’s pools');
+    assert.equal(e!.diagnosis.message!.facts.request, 2 ** 30, 'the message’s figures stay beside it');
+    await assert.rejects(withRunEvidence(explainOomText(message).found, empty), /not a Headroom run folder/);
+    // Another OOM (another request) is not this run's.
+    const [other] = await withRunEvidence(explainOomText(message.replace('1024.00 MiB', '512.00 MiB')).found, run);
+    assert.equal(other!.diagnosis.evidence, undefined);
   });
 });

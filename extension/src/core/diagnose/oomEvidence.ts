@@ -1,6 +1,7 @@
-import { readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { analyzeDevice } from '../analysis/analyze';
+import { SnapshotError } from '../errors';
 import type { OomMessage } from '../oomMessage';
 import { deviceFactsBeside } from '../run/deviceFacts';
 import { isSideProcessFolder } from '../run/processes';
@@ -17,10 +18,13 @@ export interface RunOom {
   free: number;
 }
 
-/** The OOMs of a run (any of its process folders), each paired with the snapshot taken at it. */
-export function runOoms(dir: string): RunOom[] {
+/** The OOMs of a run (any of its process folders, or a snapshot in one), each paired with the snapshot taken at it. */
+export function runOoms(path: string): RunOom[] {
   const out: RunOom[] = [];
-  for (const p of readRun(dir, { samples: 'none' }).processes) {
+  const dir = isFile(path) ? dirname(path) : path;
+  const run = readRun(dir, { samples: 'none' });
+  if (!run.processes.length) throw new SnapshotError('io', `${dir} is not a Headroom run folder (no meta.json, samples or snapshots)`);
+  for (const p of run.processes) {
     const files = new Map(p.snapshots.map((s) => [basename(s.path), s.path]));
     let pending: Omit<RunOom, 'snapshot'> | undefined;
     for (const e of p.events) {
@@ -35,6 +39,14 @@ export function runOoms(dir: string): RunOom[] {
   }
   return out;
 }
+
+const isFile = (p: string) => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
 
 // The message prints two decimals of its unit: within 0.5 %, plus the rounding of a small figure.
 const near = (printed: number, exact: number) => Math.abs(printed - exact) <= exact * 0.005 + 5 * 1024;
@@ -51,7 +63,16 @@ export function matchOom<T extends RunOom>(m: OomMessage, ooms: readonly T[]): T
  * replaces the message's reading; the message's figures stay beside it.
  */
 export async function withRunEvidence(found: ExplainedOom[], ...runDirs: string[]): Promise<ExplainedOom[]> {
-  const ooms = runDirs.flatMap((d) => runOoms(d).map((o) => ({ ...o, run: d })));
+  // One run named is read or refused; among several (an editor's runs folder), one that cannot be
+  // read is passed over.
+  const ooms = runDirs.flatMap((d) => {
+    try {
+      return runOoms(d).map((o) => ({ ...o, run: d }));
+    } catch (e) {
+      if (runDirs.length === 1) throw e;
+      return [];
+    }
+  });
   const out: ExplainedOom[] = [];
   for (const e of found) {
     const r = matchOom(e.message, ooms);

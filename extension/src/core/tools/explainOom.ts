@@ -15,12 +15,12 @@ export const explainOomTool: ToolDef = {
   name: 'headroom_explain_oom',
   title: 'Explain a CUDA out-of-memory error',
   description:
-    "Explains each CUDA out-of-memory error in a PyTorch memory snapshot, a Headroom run folder, or a text file holding OOM messages (a log, a pasted message, any PyTorch version): whether it is fragmentation, a memory cap, non-PyTorch memory, real demand or unknown (no figures), with the figures read and the remedies. With `run`, a Headroom run folder's snapshot of the same OOM replaces the message's figures.",
+    "Explains each CUDA out-of-memory error in a PyTorch memory snapshot, a Headroom run folder, or a text file holding OOM messages (a log, a pasted message, any PyTorch version): whether it is fragmentation, a memory cap, non-PyTorch memory, real demand or unknown (no figures), with the figures read and the remedies. With `run`, a Headroom run folder's snapshot of the same OOM becomes the evidence for the verdict.",
   inputSchema: {
     type: 'object',
     properties: {
       path: { type: 'string', description: 'A snapshot, a Headroom run folder, or a log / text file with the OOM message' },
-      run: { type: 'string', description: 'For a log: the Headroom run folder that recorded the same OOM (optional)' },
+      run: { type: 'string', description: 'For a log: the Headroom run folder that recorded the same OOM, or a snapshot in it (optional)' },
       device: DEVICE_PROP,
       page: PAGE_PROP,
     },
@@ -47,9 +47,11 @@ export const explainOomTool: ToolDef = {
       let found = explained.found;
       if (!found.length) return `no CUDA out-of-memory message in ${path}`;
       const run = str(args, 'run', false);
-      if (run !== undefined) found = await withRunEvidence(found, run).catch((e: unknown) => { throw new ToolInputError(`${run}: ${(e as Error).message}`); });
-      const lines = found.flatMap((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i)).trimEnd().split('\n'));
-      return paged(explained.omitted ? [...lines, omittedNote(explained.omitted)] : lines, page);
+      // A run that cannot be read leaves the messages' own readings, and says why.
+      let note: string[] = [];
+      if (run !== undefined) found = await withRunEvidence(found, run).catch((e: unknown) => ((note = [`no evidence from ${run}: ${(e as Error).message}`]), found));
+      const lines = found.flatMap((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i, path)).trimEnd().split('\n'));
+      return paged([...lines, ...(explained.omitted ? [omittedNote(explained.omitted)] : []), ...note], page);
     }
     const o = await openSource(path, int(args, 'device', 0));
     if (!o.analysis.ooms.length) return `no OOM recorded in ${o.file} (device ${o.analysis.device})`;
