@@ -29,7 +29,7 @@ const room = (total: number) => Math.max(64 * MiB, total / 100);
 
 const NO_FIGURES: Partial<Record<OomMessage['format'], string>> = {
   thc: 'PyTorch ≤ 0.4 printed no figures ("cuda runtime error (2)")',
-  'cuda-error': '"CUDA error: out of memory" comes from a kernel, the CUDA context or a library (cuBLAS, cuDNN, NCCL), not from PyTorch’s allocator, and prints no figures',
+  'cuda-error': '"CUDA error: out of memory" comes from a kernel, the CUDA context or a library (cuBLAS, cuDNN, NCCL), not from PyTorch’s allocator, and prints no figures; CUDA_LAUNCH_BLOCKING=1 makes the traceback point at the call that failed',
   cublas: 'cuBLAS could not allocate its workspace; the message prints no figures',
 };
 
