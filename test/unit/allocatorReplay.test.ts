@@ -24,7 +24,7 @@ describe('the caching allocator replayed on real captures', () => {
       for (const d of s.devices) {
         const r = replayAllocator(s, d);
         if (!r.supported) {
-          assert.match(r.reason, /expandable segments|private pools|before the trace began/);
+          assert.match(r.reason, /expandable segments|private pools/);
           continue;
         }
         replayed++;
@@ -34,7 +34,7 @@ describe('the caching allocator replayed on real captures', () => {
       }
     });
   }
-  it('at least seven captures are replayed whole', () => assert.ok(replayed >= 7, String(replayed)));
+  it('at least thirteen captures are replayed whole, those that began late included', () => assert.ok(replayed >= 13, String(replayed)));
 
   it('the check has teeth: under another max_split_size the fragmentation capture is placed otherwise', async () => {
     const s = await loadSnapshotFile(join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.pickle'));

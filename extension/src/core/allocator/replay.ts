@@ -5,6 +5,7 @@ import type { Snapshot } from '../snapshot/model';
 import { FreeBlocks } from './blocks';
 import type { Blk, Seg } from './blocks';
 import { configFrom } from './config';
+import { seedStart } from './seed';
 import type { AllocConfig } from './config';
 
 /**
@@ -53,13 +54,6 @@ function unsupported(s: Snapshot, device: number, cfg: AllocConfig): string | un
   if (cfg.expandable) return 'expandable segments are not replayed yet';
   const final = s.segments.filter((g) => g.device === device);
   if (final.some((g) => g.poolId[0] !== 0 || g.poolId[1] !== 0)) return 'private pools (CUDA graphs, MemPools) are not replayed yet';
-  // The segments held when recording began: the final ones, less those allocated in the trace, plus those it freed.
-  const start = new Set(final.map((g) => g.address));
-  for (let i = t.length - 1; i >= 0; i--) {
-    if (t.action[i] === Action.SegmentAlloc) start.delete(t.addr[i]!);
-    else if (t.action[i] === Action.SegmentFree) start.add(t.addr[i]!);
-  }
-  if (start.size) return `the allocator held ${start.size} segment(s) before the trace began (recording started late, or the ring buffer wrapped): their blocks are not in it`;
   return undefined;
 }
 
@@ -74,10 +68,11 @@ export function replayAllocator(s: Snapshot, device: number, cfg: AllocConfig = 
   const allocated = new Float64Array(t.length);
   const mismatches: { index: number; recorded: number; placed: number }[] = [];
   let mismatchCount = 0;
-  let now = 0;
-  let peak = 0;
-  let reserved = 0;
-  let reservedPeak = 0;
+  // A trace that begins with segments already held starts from them (seed.ts).
+  let now = seedStart(s, t, device, cfg, free, segs, live);
+  let peak = now;
+  let reserved = [...segs.values()].reduce((x, g) => x + g.size, 0);
+  let reservedPeak = reserved;
   let allocations = 0;
   const fail = (i: number, what: string): AllocReplay => ({ supported: false, reason: `event #${i}: ${what}` });
   for (let i = 0; i < t.length; i++) {
