@@ -134,6 +134,22 @@ describe('headroom CLI', () => {
     assert.equal((JSON.parse(headroom('check', log, '--explain-oom', '--json', '--run', run).out) as { ooms: { evidence?: string }[] }).ooms[0]!.evidence, undefined);
   });
 
+  it('whatif --json: the recorded peaks and one prediction per --alloc-conf, in order; a misspelled option is refused', () => {
+    const snap = join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.pickle');
+    const r = headroom('whatif', snap, '--alloc-conf', 'max_split_size_mb:64', '--alloc-conf', 'roundup_power2_divisions:4', '--limit-gib', String(1636 / 1024), '--json');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out) as { recorded: Record<string, number>; predicted: { alloc_conf: string; reserved_peak_bytes: number; allocated_peak_bytes: number; ooms: unknown[] }[] };
+    const t = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.truth.json'), 'utf8')) as { max_memory_allocated: number; max_memory_reserved: number };
+    assert.equal(j.recorded.allocated_peak_bytes, t.max_memory_allocated);
+    assert.equal(j.recorded.reserved_peak_bytes, t.max_memory_reserved);
+    assert.deepEqual(j.predicted.map((p) => p.alloc_conf), ['max_split_size_mb:64', 'roundup_power2_divisions:4']);
+    assert.deepEqual(j.predicted[0]!.ooms, []);
+    assert.match(headroom('whatif', snap, '--alloc-conf', 'max_split_size_mb:64', '--limit-gib', '1.59765625').out, /the recorded OOM at event #\d+ does not happen/);
+    const bad = headroom('whatif', snap, '--alloc-conf', 'max_spilt_size_mb:64');
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /unknown allocator option max_spilt_size_mb/);
+  });
+
   it('check --no-leak exits 1 on per-iteration growth with the line, 0 on a clean loop', () => {
     const leaks = join(ROOT, 'test', 'fixtures', 'leaks');
     const bad = headroom('check', join(leaks, 'leak_append.pickle'), '--no-leak');

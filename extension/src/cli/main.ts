@@ -8,6 +8,7 @@ import { LIMIT_USAGE } from './load';
 import { MCP_USAGE, mcpCommand } from './mcp';
 import { RANKS_USAGE, ranksCommand } from './ranks';
 import { RUN_USAGE, runCommand } from './run';
+import { WHATIF_USAGE, whatifCommand } from './whatif';
 import type { Io } from './io';
 import { processIo } from './io';
 import { plain, plainLines } from '../core/text';
@@ -29,6 +30,8 @@ ${RANKS_USAGE}
 
 ${RUN_USAGE}
 
+${WHATIF_USAGE}
+
 Global options: --debug (show stack traces of errors), --help (also after a command: headroom analyze --help), --version
 ${LIMIT_USAGE}
 Exit codes: 0 ok, 1 over budget (check) or an error-level finding (lint), 2 error (a usage error, an
@@ -46,6 +49,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   mcp: { run: mcpCommand, help: `${MCP_USAGE}\n\n${LIMIT_USAGE}` },
   ranks: { run: ranksCommand, help: `${RANKS_USAGE}\n\n${LIMIT_USAGE}` },
   run: { run: runCommand, help: `${RUN_USAGE}\n\n${LIMIT_USAGE}` },
+  whatif: { run: whatifCommand, help: `${WHATIF_USAGE}\n\n${LIMIT_USAGE}` },
 };
 
 const isHelp = (a: string): boolean => a === '--help' || a === '-h';

@@ -131,7 +131,7 @@ export function replayAllocator(s: Snapshot, device: number, cfg: AllocConfig = 
 }
 
 /** free_block: the block joins its free neighbours in the segment and goes back to its pool. */
-function release(free: FreeBlocks, b: Blk): void {
+export function release(free: FreeBlocks, b: Blk): void {
   b.free = true;
   for (const n of [b.prev, b.next]) {
     if (!n || !n.free) continue;

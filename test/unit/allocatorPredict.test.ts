@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { AllocConfError, applyAllocConf } from '../../extension/src/core/allocator/confString';
+import { configFrom } from '../../extension/src/core/allocator/config';
+import { predictAllocator } from '../../extension/src/core/allocator/predict';
+import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
+import { ROOT, SHARED_SNAPSHOTS } from './helpers';
+
+// Predictions under other allocator settings. With the run's own settings the model must give the
+// run's own reserved peak; under other settings it is checked against real reruns on an H100
+// (test/gpu/capture/frag_rerun.py: the same allocations under the same cap, per setting).
+const SNAP = join(ROOT, 'test', 'fixtures', 'snapshots');
+const MiB = 2 ** 20;
+
+describe('allocator predictions', () => {
+  it('with the recorded settings, the recorded reserved peak, on every capture without an OOM', async () => {
+    let n = 0;
+    for (const path of [...readdirSync(SNAP).map((f) => join(SNAP, f)), ...readdirSync(SHARED_SNAPSHOTS).map((f) => join(SHARED_SNAPSHOTS, f))].filter((f) => f.endsWith('.pickle'))) {
+      const s = await loadSnapshotFile(path);
+      const a = analyzeDevice(s, 0);
+      const p = predictAllocator(s, 0, configFrom(s.allocatorSettings));
+      if (!p.supported || a.ooms.length) continue;
+      assert.equal(p.reservedPeak, a.replay.reservedPeak.bytes, path);
+      n++;
+    }
+    assert.ok(n >= 8, String(n));
+  });
+
+  it('the fragmentation OOM under its cap: the OOM again by default, none with max_split_size_mb:64 and the reserved bytes the H100 rerun measured', async () => {
+    const s = await loadSnapshotFile(join(SNAP, 'frag_oom.pickle'));
+    const a = analyzeDevice(s, 0);
+    const cap = (1536 + 100) * MiB; // frag_oom.py's set_per_process_memory_fraction
+    const plain = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun.json'), 'utf8')) as { ok: boolean };
+    const split = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_max_split.json'), 'utf8')) as { ok: boolean; reserved: number; alloc_conf: string };
+    const base = predictAllocator(s, 0, configFrom(s.allocatorSettings), cap);
+    assert.ok(base.supported);
+    assert.equal(plain.ok, false);
+    assert.deepEqual(base.ooms.map((o) => o.index), [a.ooms[0]!.index]);
+    const p = predictAllocator(s, 0, applyAllocConf(configFrom(s.allocatorSettings), split.alloc_conf), cap);
+    assert.ok(p.supported);
+    assert.equal(split.ok, true);
+    assert.deepEqual(p.ooms, []);
+    assert.deepEqual(p.avoided, [a.ooms[0]!.index]);
+    assert.equal(p.reservedAt.get(a.ooms[0]!.index), split.reserved);
+  });
+
+  it('allocator options as PyTorch spells them; unknown ones and max_split_size_mb ≤ 20 refused', () => {
+    const base = { maxSplitSize: Infinity, maxNonSplitRounding: 20 * MiB, rounding: { divisions: new Array<number>(16).fill(0) }, expandable: false, gcThreshold: 0 };
+    const c = applyAllocConf(base, 'max_split_size_mb:64,roundup_power2_divisions:[64:8,>:2],expandable_segments:True');
+    assert.deepEqual([c.maxSplitSize, c.rounding.divisions[6], c.rounding.divisions[7], c.rounding.divisions[0], c.expandable], [64 * MiB, 8, 2, 0, true]);
+    assert.equal(applyAllocConf(base, 'roundup_power2_divisions=4').rounding.divisions[3], 4);
+    assert.throws(() => applyAllocConf(base, 'max_split_size_mb:16'), AllocConfError);
+    assert.throws(() => applyAllocConf(base, 'max_spilt_size_mb:64'), /unknown allocator option/);
+    assert.throws(() => applyAllocConf(base, 'backend:cudaMallocAsync'), /cannot be predicted/);
+  });
+});
