@@ -45,6 +45,13 @@ describe('allocator predictions', () => {
     assert.deepEqual(p.ooms, []);
     assert.deepEqual(p.avoided, [a.ooms[0]!.index]);
     assert.equal(p.reservedAt.get(a.ooms[0]!.index), split.reserved);
+    // expandable_segments:True: the free pages inside the holes are unmapped, the request mapped on top.
+    const exp = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_expandable.json'), 'utf8')) as { ok: boolean; reserved: number; alloc_conf: string };
+    const e = predictAllocator(s, 0, applyAllocConf(configFrom(s.allocatorSettings), exp.alloc_conf), cap);
+    assert.ok(e.supported);
+    assert.equal(exp.ok, true);
+    assert.deepEqual([e.ooms, e.avoided], [[], [a.ooms[0]!.index]]);
+    assert.equal(e.reservedAt.get(a.ooms[0]!.index), exp.reserved);
   });
 
   it('allocator options as PyTorch spells them; unknown ones and max_split_size_mb ≤ 20 refused', () => {

@@ -13,7 +13,7 @@ export const WHATIF_USAGE = `usage: headroom whatif SNAPSHOT --alloc-conf K:V,â€
 
   Replays the run's requests through the caching allocator under other PYTORCH_CUDA_ALLOC_CONF
   settings (expandable_segments, max_split_size_mb, roundup_power2_divisions,
-  max_non_split_rounding_mb) and prints the recorded and predicted peaks side by side, with the
+  max_non_split_rounding_mb; docs/allocator-replay.md) and prints the recorded and predicted peaks side by side, with the
   OOMs each would hit or avoid. --limit-gib N: the memory PyTorch may take (a per-process cap, or
   the device less what other programs hold); without it, the limit the recorded OOM shows
   (reserved + free at that instant), else none. A snapshot does not record a memory fraction: pass

@@ -63,4 +63,10 @@ export class FreeBlocks {
     const l = this.list(small, stream);
     return l[FreeBlocks.lowerBound(l, size, -Infinity)];
   }
+
+  /** The free blocks of the pool on this stream with at least `size` bytes, best fit first. */
+  from(small: boolean, stream: number, size: number): Blk[] {
+    const l = this.list(small, stream);
+    return l.slice(FreeBlocks.lowerBound(l, size, -Infinity));
+  }
 }

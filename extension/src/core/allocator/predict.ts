@@ -6,6 +6,7 @@ import { FreeBlocks } from './blocks';
 import type { Blk, Seg } from './blocks';
 import type { AllocConfig } from './config';
 import { bestFit, release, shouldSplit } from './replay';
+import { ExpandableSegments } from './exp';
 import { seedStart } from './seed';
 
 /**
@@ -37,7 +38,6 @@ const roundUp = (x: number, m: number) => Math.ceil(x / m) * m;
 export const segmentSize = (size: number) => (size <= MiB ? 2 * MiB : size < 10 * MiB ? 20 * MiB : roundUp(size, 2 * MiB));
 
 export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit = Infinity): Prediction {
-  if (cfg.expandable) return { supported: false, reason: 'expandable segments are not predicted yet' };
   if (s.segments.some((g) => g.device === device && (g.poolId[0] !== 0 || g.poolId[1] !== 0))) return { supported: false, reason: 'private pools (CUDA graphs, MemPools) are not predicted yet' };
   const t = traceOf(s, device);
   const free = new FreeBlocks();
@@ -57,9 +57,17 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
     segs.delete(b.seg.addr);
     reserved -= b.seg.size;
   };
-  // release_cached_blocks: every free block that is a whole segment goes back to the driver.
+  // Expandable segments: one per (pool, stream), grown page by page at its top (exp.ts).
+  const exp = new ExpandableSegments(free, () => {
+    const base = next;
+    next += 2 ** 40; // a virtual range of its own
+    return base;
+  });
+  // release_cached_blocks: every free block that is a whole segment goes back to the driver; the
+  // free pages at the top of expandable segments are unmapped.
   const releaseAll = () => {
     for (const g of [...segs.values()]) if (g.head && g.head.free && !g.head.next) drop(g.head);
+    reserved -= exp.unmapFree();
   };
   // release_available_cached_blocks: with max_split_size set, oversize cached segments on this stream.
   const releaseOversize = (size: number, stream: number): boolean => {
@@ -79,8 +87,19 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
   const attempt = (orig: number, stream: number): Blk | undefined => {
     const size = roundSize(orig, cfg.rounding);
     const small = size <= MiB;
-    let b = bestFit(free, small, stream, size, cfg);
-    if (!b) {
+    let b = cfg.expandable ? undefined : bestFit(free, small, stream, size, cfg);
+    if (cfg.expandable) {
+      let pick = exp.pick(small, stream, size);
+      if (reserved + exp.cost(small, stream, size, pick) > limit) {
+        releaseAll();
+        pick = exp.pick(small, stream, size);
+      }
+      const want = exp.cost(small, stream, size, pick);
+      if (reserved + want > limit) return undefined;
+      b = exp.place_(small, stream, size, pick);
+      reserved += want;
+      reservedPeak = Math.max(reservedPeak, reserved);
+    } else if (!b) {
       const want = segmentSize(size);
       const fits = () => reserved + want <= limit;
       if (!fits() && !(releaseOversize(size, stream) && fits())) releaseAll();

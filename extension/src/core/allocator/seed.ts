@@ -18,13 +18,28 @@ const ALLOCATED = /^active_/;
  */
 export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: AllocConfig, free: FreeBlocks, segs: Map<number, Seg>, live: Map<number, Blk>): number {
   const start = new Map<number, Seg>();
-  for (const g of s.segments) if (g.device === device) start.set(g.address, { addr: g.address, size: g.totalSize, stream: g.stream, small: g.type === 'small', head: null });
+  // Expandable segments: the mapped ranges, less those the trace mapped, plus those it unmapped.
+  let mapped: [number, number, number, boolean][] = [];
+  for (const g of s.segments) {
+    if (g.device !== device) continue;
+    if (g.expandable) mapped.push([g.address, g.address + g.totalSize, g.stream, g.type === 'small']);
+    else start.set(g.address, { addr: g.address, size: g.totalSize, stream: g.stream, small: g.type === 'small', head: null });
+  }
   const allocatedAt = new Set<number>();
   for (let i = t.length - 1; i >= 0; i--) {
     const a = t.action[i]!;
-    if (a === Action.SegmentAlloc) start.delete(t.addr[i]!);
-    else if (a === Action.SegmentFree) start.set(t.addr[i]!, { addr: t.addr[i]!, size: t.size[i]!, stream: t.stream[i]!, small: t.size[i]! === 2 * MiB, head: null });
-    else if (a === Action.Alloc) allocatedAt.add(t.addr[i]!);
+    const addr = t.addr[i]!;
+    if (a === Action.SegmentAlloc) start.delete(addr);
+    else if (a === Action.SegmentFree) start.set(addr, { addr, size: t.size[i]!, stream: t.stream[i]!, small: t.size[i]! === 2 * MiB, head: null });
+    else if (a === Action.SegmentMap) mapped = mapped.flatMap(([lo, hi, st, sm]) => [[lo, Math.min(hi, addr), st, sm], [Math.max(lo, addr + t.size[i]!), hi, st, sm]] as [number, number, number, boolean][]).filter(([lo, hi]) => hi > lo);
+    else if (a === Action.SegmentUnmap) mapped.push([addr, addr + t.size[i]!, t.stream[i]!, mapped.find(([, , st]) => st === t.stream[i]!)?.[3] ?? false]);
+    else if (a === Action.Alloc) allocatedAt.add(addr);
+  }
+  mapped.sort((x, y) => x[0] - y[0]);
+  for (const [lo, hi, stream, small] of mapped) {
+    const last = [...start.values()].find((g) => g.addr + g.size === lo && g.stream === stream);
+    if (last) last.size = hi - last.addr;
+    else start.set(lo, { addr: lo, size: hi - lo, stream, small, head: null });
   }
   // Blocks live when the trace began: freed before being allocated in it, or live at the dump and never allocated in it.
   const before = new Map<number, number>();
