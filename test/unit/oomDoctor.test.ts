@@ -169,6 +169,13 @@ describe('OOM doctor', () => {
     assert.equal(Object.entries(d.remedies[1]!.allocConf!).map(([k, v]) => `${k}:${v}`).join(','), split.alloc_conf);
     assert.equal(split.ok, true);
     assert.equal(diagnoseMessage(parseOomMessages(plain.message)[0]!).kind, 'fragmentation', 'the re-run without it failed the same way');
+    // Both remedies were replayed on this run (core/allocator/predict.ts): each avoids the OOM under
+    // a limit no larger than the cap the successful H100 reruns ran under (1,636 MiB).
+    for (const r of d.remedies.slice(0, 2)) {
+      const m = /does not happen if the memory fraction leaves PyTorch at least ([\d.]+) (MiB|GiB)/.exec(r.effect);
+      assert.ok(m, r.effect);
+      assert.ok(Number(m[1]) * (m[2] === 'GiB' ? 1024 : 1) <= 1636, r.effect);
+    }
   });
 
   it('a pasted message under a memory fraction is a cap; one with the device full and little unallocated is demand', () => {

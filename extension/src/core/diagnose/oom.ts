@@ -16,6 +16,7 @@ import { activationHolder, batchEstimate } from './need';
 import type { BatchEstimate } from './need';
 import { blocksBetweenHoles, demandRemedies, expandable, freeDevice, maxSplit, MiB, raiseCap } from './remedies';
 import type { Remedy } from './remedies';
+import { predictedRemedies } from './predicted';
 import { segmentMap } from './segmentMap';
 import type { SegmentMapRow } from '../protocol';
 
@@ -86,7 +87,7 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
   const lead = categories[0];
   const held = `${formatBytes(total)} was live${lead ? ` (${lead.category} ${formatBytes(lead.bytes)})` : ''}${topLines[0] ? `, the most at ${plain(topLines[0].file)}:${topLines[0].line} (${formatBytes(topLines[0].bytes)})` : ''}`;
   if (unallocated >= request && largest < request)
-    return { ...base, kind: 'fragmentation', why: `${formatBytes(unallocated)} was reserved but unallocated at the OOM — more than the ${formatBytes(request)} request — yet the largest free block in the ${pool} pool was ${formatBytes(largest)}: the free memory was in pieces.`, remedies: [expandable, maxSplit(request, blocksBetweenHoles(state, pool))] };
+    return { ...base, kind: 'fragmentation', why: `${formatBytes(unallocated)} was reserved but unallocated at the OOM — more than the ${formatBytes(request)} request — yet the largest free block in the ${pool} pool was ${formatBytes(largest)}: the free memory was in pieces.`, remedies: predictedRemedies(s, a, oom, [expandable, maxSplit(request, blocksBetweenHoles(state, pool))]) };
   if (oom.deviceFreeBytes >= request)
     return {
       ...base,

@@ -1,0 +1,66 @@
+import { applyAllocConf } from '../allocator/confString';
+import { configFrom } from '../allocator/config';
+import type { AllocConfig } from '../allocator/config';
+import { predictAllocator, segmentSize } from '../allocator/predict';
+import type { DeviceAnalysis } from '../analysis/analyze';
+import { reservedAt } from '../analysis/replay';
+import type { OomEvent } from '../analysis/ooms';
+import { formatBytes as b } from '../format';
+import type { Snapshot } from '../snapshot/model';
+import type { Remedy } from './remedies';
+
+/**
+ * The doctor's allocator remedies replayed on this run (core/allocator/predict.ts): each says what
+ * the setting is predicted to do to the reserved peak and to the OOM, and one the replay shows
+ * cannot avoid the OOM is dropped. The memory PyTorch could take is reserved + free at the OOM;
+ * where the recorded settings do not fail there under that limit, a memory fraction (which no
+ * snapshot records) refused it, and the limit lies between the reserve before the request and the
+ * reserve it asked for: a remedy is then judged at both ends.
+ */
+export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, remedies: Remedy[]): Remedy[] {
+  const recorded = configFrom(s.allocatorSettings);
+  const before = reservedAt(a.replay, oom.index);
+  const fails = (cfg: AllocConfig, limit: number) => {
+    const p = predictAllocator(s, a.device, cfg, limit);
+    // Any OOM up to the recorded one: an earlier failure ends the run before it.
+    return p.supported ? p.ooms.some((o) => o.index <= oom.index) : undefined;
+  };
+  const device = before + oom.deviceFreeBytes;
+  const capped = fails(recorded, device) === false;
+  if (fails(recorded, device) === undefined) return remedies;
+  const limits = capped ? [before, before + segmentSize(oom.requestedBytes) - 1] : [device];
+  const out: Remedy[] = [];
+  for (const r of remedies) {
+    if (!r.allocConf) {
+      out.push(r);
+      continue;
+    }
+    const cfg = applyAllocConf(recorded, Object.entries(r.allocConf).map(([k, v]) => `${k}:${v}`).join(','));
+    const verdicts = limits.map((l) => fails(cfg, l));
+    if (verdicts.some((v) => v === undefined)) {
+      out.push(r);
+      continue;
+    }
+    // Cannot avoid the OOM even with the most room the run could have had: not a remedy here.
+    if (verdicts.at(-1)) continue;
+    let effect: string;
+    if (!capped) {
+      const p = predictAllocator(s, a.device, cfg, limits[0]!);
+      const base = predictAllocator(s, a.device, recorded, limits[0]!);
+      const peaks = p.supported && base.supported ? `reserved peak ${b(p.reservedPeak)} instead of ${b(base.reservedPeak)}; ` : '';
+      effect = `predicted on this run: ${peaks}the OOM at event #${oom.index} does not happen`;
+    } else {
+      // The least limit under which it passes, to 1/4096 of the range.
+      let [lo, hi] = [limits[0]!, limits[1]!];
+      if (!fails(cfg, lo)) hi = lo;
+      for (let k = 0; k < 12 && hi - lo > 1; k++) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (fails(cfg, mid)) lo = mid;
+        else hi = mid;
+      }
+      effect = `predicted on this run: the OOM at event #${oom.index} does not happen if the memory fraction leaves PyTorch at least ${b(hi)} (the run had at least ${b(limits[0]!)}, under ${b(limits[1]! + 1)}; a snapshot does not record the fraction: headroom whatif --limit-gib)`;
+    }
+    out.push({ ...r, effect });
+  }
+  return out;
+}
