@@ -5,7 +5,7 @@ import type { Snapshot } from '../snapshot/model';
 import { FreeBlocks } from './blocks';
 import type { Blk, Seg } from './blocks';
 import type { AllocConfig } from './config';
-import { bestFit, release, shouldSplit } from './replay';
+import { bestFit, release, take } from './replay';
 import { ExpandableSegments } from './exp';
 import { seedStart } from './seed';
 
@@ -112,15 +112,7 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
       reserved += want;
       reservedPeak = Math.max(reservedPeak, reserved);
     }
-    free.remove(b);
-    if (shouldSplit(b, size, cfg)) {
-      const rest: Blk = { addr: b.addr + size, size: b.size - size, seg: b.seg, prev: b, next: b.next, free: true };
-      if (b.next) b.next.prev = rest;
-      b.next = rest;
-      b.size = size;
-      free.insert(rest);
-    }
-    b.free = false;
+    take(free, b, size, cfg);
     now += b.size;
     allocatedPeak = Math.max(allocatedPeak, now);
     return b;

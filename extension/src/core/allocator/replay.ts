@@ -38,6 +38,19 @@ export function shouldSplit(b: Blk, size: number, cfg: AllocConfig): boolean {
   return b.seg.small || cfg.expandable ? rest >= MIN_BLOCK : size < cfg.maxSplitSize && rest > MiB;
 }
 
+/** alloc_found_block: the request takes the block's low addresses; a remainder worth keeping goes back free. */
+export function take(free: FreeBlocks, b: Blk, size: number, cfg: AllocConfig): void {
+  free.remove(b);
+  if (shouldSplit(b, size, cfg)) {
+    const rest: Blk = { addr: b.addr + size, size: b.size - size, seg: b.seg, prev: b, next: b.next, free: true };
+    if (b.next) b.next.prev = rest;
+    b.next = rest;
+    b.size = size;
+    free.insert(rest);
+  }
+  b.free = false;
+}
+
 /** get_free_block: the best fit, unless the oversize rules refuse it (no fallback: later ones are larger). */
 export function bestFit(free: FreeBlocks, small: boolean, stream: number, size: number, cfg: AllocConfig): Blk | undefined {
   const b = free.lowest(small, stream, size);
@@ -106,15 +119,7 @@ export function replayAllocator(s: Snapshot, device: number, cfg: AllocConfig = 
         b = freeAt(segs, free, addr);
         if (!b) return fail(i, `no free block at ${addr} for an allocation`);
       }
-      free.remove(b);
-      if (shouldSplit(b, size, cfg)) {
-        const rest: Blk = { addr: b.addr + size, size: b.size - size, seg: b.seg, prev: b, next: b.next, free: true };
-        if (b.next) b.next.prev = rest;
-        b.next = rest;
-        b.size = size;
-        free.insert(rest);
-      }
-      b.free = false;
+      take(free, b, size, cfg);
       live.set(b.addr, b);
       now += b.size;
       peak = Math.max(peak, now);
