@@ -3,6 +3,7 @@ import { AllocConfError, applyAllocConf } from '../core/allocator/confString';
 import { configFrom } from '../core/allocator/config';
 import { predictAllocator } from '../core/allocator/predict';
 import { replayAllocator } from '../core/allocator/replay';
+import { deviceLimitAt } from '../core/diagnose/predicted';
 import { formatBytes as b } from '../core/format';
 import { plain } from '../core/text';
 import { flag, intFlag, parseArgs, UsageError } from './args';
@@ -36,7 +37,7 @@ export async function whatifCommand(argv: readonly string[], io: Io): Promise<nu
   const exact = replayAllocator(s, device);
   // The recorded OOM shows what PyTorch could have had then: what it reserved plus what was free.
   const oom = a.ooms[0];
-  const fromOom = oom ? reservedAtIndex(a, oom.index) + oom.deviceFreeBytes : undefined;
+  const fromOom = oom ? deviceLimitAt(a, oom) : undefined;
   const limit = limitGib !== undefined ? Math.round(limitGib * 2 ** 30) : fromOom;
   const limitFrom = limitGib !== undefined ? '--limit-gib' : fromOom !== undefined ? `the recorded OOM at event #${oom!.index} (reserved + free then)` : 'none';
   const recorded = { requested_peak_bytes: a.replay.peak.requestedBytes, allocated_peak_bytes: exact.supported ? exact.allocatedPeak : a.replay.peak.allocatedBytes, allocated_exact: exact.supported && exact.mismatchCount === 0, reserved_peak_bytes: a.replay.reservedPeak.bytes };
@@ -73,10 +74,3 @@ export async function whatifCommand(argv: readonly string[], io: Io): Promise<nu
 
 const pctChange = (x: number, base: number) => (base > 0 ? `${x >= base ? '+' : '−'}${Math.abs(Math.round(((x - base) / base) * 100))} %` : 'n/a');
 
-/** Reserved bytes just after a trace event (the replay's steps). */
-function reservedAtIndex(a: ReturnType<typeof analyzeDevice>, index: number): number {
-  const st = a.replay.reservedSteps;
-  let v = a.replay.start.reservedBytes;
-  for (let k = 0; k < st.index.length && st.index[k]! <= index; k++) v = st.bytes[k]!;
-  return v;
-}

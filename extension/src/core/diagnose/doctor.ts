@@ -4,7 +4,7 @@ import type { DeviceFacts } from '../run/deviceFacts';
 import type { Snapshot } from '../snapshot/model';
 import { keepsPerIteration } from './leakText';
 import { describeLeak, detectLeaks } from './leaks';
-import { diagnoseSnapshot } from './oom';
+import { diagnoseSnapshot, poolRow } from './oom';
 
 /** What the summary page shows of the doctor for one device: every OOM's diagnosis, and the leak verdict. */
 export function doctorFor(s: Snapshot, a: DeviceAnalysis, device: DeviceFacts = {}): DoctorJson {
@@ -12,7 +12,7 @@ export function doctorFor(s: Snapshot, a: DeviceAnalysis, device: DeviceFacts = 
   return {
     ooms: a.ooms.map((o) => {
       const d = diagnoseSnapshot(s, a, o, device);
-      const pools = d.pools.map((p) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes }));
+      const pools = d.pools.map(poolRow);
       return { kind: d.kind, why: d.why, pools, request: d.requestBytes, segments: d.segmentMap ?? { rows: [], total: 0 }, remedies: d.remedies };
     }),
     leak:

@@ -1,6 +1,7 @@
 import { formatBytes } from '../format';
 import type { MessageFacts } from './messageFacts';
 import { releaseNonPyTorch } from './messageRemedies';
+import { selfExtra } from './messageVerdict';
 import type { OomContext } from './oomContext';
 import { expandable } from './remedies';
 import type { Remedy } from './remedies';
@@ -28,7 +29,7 @@ export function demandFromMessage(f: MessageFacts, c: OomContext, absurd: boolea
   if (c.training || c.inference || c.loading) out.push({ id: 'autocast', title: 'Use 16-bit precision', change: c.training ? 'torch.autocast("cuda", dtype=torch.bfloat16) around the forward pass' : 'the model and its inputs in torch.float16 / bfloat16', effect: 'activations (and weights, where cast) take half the memory' });
   // The slack could serve this one request, though too small a share to be the cause.
   if (f.slack !== undefined && f.slack >= q && !c.expandable && !c.windows) out.push({ ...expandable, effect: `the ${formatBytes(f.slack)} reserved but unallocated can serve this ${formatBytes(q)} request; the next may still fail` });
-  const self = f.selfUsed !== undefined && f.reserved !== undefined ? f.selfUsed - f.reserved : 0;
+  const self = selfExtra(f) ?? 0;
   if (self > 2 * 2 ** 30) out.push(releaseNonPyTorch(self));
   // vLLM preallocates its KV cache: its allocated share says nothing of the weights.
   if (c.loading || (f.allocated !== undefined && t && f.allocated >= t * 0.5 && !c.training && c.inference && c.server !== 'vllm'))

@@ -57,6 +57,9 @@ export interface OomDiagnosis {
   evidence?: string;
 }
 
+/** A pool's figures at the OOM as the summary page and `--json` show them. */
+export const poolRow = (p: PoolFree) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes });
+
 /**
  * From a snapshot with an OOM: the allocator's segments as they were at the OOM event, and the live
  * tensors then. The device's facts from a run folder (its total, the other processes at the OOM)

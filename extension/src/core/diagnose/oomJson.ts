@@ -1,4 +1,5 @@
 import type { OomMessage } from '../oomMessage';
+import { poolRow } from './oom';
 import type { OomDiagnosis } from './oom';
 
 /**
@@ -38,7 +39,7 @@ export function messageFigures(m: OomMessage): Record<string, unknown> {
 export function oomJson(d: OomDiagnosis, m?: OomMessage, line?: number): OomJson {
   // A snapshot's evidence (its pools, live categories, top lines) joins what the message said.
   const snapshot = d.pools.length
-    ? { pools: d.pools.map((p) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes })), categories: d.categories, topLines: d.topLines }
+    ? { pools: d.pools.map(poolRow), categories: d.categories, topLines: d.topLines }
     : {};
   const derived: Record<string, unknown> = { ...(d.message?.facts ?? { request: d.requestBytes }), ...(d.outsideBytes !== undefined ? { outside: d.outsideBytes } : {}), ...snapshot };
   return {

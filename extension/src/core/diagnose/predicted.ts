@@ -17,6 +17,9 @@ import type { Remedy } from './remedies';
  * snapshot records) refused it, and the limit lies between the reserve before the request and the
  * reserve it asked for: a remedy is then judged at both ends.
  */
+/** What PyTorch could have had at a recorded OOM, without a memory fraction: its reserve then plus the device's free bytes. */
+export const deviceLimitAt = (a: DeviceAnalysis, oom: OomEvent): number => reservedAt(a.replay, oom.index) + oom.deviceFreeBytes;
+
 export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, remedies: Remedy[]): Remedy[] {
   const recorded = configFrom(s.allocatorSettings);
   const before = reservedAt(a.replay, oom.index);
@@ -25,7 +28,7 @@ export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent,
     // Any OOM up to the recorded one: an earlier failure ends the run before it.
     return p.supported ? p.ooms.some((o) => o.index <= oom.index) : undefined;
   };
-  const device = before + oom.deviceFreeBytes;
+  const device = deviceLimitAt(a, oom);
   const capped = fails(recorded, device) === false;
   if (fails(recorded, device) === undefined) return remedies;
   const limits = capped ? [before, before + segmentSize(oom.requestedBytes) - 1] : [device];
