@@ -1,10 +1,10 @@
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { analyzeDevice } from '../analysis/analyze';
 import { SnapshotError } from '../errors';
 import type { OomMessage } from '../oomMessage';
 import { deviceFactsBeside } from '../run/deviceFacts';
-import { isSideProcessFolder } from '../run/processes';
+import { runFolders } from '../run/processes';
 import { readRun } from '../run/runFolder';
 import { loadSnapshotFile } from '../snapshot/load';
 import type { ExplainedOom } from './explainText';
@@ -99,15 +99,5 @@ export async function withRunEvidence(found: ExplainedOom[], ...runDirs: string[
   return out;
 }
 
-/** The newest runs of a runs folder (their names start with the launch time), where an editor looks for evidence. */
-export function recentRuns(runsRoot: string, max = 20): string[] {
-  let names: string[] = [];
-  try {
-    names = readdirSync(runsRoot);
-  } catch {
-    return [];
-  }
-  // Process folders of a run (-rankN, -pidN) are read with their run.
-  const runs = names.filter((n) => /^\d{8}-\d{6}-/.test(n) && !isSideProcessFolder(n)).sort().reverse().slice(0, max);
-  return runs.map((n) => join(runsRoot, n));
-}
+/** The newest runs of a runs folder, where an editor looks for evidence. */
+export const recentRuns = (runsRoot: string, max = 20): string[] => runFolders(runsRoot).slice(0, max).map((n) => join(runsRoot, n));

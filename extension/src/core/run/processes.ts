@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 /**
  * A run's processes live in sibling folders, as the agent names them (extension/agent/
  * headroom_agent/identity.py): <run> for the launched process, <run>-rank<r>[-restart<k>] for a
@@ -19,6 +21,27 @@ export function isProcessFolder(name: string, run: string): boolean {
 /** Whether a folder name is a process folder beside its run's (not a run of its own). */
 export function isSideProcessFolder(name: string): boolean {
   return SUFFIX.test(name);
+}
+
+/**
+ * The runs of a runs folder, newest first (their names begin with the launch time): its folders,
+ * less the process folders beside a run (read with their run). None when it cannot be read.
+ */
+export function runFolders(root: string): string[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const isDir = (n: string) => {
+    try {
+      return statSync(join(root, n)).isDirectory();
+    } catch {
+      return false; // a dangling link
+    }
+  };
+  return names.filter((n) => !isSideProcessFolder(n) && isDir(n)).sort().reverse();
 }
 
 /** The rank or pid a process folder's name carries. */

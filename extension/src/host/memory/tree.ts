@@ -1,11 +1,10 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { BUCKET_LABELS } from '../../core/analysis/attribution';
 import { reservedAt } from '../../core/analysis/replay';
 import { formatBytes } from '../../core/format';
 import { plain } from '../../core/text';
-import { isSideProcessFolder } from '../../core/run/processes';
+import { runFolders } from '../../core/run/processes';
 import { hasModuleScopes } from '../../core/analysis/modules';
 import { moduleGroup } from './moduleTree';
 import { group, leaf } from './treeItems';
@@ -42,11 +41,8 @@ export class SummaryTree implements vscode.TreeDataProvider<Node> {
     if (!c) out.push(leaf(vscode.l10n.t('Open a memory snapshot…'), undefined, { title: vscode.l10n.t('Open'), command: 'headroom.openSnapshot' }));
     else out.push(group(c.label, () => this.sourceChildren(), true, vscode.l10n.t('device {0} · {1}', c.device, c.instantLabel)));
     const runs = this.runsDir();
-    if (runs && existsSync(runs)) {
-      const dirs = readdirSync(runs)
-        .filter((d) => !isSideProcessFolder(d) && statSync(join(runs, d)).isDirectory())
-        .sort()
-        .reverse();
+    if (runs) {
+      const dirs = runFolders(runs);
       if (dirs.length) out.push(group(vscode.l10n.t('Runs'), () => dirs.map((d) => leaf(d, undefined, { title: vscode.l10n.t('Open Run'), command: 'headroom.openRun', arguments: [vscode.Uri.file(join(runs, d))] })), false, `${dirs.length}`));
     }
     return out;
