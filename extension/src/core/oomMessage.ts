@@ -1,9 +1,8 @@
 import { flatten } from './oom/flatten';
-import { FORMATS, sizeBytes } from './oom/formats';
+import { FORMATS } from './oom/formats';
 import type { OomFormat } from './oom/formats';
 
 export type { OomFormat } from './oom/formats';
-export { parseSizeText } from './oom/formats';
 
 /**
  * Finds the CUDA out-of-memory messages in any text (a traceback, a log, a pasted issue) in every
@@ -97,5 +96,3 @@ export function parseOomMessages(text: string): OomMessage[] {
   }
   return out.sort((a, b) => a.offset - b.offset);
 }
-
-export { sizeBytes };

@@ -3,6 +3,7 @@ import { explainOomText, omittedNote, placeOf } from '../core/diagnose/explainTe
 import type { ExplainedOom } from '../core/diagnose/explainText';
 import { recentRuns, withRunEvidence } from '../core/diagnose/oomEvidence';
 import { renderDiagnosis } from '../core/diagnose/oomText';
+import { parseOomMessages } from '../core/oomMessage';
 
 /** Read-only tabs holding the doctor's text, one per explained text. */
 export class OomExplanations implements vscode.TextDocumentContentProvider {
@@ -23,18 +24,19 @@ export class OomExplanations implements vscode.TextDocumentContentProvider {
    * (copied from a terminal), else pasted into a box. Every format PyTorch has printed is read.
    */
   async explain(): Promise<void> {
+    // Finding the messages is enough to choose the text; the doctor reads it once, in show().
     const ed = vscode.window.activeTextEditor;
     let text = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : '';
-    if (!explainOomText(text).found.length && ed && ed.document.languageId !== 'python') text = ed.document.getText();
+    if (!parseOomMessages(text).length && ed && ed.document.languageId !== 'python') text = ed.document.getText();
     // A browser-hosted editor may refuse the clipboard: then the box below asks for the text.
-    if (!explainOomText(text).found.length) text = await vscode.env.clipboard.readText().then((t) => t, () => '');
-    if (!explainOomText(text).found.length) {
+    if (!parseOomMessages(text).length) text = await vscode.env.clipboard.readText().then((t) => t, () => '');
+    if (!parseOomMessages(text).length) {
       text =
         (await vscode.window.showInputBox({
           title: vscode.l10n.t('Headroom: explain a CUDA out-of-memory error'),
           prompt: vscode.l10n.t('Paste the error (from a terminal, a log or a notebook)'),
           ignoreFocusOut: true,
-          validateInput: (v) => (explainOomText(v).found.length ? undefined : vscode.l10n.t('No CUDA out-of-memory message in this text.')),
+          validateInput: (v) => (parseOomMessages(v).length ? undefined : vscode.l10n.t('No CUDA out-of-memory message in this text.')),
         })) ?? '';
     }
     await this.show(text);

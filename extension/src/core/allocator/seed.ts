@@ -55,9 +55,14 @@ export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: Allo
     for (const b of g.blocks) if (ALLOCATED.test(b.state) && !allocatedAt.has(b.address)) before.set(b.address, b.size);
   }
   let bytes = 0;
-  for (const seg of start.values()) {
+  // Blocks and segments both by address: one walk places each block in its segment.
+  const blocks = [...before].sort((x, y) => x[0] - y[0]);
+  let k = 0;
+  for (const seg of [...start.values()].sort((x, y) => x.addr - y.addr)) {
     segs.set(seg.addr, seg);
-    const inside = [...before].filter(([a]) => a >= seg.addr && a < seg.addr + seg.size).sort((x, y) => x[0] - y[0]);
+    while (k < blocks.length && blocks[k]![0] < seg.addr) k++;
+    const inside: [number, number][] = [];
+    for (; k < blocks.length && blocks[k]![0] < seg.addr + seg.size; k++) inside.push(blocks[k]!);
     let at = seg.addr;
     let prev: Blk | null = null;
     const add = (addr: number, size: number, isFree: boolean) => {

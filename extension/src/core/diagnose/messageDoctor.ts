@@ -23,7 +23,7 @@ import { expandable, maxSplit } from './remedies';
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
 /** Slack under this share of the device cannot be what stopped a job for long. */
-export const SLACK_SHARE = 0.05;
+const SLACK_SHARE = 0.05;
 /** What the driver needs beyond a request: "free" above request + this is a contradiction. */
 const room = (total: number) => Math.max(64 * MiB, total / 100);
 

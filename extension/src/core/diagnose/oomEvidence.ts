@@ -9,6 +9,7 @@ import { readRun } from '../run/runFolder';
 import { loadSnapshotFile } from '../snapshot/load';
 import type { ExplainedOom } from './explainText';
 import { diagnoseSnapshot } from './oom';
+import type { OomDiagnosis } from './oom';
 
 /** An OOM a Headroom run took a snapshot of: the agent's figures, which the message prints too. */
 export interface RunOom {
@@ -73,6 +74,8 @@ export async function withRunEvidence(found: ExplainedOom[], ...runDirs: string[
       return [];
     }
   });
+  // A log that repeats its OOM (each rank, each retry) reads the snapshot once.
+  const read = new Map<RunOom, Promise<{ d: OomDiagnosis; index: number } | undefined>>();
   const out: ExplainedOom[] = [];
   for (const e of found) {
     const r = matchOom(e.message, ooms);
@@ -80,23 +83,25 @@ export async function withRunEvidence(found: ExplainedOom[], ...runDirs: string[
       out.push(e);
       continue;
     }
-    // An unreadable snapshot leaves the message's own reading.
-    const s = await loadSnapshotFile(r.snapshot).catch(() => undefined);
-    if (!s) {
+    if (!read.has(r)) read.set(r, snapshotDiagnosis(r));
+    const got = await read.get(r)!;
+    if (!got) {
       out.push(e);
       continue;
     }
-    const a = analyzeDevice(s, r.device);
-    // The trace's oom entry records the same cudaMemGetInfo free bytes as the agent's event.
-    const oom = [...a.ooms].sort((x, y) => Math.abs(x.deviceFreeBytes - r.free) - Math.abs(y.deviceFreeBytes - r.free))[0];
-    if (!oom) {
-      out.push(e);
-      continue;
-    }
-    const d = diagnoseSnapshot(s, a, oom, deviceFactsBeside(r.snapshot, r.device));
-    out.push({ ...e, diagnosis: { ...d, ...(e.diagnosis.message ? { message: e.diagnosis.message } : {}), evidence: `${join(basename(r.run), basename(r.snapshot))}, the snapshot Headroom took at this OOM (event #${oom.index})` } });
+    out.push({ ...e, diagnosis: { ...got.d, ...(e.diagnosis.message ? { message: e.diagnosis.message } : {}), evidence: `${join(basename(r.run), basename(r.snapshot))}, the snapshot Headroom took at this OOM (event #${got.index})` } });
   }
   return out;
+}
+
+/** The snapshot's own diagnosis of its OOM; none when it cannot be read or holds no OOM. */
+async function snapshotDiagnosis(r: RunOom): Promise<{ d: OomDiagnosis; index: number } | undefined> {
+  const s = await loadSnapshotFile(r.snapshot).catch(() => undefined);
+  if (!s) return undefined;
+  const a = analyzeDevice(s, r.device);
+  // The trace's oom entry records the same cudaMemGetInfo free bytes as the agent's event.
+  const oom = [...a.ooms].sort((x, y) => Math.abs(x.deviceFreeBytes - r.free) - Math.abs(y.deviceFreeBytes - r.free))[0];
+  return oom ? { d: diagnoseSnapshot(s, a, oom, deviceFactsBeside(r.snapshot, r.device)), index: oom.index } : undefined;
 }
 
 /** The newest runs of a runs folder, where an editor looks for evidence. */

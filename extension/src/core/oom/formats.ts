@@ -18,7 +18,6 @@ export function sizeBytes(s: string): number {
   if (!m) throw new RangeError(`not a size: ${s}`);
   return Math.round(Number(m[1]) * UNITS[m[2]!.toLowerCase()]!);
 }
-export const parseSizeText = sizeBytes;
 
 const size = (g: Record<string, string | undefined>, k: string) => (g[k] === undefined ? undefined : sizeBytes(g[k]!));
 const num = (g: Record<string, string | undefined>, k: string) => (g[k] === undefined || g[k] === '' ? undefined : Number(g[k]));

@@ -9,8 +9,8 @@ export const S = String.raw`\d+(?:\.\d+)?(?:bytes|KiB|MiB|GiB)`;
 export const flat = (s: string) => s.replace(/ /g, '');
 /** `a(?:b(?:c)?)?`: each piece only after the one before it. */
 export const chain = (pieces: string[]): string => pieces.reduceRight((tail, p) => (tail ? `${p}(?:${tail})?` : p), '');
-export const HEAD = String.raw`(?<head>(?:CUDA|HIP) out of memory \.)? Tried to allocate (?<tried>${S})`;
-export const WHO = String.raw`(?:Process \d+|Including non-PyTorch memory, this process)`;
+const HEAD = String.raw`(?<head>(?:CUDA|HIP) out of memory \.)? Tried to allocate (?<tried>${S})`;
+const WHO = String.raw`(?:Process \d+|Including non-PyTorch memory, this process)`;
 export const PROC = new RegExp(flat(String.raw`(?:Process (?<pid>\d+)|Including non-PyTorch memory, this process) has (?<used>${S})`), 'gi');
 export const HINT = String.raw`(?<hint>` + chain([String.raw`If reserved (?:but unallocated )?memory is (?:>> allocated memory|large) try setting`, String.raw`[\w=:.]{1,60} to avoid fragmentation \.`, String.raw`See documentation for Memory Management`, String.raw`(?:and PYTORCH_CUDA_ALLOC_CONF|\( https?://[^)]{1,200} \))`]) + ')?';
 
