@@ -2,6 +2,7 @@ import { applyAllocConf } from '../allocator/confString';
 import { configFrom } from '../allocator/config';
 import type { AllocConfig } from '../allocator/config';
 import { predictAllocator, segmentSize } from '../allocator/predict';
+import type { Prediction } from '../allocator/predict';
 import type { DeviceAnalysis } from '../analysis/analyze';
 import { reservedAt } from '../analysis/replay';
 import type { OomEvent } from '../analysis/ooms';
@@ -23,14 +24,24 @@ export const deviceLimitAt = (a: DeviceAnalysis, oom: OomEvent): number => reser
 export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, remedies: Remedy[]): Remedy[] {
   const recorded = configFrom(s.allocatorSettings);
   const before = reservedAt(a.replay, oom.index);
+  // Each (setting, limit) replayed once: the verdicts, the peaks and the search share them.
+  const memo = new Map<AllocConfig, Map<number, Prediction>>();
+  const predict = (cfg: AllocConfig, limit: number): Prediction => {
+    let m = memo.get(cfg);
+    if (!m) memo.set(cfg, (m = new Map()));
+    let p = m.get(limit);
+    if (!p) m.set(limit, (p = predictAllocator(s, a.device, cfg, limit)));
+    return p;
+  };
   const fails = (cfg: AllocConfig, limit: number) => {
-    const p = predictAllocator(s, a.device, cfg, limit);
+    const p = predict(cfg, limit);
     // Any OOM up to the recorded one: an earlier failure ends the run before it.
     return p.supported ? p.ooms.some((o) => o.index <= oom.index) : undefined;
   };
   const device = deviceLimitAt(a, oom);
-  const capped = fails(recorded, device) === false;
-  if (fails(recorded, device) === undefined) return remedies;
+  const atDevice = fails(recorded, device);
+  if (atDevice === undefined) return remedies;
+  const capped = atDevice === false;
   const limits = capped ? [before, before + segmentSize(oom.requestedBytes) - 1] : [device];
   const out: Remedy[] = [];
   for (const r of remedies) {
@@ -48,8 +59,8 @@ export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent,
     if (verdicts.at(-1)) continue;
     let effect: string;
     if (!capped) {
-      const p = predictAllocator(s, a.device, cfg, limits[0]!);
-      const base = predictAllocator(s, a.device, recorded, limits[0]!);
+      const p = predict(cfg, limits[0]!);
+      const base = predict(recorded, limits[0]!);
       const peaks = p.supported && base.supported ? `reserved peak ${b(p.reservedPeak)} instead of ${b(base.reservedPeak)}; ` : '';
       effect = `predicted on this run: ${peaks}the OOM at event #${oom.index} does not happen`;
     } else {
