@@ -35,11 +35,11 @@ describe('allocator predictions', () => {
     const cap = (1536 + 100) * MiB; // frag_oom.py's set_per_process_memory_fraction
     const plain = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun.json'), 'utf8')) as { ok: boolean };
     const split = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_max_split.json'), 'utf8')) as { ok: boolean; reserved: number; alloc_conf: string };
-    const base = predictAllocator(s, 0, configFrom(s.allocatorSettings), cap);
+    const base = predictAllocator(s, 0, configFrom(s.allocatorSettings), { bytes: cap, cap: true });
     assert.ok(base.supported);
     assert.equal(plain.ok, false);
     assert.deepEqual(base.ooms.map((o) => o.index), [a.ooms[0]!.index]);
-    const p = predictAllocator(s, 0, applyAllocConf(configFrom(s.allocatorSettings), split.alloc_conf), cap);
+    const p = predictAllocator(s, 0, applyAllocConf(configFrom(s.allocatorSettings), split.alloc_conf), { bytes: cap, cap: true });
     assert.ok(p.supported);
     assert.equal(split.ok, true);
     assert.deepEqual(p.ooms, []);
@@ -47,7 +47,7 @@ describe('allocator predictions', () => {
     assert.equal(p.reservedAt.get(a.ooms[0]!.index), split.reserved);
     // expandable_segments:True: the free pages inside the holes are unmapped, the request mapped on top.
     const exp = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_expandable.json'), 'utf8')) as { ok: boolean; reserved: number; alloc_conf: string };
-    const e = predictAllocator(s, 0, applyAllocConf(configFrom(s.allocatorSettings), exp.alloc_conf), cap);
+    const e = predictAllocator(s, 0, applyAllocConf(configFrom(s.allocatorSettings), exp.alloc_conf), { bytes: cap, cap: true });
     assert.ok(e.supported);
     assert.equal(exp.ok, true);
     assert.deepEqual([e.ooms, e.avoided], [[], [a.ooms[0]!.index]]);

@@ -49,7 +49,7 @@ export async function whatifCommand(argv: readonly string[], io: Io): Promise<nu
       if (e instanceof AllocConfError) throw new UsageError(`--alloc-conf ${conf}: ${e.message}`);
       throw e;
     }
-    const r = predictAllocator(s, device, cfg, limit ?? Infinity);
+    const r = predictAllocator(s, device, cfg, { bytes: limit ?? Infinity, cap: false });
     return r.supported
       ? { alloc_conf: conf, reserved_peak_bytes: r.reservedPeak, allocated_peak_bytes: r.allocatedPeak, ooms: r.ooms.map((o) => ({ event: o.index, bytes: o.bytes, recorded: o.recorded })), avoided: r.avoided }
       : { alloc_conf: conf, unsupported: r.reason };

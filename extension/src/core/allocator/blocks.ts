@@ -1,13 +1,17 @@
 /**
  * The caching allocator's blocks: each segment a doubly linked list of blocks from its lowest
- * address up, the free ones also kept per (pool, stream) sorted by (size, address), the order of
- * PyTorch's `BlockComparatorSize` (stream, size, ptr), so the first fit is the best fit.
+ * address up, the free mapped ones also kept per (pool, kind, stream) sorted by (size, address),
+ * the order of PyTorch's `BlockComparatorSize` (stream, size, ptr), so the first fit is the best fit.
  */
 export interface Seg {
   addr: number;
   size: number;
   stream: number;
   small: boolean;
+  /** The memory pool: 0 the default one, else a private pool (a CUDA graph's, a MemPool). */
+  pool: number;
+  /** An expandable segment: `size` is its virtual range, its blocks mapped or not. */
+  expandable?: boolean;
   /** The block at the segment's lowest address. */
   head: Blk | null;
 }
@@ -19,22 +23,29 @@ export interface Blk {
   prev: Blk | null;
   next: Blk | null;
   free: boolean;
+  /** False for an expandable segment's unmapped range (free, never in a pool's free list). */
+  mapped?: boolean;
+  /** When it went back to its pool, in the collector's clock (Releaser). */
+  gcBase?: number;
 }
 
-const key = (small: boolean, stream: number) => (small ? -1 - stream : stream);
+/** The free list a block of this pool, kind and stream lives in. */
+export const poolKey = (pool: number, small: boolean, stream: number): string => `${pool}${small ? 's' : 'l'}${stream}`;
+const keyOf = (s: Seg) => poolKey(s.pool, s.small, s.stream);
 
 export class FreeBlocks {
-  private readonly sets = new Map<number, Blk[]>();
+  private readonly sets = new Map<string, Blk[]>();
+  /** Called on each block that goes back to its pool (insert_into_blocks). */
+  stamp?: (b: Blk) => void;
 
-  private list(small: boolean, stream: number): Blk[] {
-    const k = key(small, stream);
-    let l = this.sets.get(k);
-    if (!l) this.sets.set(k, (l = []));
+  list(key: string): Blk[] {
+    let l = this.sets.get(key);
+    if (!l) this.sets.set(key, (l = []));
     return l;
   }
 
   /** Index of the first block not below (size, addr). */
-  private static lowerBound(l: Blk[], size: number, addr: number): number {
+  static lowerBound(l: Blk[], size: number, addr: number): number {
     let lo = 0;
     let hi = l.length;
     while (lo < hi) {
@@ -47,26 +58,27 @@ export class FreeBlocks {
   }
 
   insert(b: Blk): void {
-    const l = this.list(b.seg.small, b.seg.stream);
+    this.stamp?.(b);
+    const l = this.list(keyOf(b.seg));
     l.splice(FreeBlocks.lowerBound(l, b.size, b.addr), 0, b);
   }
 
   remove(b: Blk): void {
-    const l = this.list(b.seg.small, b.seg.stream);
+    const l = this.list(keyOf(b.seg));
     const i = FreeBlocks.lowerBound(l, b.size, b.addr);
     if (l[i] === b) l.splice(i, 1);
     else throw new Error(`free block ${b.addr} not in its pool`);
   }
 
   /** The smallest free block of the pool on this stream with at least `size` bytes, lowest address first. */
-  lowest(small: boolean, stream: number, size: number): Blk | undefined {
-    const l = this.list(small, stream);
+  lowest(small: boolean, stream: number, size: number, pool = 0): Blk | undefined {
+    const l = this.list(poolKey(pool, small, stream));
     return l[FreeBlocks.lowerBound(l, size, -Infinity)];
   }
 
   /** The free blocks of the pool on this stream with at least `size` bytes, best fit first. */
-  from(small: boolean, stream: number, size: number): Blk[] {
-    const l = this.list(small, stream);
+  from(small: boolean, stream: number, size: number, pool = 0): Blk[] {
+    const l = this.list(poolKey(pool, small, stream));
     return l.slice(FreeBlocks.lowerBound(l, size, -Infinity));
   }
 }

@@ -1,20 +1,19 @@
-import type { FreeBlocks } from './blocks';
-import type { Blk, Seg } from './blocks';
+import { poolKey } from './blocks';
+import type { Blk, FreeBlocks, Seg } from './blocks';
 
 const MiB = 2 ** 20;
 /** Pages are mapped 2 MiB at a time in the small pool, 20 MiB in the large one (§4.9). */
 const pageOf = (small: boolean) => (small ? 2 * MiB : 20 * MiB);
-const key = (small: boolean, stream: number) => (small ? -1 - stream : stream);
 
 /**
- * Expandable segments for the prediction: one per (pool, stream), a virtual range whose pages are
+ * Expandable segments for the prediction: one per (pool, kind, stream), a virtual range whose pages are
  * mapped as blocks need them. A request no free block holds takes the free block at the top and
  * maps what it lacks above it; a free block at the top ranks after every other that fits (PyTorch
  * counts the unmapped range above it in its size). Release unmaps every whole page inside a free
  * block; a block placed over unmapped pages maps them again. Reserved = mapped pages.
  */
 export class ExpandableSegments {
-  private readonly segs = new Map<number, Seg>();
+  private readonly segs = new Map<string, Seg>();
   /** Per segment, the indices of its unmapped pages below its top. */
   private readonly holes = new Map<Seg, Set<number>>();
 
@@ -27,13 +26,13 @@ export class ExpandableSegments {
   }
 
   private isTop(b: Blk): boolean {
-    return this.segs.get(key(b.seg.small, b.seg.stream)) === b.seg && b.next === null;
+    return this.segs.get(poolKey(b.seg.pool, b.seg.small, b.seg.stream)) === b.seg && b.next === null;
   }
 
   /** The best fitting free block, the top one last; else the top one to grow, or none. */
-  pick(small: boolean, stream: number, size: number): Blk | undefined {
+  pick(small: boolean, stream: number, size: number, pool: number): Blk | undefined {
     let top: Blk | undefined;
-    for (const b of this.free.from(small, stream, size)) {
+    for (const b of this.free.from(small, stream, size, pool)) {
       if (!this.isTop(b)) return b;
       top = b;
     }
@@ -41,8 +40,8 @@ export class ExpandableSegments {
   }
 
   /** Bytes to map to place `size` bytes at the bottom of `b` (or at the top of its segment when `b` is none). */
-  cost(small: boolean, stream: number, size: number, b?: Blk): number {
-    const seg = b?.seg ?? this.segs.get(key(small, stream));
+  cost(small: boolean, stream: number, size: number, pool: number, b?: Blk): number {
+    const seg = b?.seg ?? this.segs.get(poolKey(pool, small, stream));
     const page = pageOf(small);
     if (!seg) return Math.ceil(size / page) * page;
     const t = this.top(seg);
@@ -56,11 +55,11 @@ export class ExpandableSegments {
   }
 
   /** Maps what `cost` counted and returns the free block that now holds the request at its bottom. */
-  place_(small: boolean, stream: number, size: number, b?: Blk): Blk {
-    const k = key(small, stream);
+  place_(small: boolean, stream: number, size: number, pool: number, b?: Blk): Blk {
+    const k = poolKey(pool, small, stream);
     let seg = b?.seg ?? this.segs.get(k);
     if (!seg) {
-      seg = { addr: this.place(), size: 0, stream, small, head: null };
+      seg = { addr: this.place(), size: 0, stream, small, pool, head: null };
       this.segs.set(k, seg);
     }
     const page = pageOf(small);

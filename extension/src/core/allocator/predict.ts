@@ -5,23 +5,28 @@ import type { Snapshot } from '../snapshot/model';
 import { FreeBlocks } from './blocks';
 import type { Blk, Seg } from './blocks';
 import type { AllocConfig } from './config';
-import { bestFit, release, take } from './replay';
 import { ExpandableSegments } from './exp';
+import { mappedRuns } from './expMap';
+import { FinalSegs, tracePools } from './pools';
+import { Releaser } from './release';
+import { bestFit, release, take } from './rules';
 import { seedStart } from './seed';
 
 /**
  * The same requests under other allocator settings: the model places every block and carves every
- * segment itself (its own addresses), gives memory back as the allocator does when a cudaMalloc
- * would pass the limit (release_available_cached_blocks, then release_cached_blocks), and calls
- * an OOM where even that leaves no room. It replays the recorded order of requests and frees: it
- * cannot know memory outside PyTorch beyond the limit it is given, nor how frees on other streams
- * would have been timed.
+ * segment itself (its own addresses), gives memory back as the allocator does when a new segment
+ * would pass the limit (garbage collection under a cap, release_available_cached_blocks, then
+ * release_cached_blocks), and calls an OOM where even that leaves no room. It replays the recorded
+ * order of requests and frees: it cannot know memory outside PyTorch beyond the limit it is given,
+ * nor how frees on other streams would have been timed.
  */
 export type Prediction =
   | {
       supported: true;
       reservedPeak: number;
       allocatedPeak: number;
+      /** Reserved less allocated bytes at the reserved peak: cached memory no request was using. */
+      cachedAtPeak: number;
       /** Reserved bytes just after each recorded OOM's request, by its trace index. */
       reservedAt: Map<number, number>;
       /** Requests the model could not serve: trace index, bytes, and whether the run also failed there. */
@@ -31,86 +36,80 @@ export type Prediction =
     }
   | { supported: false; reason: string };
 
+/**
+ * What PyTorch may take: a per-process cap (`set_per_process_memory_fraction`: the allocator
+ * refuses a new segment when reserved + its size would pass it, and garbage collection acts), or
+ * the device's memory less what others hold (a cudaMalloc or page map fails when it is not there).
+ */
+export interface Limit {
+  bytes: number;
+  cap: boolean;
+}
+
+export const NO_LIMIT: Limit = { bytes: Infinity, cap: false };
 const MiB = 2 ** 20;
 const roundUp = (x: number, m: number) => Math.ceil(x / m) * m;
 
 /** get_allocation_size: 2 MiB segments for the small pool, 20 MiB for 1–10 MiB, else the request in 2 MiB steps. */
 export const segmentSize = (size: number) => (size <= MiB ? 2 * MiB : size < 10 * MiB ? 20 * MiB : roundUp(size, 2 * MiB));
 
-export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit = Infinity): Prediction {
-  if (s.segments.some((g) => g.device === device && (g.poolId[0] !== 0 || g.poolId[1] !== 0))) return { supported: false, reason: 'private pools (CUDA graphs, MemPools) are not predicted yet' };
+export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit: Limit = NO_LIMIT): Prediction {
   const t = traceOf(s, device);
+  const finals = new FinalSegs(s, device);
   const free = new FreeBlocks();
-  const segs = new Map<number, Seg>();
   // Recorded address → the model's block: the model's own addresses differ from the run's.
   const live = new Map<number, Blk>();
-  let now = seedStart(s, t, device, cfg, free, segs, live);
-  let reserved = [...segs.values()].reduce((x, g) => x + g.size, 0);
-  let next = Math.max(0, ...[...segs.values()].map((g) => g.addr + g.size)) + 2 * MiB;
-  let reservedPeak = reserved;
-  let allocatedPeak = now;
-  const reservedAt = new Map<number, number>();
-  const ooms: { index: number; bytes: number; recorded: boolean }[] = [];
-  const avoided: number[] = [];
-  const drop = (b: Blk) => {
-    free.remove(b);
-    segs.delete(b.seg.addr);
-    reserved -= b.seg.size;
-  };
-  // Expandable segments: one per (pool, stream), grown page by page at its top (exp.ts).
+  const seed = seedStart(s, t, device, cfg, free, live, finals);
+  const pools = tracePools(t, finals);
+  let now = seed.bytes;
+  let next = Math.max(0, ...seed.segs.map((g) => (g.expandable ? 0 : g.addr + g.size))) + 2 * MiB;
+  // Expandable segments: one per (pool, kind, stream), grown page by page at its top (exp.ts).
   const exp = new ExpandableSegments(free, () => {
     const base = next;
     next += 2 ** 40; // a virtual range of its own
     return base;
   });
-  // release_cached_blocks: every free block that is a whole segment goes back to the driver; the
-  // free pages at the top of expandable segments are unmapped.
-  const releaseAll = () => {
-    for (const g of [...segs.values()]) if (g.head && g.head.free && !g.head.next) drop(g.head);
-    reserved -= exp.unmapFree();
+  const rel = new Releaser(free, exp, cfg, limit);
+  for (const g of seed.segs.flatMap((x) => (x.expandable ? mappedRuns(x) : [x]))) rel.adopt(g);
+  let reservedPeak = rel.reserved;
+  let allocatedPeak = now;
+  let cachedAtPeak = rel.reserved - now;
+  const reservedAt = new Map<number, number>();
+  const ooms: { index: number; bytes: number; recorded: boolean }[] = [];
+  const avoided: number[] = [];
+  const grew = () => {
+    if (rel.reserved > reservedPeak) [reservedPeak, cachedAtPeak] = [rel.reserved, rel.reserved - now];
   };
-  // release_available_cached_blocks: with max_split_size set, oversize cached segments on this stream.
-  const releaseOversize = (size: number, stream: number): boolean => {
-    if (cfg.maxSplitSize === Infinity) return false;
-    const key = Math.max(size, cfg.maxSplitSize);
-    const whole = [...segs.values()].filter((g) => !g.small && g.stream === stream && g.head?.free && !g.head.next && g.size >= cfg.maxSplitSize).sort((a, b) => a.size - b.size);
-    const one = whole.find((g) => g.size >= key);
-    if (one) return drop(one.head!), true;
-    let got = 0;
-    for (const g of whole.reverse()) {
-      if (got >= key) break;
-      drop(g.head!);
-      got += g.size;
-    }
-    return got >= key;
-  };
-  const attempt = (orig: number, stream: number): Blk | undefined => {
+  const attempt = (orig: number, stream: number, pool: number): Blk | undefined => {
     const size = roundSize(orig, cfg.rounding);
     const small = size <= MiB;
-    let b = cfg.expandable ? undefined : bestFit(free, small, stream, size, cfg);
+    rel.searched(pool, small);
+    let b: Blk | undefined;
     if (cfg.expandable) {
-      let pick = exp.pick(small, stream, size);
-      if (reserved + exp.cost(small, stream, size, pick) > limit) {
-        releaseAll();
-        pick = exp.pick(small, stream, size);
+      // The best fitting free block, else pages mapped at the top (exp.ts); under a cap the
+      // allocator checks a whole segment's size before mapping.
+      let pick = exp.pick(small, stream, size, pool);
+      let want = exp.cost(small, stream, size, pool, pick);
+      if (want > 0 && !rel.room(want, segmentSize(size))) {
+        rel.releaseAll();
+        pick = exp.pick(small, stream, size, pool);
+        want = exp.cost(small, stream, size, pool, pick);
       }
-      const want = exp.cost(small, stream, size, pick);
-      if (reserved + want > limit) return undefined;
-      b = exp.place_(small, stream, size, pick);
-      reserved += want;
-      reservedPeak = Math.max(reservedPeak, reserved);
-    } else if (!b) {
-      const want = segmentSize(size);
-      const fits = () => reserved + want <= limit;
-      if (!fits() && !(releaseOversize(size, stream) && fits())) releaseAll();
-      if (!fits()) return undefined;
-      const seg: Seg = { addr: next, size: want, stream, small, head: null };
-      next += roundUp(want, 2 * MiB);
-      b = seg.head = { addr: seg.addr, size: want, seg, prev: null, next: null, free: true };
-      segs.set(seg.addr, seg);
-      free.insert(b);
-      reserved += want;
-      reservedPeak = Math.max(reservedPeak, reserved);
+      if (want > 0 && !rel.room(want, segmentSize(size))) return undefined;
+      b = exp.place_(small, stream, size, pool, pick);
+      rel.reserved += want;
+      grew();
+    } else if (!(b = bestFit(free, small, stream, size, cfg, pool))) {
+      rel.collect();
+      b = rel.grow(size, stream, () => {
+        const want = segmentSize(size);
+        const seg: Seg = { addr: next, size: want, stream, small, pool, head: null };
+        next += roundUp(want, 2 * MiB);
+        seg.head = { addr: seg.addr, size: want, seg, prev: null, next: null, free: true };
+        return seg;
+      });
+      if (!b) return undefined;
+      grew();
     }
     take(free, b, size, cfg);
     now += b.size;
@@ -118,33 +117,38 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
     return b;
   };
   let lastFreedSegment = -2;
+  // Out of "allocated" when freed by the program (free_requested), back in the pool at free_completed.
+  const requested = new Set<Blk>();
   for (let i = 0; i < t.length; i++) {
     const act = t.action[i]!;
     if (act === Action.Alloc) {
-      const b = attempt(t.size[i]!, t.stream[i]!);
+      const b = attempt(t.size[i]!, t.stream[i]!, pools.alloc(i));
       if (b) live.set(t.addr[i]!, b);
       else ooms.push({ index: i, bytes: t.size[i]!, recorded: false });
     } else if (act === Action.Oom) {
       // The request the run could not serve: served here, it is given back at once (what the
       // program did next with it is not in the trace).
-      const b = attempt(t.size[i]!, t.stream[i]!);
+      const b = attempt(t.size[i]!, t.stream[i]!, 0);
       if (b) {
         avoided.push(i);
         now -= b.size;
         release(free, b);
       } else ooms.push({ index: i, bytes: t.size[i]!, recorded: true });
-      reservedAt.set(i, reserved);
+      reservedAt.set(i, rel.reserved);
+    } else if (act === Action.FreeRequested) {
+      const b = live.get(t.addr[i]!);
+      if (b && !requested.has(b)) requested.add(b), (now -= b.size);
     } else if (act === Action.FreeCompleted || act === Action.Free) {
       const b = live.get(t.addr[i]!);
       if (!b) continue; // its allocation failed here
       live.delete(t.addr[i]!);
-      now -= b.size;
+      if (!requested.delete(b)) now -= b.size;
       release(free, b);
-    } else if (act === Action.SegmentFree) {
+    } else if (act === Action.SegmentFree || act === Action.SegmentUnmap) {
       // The run gave memory back (empty_cache, or its own OOM retry): the model does the same once.
-      if (lastFreedSegment !== i - 1) releaseAll();
+      if (lastFreedSegment !== i - 1) rel.releaseAll();
       lastFreedSegment = i;
     }
   }
-  return { supported: true, reservedPeak, allocatedPeak, reservedAt, ooms, avoided };
+  return { supported: true, reservedPeak, allocatedPeak, cachedAtPeak, reservedAt, ooms, avoided };
 }

@@ -1,45 +1,43 @@
 import { roundSize } from '../analysis/rounding';
 import { Action } from '../snapshot/actions';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
-import type { FreeBlocks } from './blocks';
-import type { Blk, Seg } from './blocks';
+import type { Blk, FreeBlocks, Seg } from './blocks';
 import type { AllocConfig } from './config';
+import { VIRTUAL_RANGE } from './expMap';
+import type { FinalSegs } from './pools';
 
 const MiB = 2 ** 20;
 const ALLOCATED = /^active_/;
+type Range = { lo: number; hi: number; stream: number; small: boolean; pool: number };
 
 /**
  * The allocator as it was when the trace began, for a recording that started late (Headroom's
  * windows, a wrapped ring buffer): its segments are the final ones less those the trace allocated,
- * plus those it freed; the blocks live then are those the trace frees without having allocated
- * them (sized by the request's rounding: an unsplit remainder of at most 1 MiB is not known) and
- * those still live at the dump that the trace never allocated (sized exactly by the dump).
- * Returns the bytes allocated at the start.
+ * plus those it freed; expandable ones are the mapped ranges less those the trace mapped, plus those
+ * it unmapped. The blocks live then are those the trace frees without having allocated them (sized
+ * by the request's rounding: an unsplit remainder of at most 1 MiB is not known) and those still
+ * live at the dump that the trace never allocated (sized exactly by the dump).
  */
-export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: AllocConfig, free: FreeBlocks, segs: Map<number, Seg>, live: Map<number, Blk>): number {
-  const start = new Map<number, Seg>();
-  // Expandable segments: the mapped ranges, less those the trace mapped, plus those it unmapped.
-  let mapped: [number, number, number, boolean][] = [];
-  for (const g of s.segments) {
-    if (g.device !== device) continue;
-    if (g.expandable) mapped.push([g.address, g.address + g.totalSize, g.stream, g.type === 'small']);
-    else start.set(g.address, { addr: g.address, size: g.totalSize, stream: g.stream, small: g.type === 'small', head: null });
+export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: AllocConfig, free: FreeBlocks, live: Map<number, Blk>, finals: FinalSegs): { segs: Seg[]; bytes: number } {
+  const start = new Map<number, Range>();
+  let mapped: Range[] = [];
+  for (const g of finals.segs) {
+    const r = { lo: g.addr, hi: g.end, stream: g.stream, small: g.small, pool: g.pool };
+    if (g.expandable) mapped.push(r);
+    else start.set(g.addr, r);
   }
   const allocatedAt = new Set<number>();
   for (let i = t.length - 1; i >= 0; i--) {
     const a = t.action[i]!;
     const addr = t.addr[i]!;
+    const size = t.size[i]!;
     if (a === Action.SegmentAlloc) start.delete(addr);
-    else if (a === Action.SegmentFree) start.set(addr, { addr, size: t.size[i]!, stream: t.stream[i]!, small: t.size[i]! === 2 * MiB, head: null });
-    else if (a === Action.SegmentMap) mapped = mapped.flatMap(([lo, hi, st, sm]) => [[lo, Math.min(hi, addr), st, sm], [Math.max(lo, addr + t.size[i]!), hi, st, sm]] as [number, number, number, boolean][]).filter(([lo, hi]) => hi > lo);
-    else if (a === Action.SegmentUnmap) mapped.push([addr, addr + t.size[i]!, t.stream[i]!, mapped.find(([, , st]) => st === t.stream[i]!)?.[3] ?? false]);
-    else if (a === Action.Alloc) allocatedAt.add(addr);
-  }
-  mapped.sort((x, y) => x[0] - y[0]);
-  for (const [lo, hi, stream, small] of mapped) {
-    const last = [...start.values()].find((g) => g.addr + g.size === lo && g.stream === stream);
-    if (last) last.size = hi - last.addr;
-    else start.set(lo, { addr: lo, size: hi - lo, stream, small, head: null });
+    else if (a === Action.SegmentFree) start.set(addr, { lo: addr, hi: addr + size, stream: t.stream[i]!, small: size === 2 * MiB, pool: finals.poolAt(addr) });
+    else if (a === Action.SegmentMap) mapped = mapped.flatMap((r) => [{ ...r, hi: Math.min(r.hi, addr) }, { ...r, lo: Math.max(r.lo, addr + size) }]).filter((r) => r.hi > r.lo);
+    else if (a === Action.SegmentUnmap) {
+      const near = mapped.filter((r) => r.stream === t.stream[i]! && r.lo <= addr).sort((x, y) => y.lo - x.lo)[0];
+      mapped.push({ lo: addr, hi: addr + size, stream: t.stream[i]!, small: near?.small ?? false, pool: near?.pool ?? 0 });
+    } else if (a === Action.Alloc) allocatedAt.add(addr);
   }
   // Blocks live when the trace began: freed before being allocated in it, or live at the dump and never allocated in it.
   const before = new Map<number, number>();
@@ -51,39 +49,84 @@ export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: Allo
     else if ((a === Action.FreeCompleted || a === Action.Free) && !seen.has(addr) && !before.has(addr)) before.set(addr, roundSize(t.size[i]!, cfg.rounding));
   }
   for (const g of s.segments) {
-    if (g.device !== device || !start.has(g.address)) continue;
+    if (g.device !== device || !(start.has(g.address) || g.expandable)) continue;
     for (const b of g.blocks) if (ALLOCATED.test(b.state) && !allocatedAt.has(b.address)) before.set(b.address, b.size);
   }
-  let bytes = 0;
-  // Blocks and segments both by address: one walk places each block in its segment.
   const blocks = [...before].sort((x, y) => x[0] - y[0]);
-  let k = 0;
-  for (const seg of [...start.values()].sort((x, y) => x.addr - y.addr)) {
-    segs.set(seg.addr, seg);
-    while (k < blocks.length && blocks[k]![0] < seg.addr) k++;
-    const inside: [number, number][] = [];
-    for (; k < blocks.length && blocks[k]![0] < seg.addr + seg.size; k++) inside.push(blocks[k]!);
-    let at = seg.addr;
-    let prev: Blk | null = null;
-    const add = (addr: number, size: number, isFree: boolean) => {
-      const b: Blk = { addr, size, seg, prev, next: null, free: isFree };
-      if (prev) prev.next = b;
-      else seg.head = b;
-      prev = b;
-      if (isFree) free.insert(b);
-      else {
-        live.set(addr, b);
-        bytes += size;
-      }
-    };
-    for (const [addr, size] of inside) {
+  const fill = new Filler(blocks, free, live);
+  const segs: Seg[] = [];
+  for (const r of [...start.values()].sort((x, y) => x.lo - y.lo)) {
+    const seg: Seg = { addr: r.lo, size: r.hi - r.lo, stream: r.stream, small: r.small, pool: r.pool, head: null };
+    fill.range(seg, r.lo, r.hi);
+    segs.push(seg);
+  }
+  // Expandable: one virtual range per (pool, kind, stream), unmapped between its mapped ranges.
+  const groups = new Map<string, Range[]>();
+  for (const r of mapped.sort((x, y) => x.lo - y.lo)) {
+    const k = `${r.pool}${r.small}${r.stream}`;
+    const rs = groups.get(k) ?? [];
+    const last = rs.at(-1);
+    if (last && last.hi === r.lo) last.hi = r.hi;
+    else groups.set(k, [...rs, r]);
+  }
+  for (const rs of groups.values()) {
+    const r0 = rs[0]!;
+    const seg: Seg = { addr: r0.lo, size: VIRTUAL_RANGE, stream: r0.stream, small: r0.small, pool: r0.pool, expandable: true, head: null };
+    for (const r of rs) {
+      fill.gap(seg, r.lo);
+      fill.range(seg, r.lo, r.hi);
+    }
+    fill.gap(seg, seg.addr + seg.size);
+    segs.push(seg);
+  }
+  return { segs, bytes: fill.bytes };
+}
+
+/** Lays blocks into segments in address order, one walk over the live blocks. */
+class Filler {
+  bytes = 0;
+  private k = 0;
+  private prev: Blk | null = null;
+  private at = 0;
+
+  constructor(private readonly blocks: [number, number][], private readonly free: FreeBlocks, private readonly live: Map<number, Blk>) {}
+
+  private add(seg: Seg, addr: number, size: number, isFree: boolean, mapped = true): void {
+    const b: Blk = { addr, size, seg, prev: this.prev, next: null, free: isFree, ...(mapped ? {} : { mapped: false }) };
+    if (this.prev && this.prev.seg === seg) this.prev.next = b;
+    else {
+      b.prev = null;
+      seg.head = b;
+    }
+    this.prev = b;
+    this.at = addr + size;
+    if (!mapped) return;
+    if (isFree) this.free.insert(b);
+    else {
+      this.live.set(addr, b);
+      this.bytes += size;
+    }
+  }
+
+  /** An unmapped range from the last block of `seg` up to `to`. */
+  gap(seg: Seg, to: number): void {
+    const from = this.prev?.seg === seg ? this.at : seg.addr;
+    if (to > from) this.add(seg, from, to - from, true, false);
+  }
+
+  /** Mapped memory [lo, hi) of `seg`: the live blocks in it, free between them. */
+  range(seg: Seg, lo: number, hi: number): void {
+    if (this.prev?.seg !== seg) this.prev = null;
+    while (this.k < this.blocks.length && this.blocks[this.k]![0] < lo) this.k++;
+    let at = lo;
+    for (; this.k < this.blocks.length && this.blocks[this.k]![0] < hi; this.k++) {
+      const [addr, size] = this.blocks[this.k]!;
       if (addr < at) continue; // overlapping guesses: the earlier one stands
-      if (addr > at) add(at, addr - at, true);
-      const end = Math.min(addr + size, seg.addr + seg.size);
-      add(addr, end - addr, false);
+      if (addr > at) this.add(seg, at, addr - at, true);
+      const end = Math.min(addr + size, hi);
+      this.add(seg, addr, end - addr, false);
       at = end;
     }
-    if (at < seg.addr + seg.size) add(at, seg.addr + seg.size - at, true);
+    if (at < hi) this.add(seg, at, hi - at, true);
   }
-  return bytes;
 }

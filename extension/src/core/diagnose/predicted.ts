@@ -2,7 +2,7 @@ import { applyAllocConf } from '../allocator/confString';
 import { configFrom } from '../allocator/config';
 import type { AllocConfig } from '../allocator/config';
 import { predictAllocator, segmentSize } from '../allocator/predict';
-import type { Prediction } from '../allocator/predict';
+import type { Limit, Prediction } from '../allocator/predict';
 import type { DeviceAnalysis } from '../analysis/analyze';
 import { reservedAt } from '../analysis/replay';
 import type { OomEvent } from '../analysis/ooms';
@@ -26,11 +26,14 @@ export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent,
   const before = reservedAt(a.replay, oom.index);
   // Each (setting, limit) replayed once: the verdicts, the peaks and the search share them.
   const memo = new Map<AllocConfig, Map<number, Prediction>>();
+  const device = deviceLimitAt(a, oom);
+  // Under the device's own limit a cudaMalloc fails; below it, a memory fraction refuses.
+  const limitOf = (bytes: number): Limit => ({ bytes, cap: bytes !== device });
   const predict = (cfg: AllocConfig, limit: number): Prediction => {
     let m = memo.get(cfg);
     if (!m) memo.set(cfg, (m = new Map()));
     let p = m.get(limit);
-    if (!p) m.set(limit, (p = predictAllocator(s, a.device, cfg, limit)));
+    if (!p) m.set(limit, (p = predictAllocator(s, a.device, cfg, limitOf(limit))));
     return p;
   };
   const fails = (cfg: AllocConfig, limit: number) => {
@@ -38,7 +41,6 @@ export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent,
     // Any OOM up to the recorded one: an earlier failure ends the run before it.
     return p.supported ? p.ooms.some((o) => o.index <= oom.index) : undefined;
   };
-  const device = deviceLimitAt(a, oom);
   const atDevice = fails(recorded, device);
   if (atDevice === undefined) return remedies;
   const capped = atDevice === false;

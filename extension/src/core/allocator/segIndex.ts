@@ -1,0 +1,56 @@
+import type { Blk, Seg } from './blocks';
+
+/**
+ * The replay's segments by address: cudaMalloc'd ones sorted for a binary search, expandable ones
+ * (a few virtual ranges, each far larger than what it maps) by the nearest base below.
+ */
+export class SegIndex {
+  private readonly plain: Seg[] = [];
+  readonly expandable: Seg[] = [];
+
+  private lower(addr: number): number {
+    let lo = 0;
+    let hi = this.plain.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.plain[mid]!.addr <= addr) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  }
+
+  add(seg: Seg): void {
+    if (seg.expandable) this.expandable.push(seg);
+    else this.plain.splice(this.lower(seg.addr) + 1, 0, seg);
+  }
+
+  remove(seg: Seg): void {
+    if (seg.expandable) this.expandable.splice(this.expandable.indexOf(seg), 1);
+    else this.plain.splice(this.lower(seg.addr), 1);
+  }
+
+  /** A cudaMalloc'd segment that starts at `addr`. */
+  startingAt(addr: number): Seg | undefined {
+    const s = this.plain[this.lower(addr)];
+    return s?.addr === addr ? s : undefined;
+  }
+
+  /** The segment holding `addr`. */
+  at(addr: number): Seg | undefined {
+    const s = this.plain[this.lower(addr)];
+    if (s && addr < s.addr + s.size) return s;
+    let best: Seg | undefined;
+    for (const e of this.expandable) if (e.addr <= addr && addr < e.addr + e.size && (!best || e.addr > best.addr)) best = e;
+    return best;
+  }
+
+  all(): Seg[] {
+    return [...this.plain, ...this.expandable];
+  }
+}
+
+/** The block of `seg` holding `addr`. */
+export function blockAt(seg: Seg, addr: number): Blk | undefined {
+  for (let b = seg.head; b; b = b.next) if (addr >= b.addr && addr < b.addr + b.size) return b;
+  return undefined;
+}

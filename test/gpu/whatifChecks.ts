@@ -1,0 +1,85 @@
+// The allocator what-if check, shared by the GPU test (every capture run.sh makes) and the unit
+// test (the committed ones): each recording replayed with its own settings must place every block
+// where the trace did and give PyTorch's own peaks; each other setting, predicted from the
+// workload's default recording, is compared with its rerun (reserved peak, OOM or not).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { applyAllocConf } from '../../extension/src/core/allocator/confString';
+import { configFrom } from '../../extension/src/core/allocator/config';
+import { predictAllocator } from '../../extension/src/core/allocator/predict';
+import { replayAllocator } from '../../extension/src/core/allocator/replay';
+import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
+
+/** What workloads.py writes beside each recording: PyTorch's own figures. */
+export interface RunFigures {
+  workload: string;
+  alloc_conf: string;
+  cap_bytes: number | null;
+  oom: boolean;
+  reserved_peak: number;
+  allocated_peak: number;
+  allocated_end: number;
+  device: string;
+  torch: string;
+}
+
+export interface ReplayRow {
+  name: string;
+  allocations: number;
+  mismatches: number;
+  allocatedPeak: [replayed: number, pytorch: number];
+  reservedPeak: [replayed: number, pytorch: number];
+  allocatedEnd: [replayed: number, pytorch: number];
+}
+
+export interface PredictionRow {
+  workload: string;
+  setting: string;
+  capBytes: number | null;
+  recordedReserved: number;
+  predicted: number;
+  rerun: number;
+  /** (predicted − rerun) / rerun. */
+  error: number;
+  oom: [predicted: boolean, rerun: boolean];
+}
+
+const readRun = (dir: string, name: string) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as RunFigures;
+export const runNames = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('summary')).map((f) => f.slice(0, -5)).sort();
+
+/** Every recording in `dir` that has its pickle, replayed with its own settings. */
+export async function replayRows(dir: string, names = runNames(dir).filter((x) => existsSync(join(dir, `${x}.pickle`)))): Promise<ReplayRow[]> {
+  const rows: ReplayRow[] = [];
+  for (const name of names) {
+    const fig = readRun(dir, name);
+    const r = replayAllocator(await loadSnapshotFile(join(dir, `${name}.pickle`)), 0);
+    if (!r.supported) throw new Error(`${name}: not replayed: ${r.reason}`);
+    rows.push({ name, allocations: r.allocations, mismatches: r.mismatchCount, allocatedPeak: [r.allocatedPeak, fig.allocated_peak], reservedPeak: [r.reservedPeak, fig.reserved_peak], allocatedEnd: [r.allocated.at(-1) ?? 0, fig.allocated_end] });
+  }
+  return rows;
+}
+
+/** Every rerun in `dir` predicted from its workload's default recording (`<workload>-default.pickle`). */
+export async function predictionRows(dir: string): Promise<PredictionRow[]> {
+  const rows: PredictionRow[] = [];
+  for (const name of runNames(dir)) {
+    const fig = readRun(dir, name);
+    if (name === `${fig.workload}-default` || name.endsWith('-again')) continue;
+    const source = `${fig.workload}-default`;
+    const s = await loadSnapshotFile(join(dir, `${source}.pickle`));
+    const cfg = applyAllocConf(configFrom(s.allocatorSettings), fig.alloc_conf);
+    const p = predictAllocator(s, 0, cfg, { bytes: fig.cap_bytes ?? Infinity, cap: fig.cap_bytes !== null });
+    if (!p.supported) throw new Error(`${name}: not predicted: ${p.reason}`);
+    rows.push({ workload: fig.workload, setting: fig.alloc_conf || '(default)', capBytes: fig.cap_bytes, recordedReserved: readRun(dir, source).reserved_peak, predicted: p.reservedPeak, rerun: fig.reserved_peak, error: (p.reservedPeak - fig.reserved_peak) / fig.reserved_peak, oom: [p.ooms.length > 0, fig.oom] });
+  }
+  return rows;
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(2)} %`;
+
+/** The table for docs/allocator-replay.md. */
+export function predictionTable(rows: PredictionRow[]): string {
+  const head = '| workload | setting | cap | recorded reserved peak (default) | predicted | rerun | error | OOM predicted / rerun |\n|---|---|---|---|---|---|---|---|\n';
+  return head + rows.map((r) => `| ${r.workload} | \`${r.setting}\` | ${r.capBytes ? `${r.capBytes / 2 ** 20} MiB` : '—'} | ${n(r.recordedReserved)} B | ${n(r.predicted)} B | ${n(r.rerun)} B | ${pct(r.error)} | ${r.oom[0] ? 'OOM' : 'fits'} / ${r.oom[1] ? 'OOM' : 'fits'} |`).join('\n') + '\n';
+}
