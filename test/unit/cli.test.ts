@@ -136,15 +136,21 @@ describe('headroom CLI', () => {
 
   it('whatif --json: the recorded peaks and one prediction per --alloc-conf, in order; a misspelled option is refused', () => {
     const snap = join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.pickle');
-    const r = headroom('whatif', snap, '--alloc-conf', 'max_split_size_mb:64', '--alloc-conf', 'roundup_power2_divisions:4', '--limit-gib', String(1636 / 1024), '--json');
+    // frag_oom.py capped PyTorch at 1,636 MiB; K=V is read as K:V.
+    const r = headroom('whatif', snap, '--alloc-conf', 'max_split_size_mb=64', '--alloc-conf', 'roundup_power2_divisions:4', '--cap-gib', String(1636 / 1024), '--json');
     assert.equal(r.code, 0, r.err);
-    const j = JSON.parse(r.out) as { recorded: Record<string, number>; predicted: { alloc_conf: string; reserved_peak_bytes: number; allocated_peak_bytes: number; ooms: unknown[] }[] };
+    const j = JSON.parse(r.out) as { limit_is_cap: boolean; recorded: Record<string, number>; predicted: { alloc_conf: string; reserved_peak_bytes: number; allocated_peak_bytes: number; cached_at_peak_bytes: number; ooms: unknown[] }[] };
+    assert.equal(j.limit_is_cap, true);
+    assert.ok(j.predicted.every((p) => p.cached_at_peak_bytes >= 0 && p.cached_at_peak_bytes <= p.reserved_peak_bytes));
     const t = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'snapshots', 'frag_oom.truth.json'), 'utf8')) as { max_memory_allocated: number; max_memory_reserved: number };
     assert.equal(j.recorded.allocated_peak_bytes, t.max_memory_allocated);
     assert.equal(j.recorded.reserved_peak_bytes, t.max_memory_reserved);
-    assert.deepEqual(j.predicted.map((p) => p.alloc_conf), ['max_split_size_mb:64', 'roundup_power2_divisions:4']);
+    assert.deepEqual(j.predicted.map((p) => p.alloc_conf), ['max_split_size_mb=64', 'roundup_power2_divisions:4']);
     assert.deepEqual(j.predicted[0]!.ooms, []);
-    assert.match(headroom('whatif', snap, '--alloc-conf', 'max_split_size_mb:64', '--limit-gib', '1.59765625').out, /the recorded OOM at event #\d+ does not happen/);
+    assert.match(headroom('whatif', snap, '--alloc-conf', 'max_split_size_mb:64', '--cap-gib', '1.59765625').out, /the recorded OOM at event #\d+ does not happen/);
+    // Without a limit, the recorded OOM's: a memory fraction refused it, and the range it lies in is said.
+    assert.match(headroom('whatif', snap, '--alloc-conf', 'expandable_segments:True').out, /a memory fraction refused it\); the cap lies between 1\.50 GiB and/);
+    assert.equal(headroom('whatif', snap, '--alloc-conf', 'expandable_segments:True', '--cap-gib', '2', '--device-gib', '3').code, 2);
     const bad = headroom('whatif', snap, '--alloc-conf', 'max_spilt_size_mb:64');
     assert.equal(bad.code, 2);
     assert.match(bad.err, /unknown allocator option max_spilt_size_mb/);

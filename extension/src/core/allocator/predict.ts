@@ -98,7 +98,6 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
       if (want > 0 && !rel.room(want, segmentSize(size))) return undefined;
       b = exp.place_(small, stream, size, pool, pick);
       rel.reserved += want;
-      grew();
     } else if (!(b = bestFit(free, small, stream, size, cfg, pool))) {
       rel.collect();
       b = rel.grow(size, stream, () => {
@@ -109,11 +108,11 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
         return seg;
       });
       if (!b) return undefined;
-      grew();
     }
     take(free, b, size, cfg);
     now += b.size;
     allocatedPeak = Math.max(allocatedPeak, now);
+    grew();
     return b;
   };
   let lastFreedSegment = -2;

@@ -21,19 +21,35 @@ import type { Remedy } from './remedies';
 /** What PyTorch could have had at a recorded OOM, without a memory fraction: its reserve then plus the device's free bytes. */
 export const deviceLimitAt = (a: DeviceAnalysis, oom: OomEvent): number => reservedAt(a.replay, oom.index) + oom.deviceFreeBytes;
 
+/**
+ * The limit a recorded OOM shows: the device's (reserved + free then) where the recorded settings
+ * fail there too; else a memory fraction refused the request, and the cap lies between the most
+ * the run had reserved by then and that reserve plus the segment it asked for.
+ */
+export function recordedLimit(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): { limit: Limit; range?: [number, number] } | undefined {
+  const device = deviceLimitAt(a, oom);
+  const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), { bytes: device, cap: false });
+  if (!p.supported) return undefined;
+  if (p.ooms.some((o) => o.index <= oom.index)) return { limit: { bytes: device, cap: false } };
+  const before = reservedAt(a.replay, oom.index);
+  let most = Math.max(before, a.replay.start.reservedBytes);
+  const steps = a.replay.reservedSteps;
+  for (let k = 0; k < steps.index.length && steps.index[k]! < oom.index; k++) most = Math.max(most, steps.bytes[k]!);
+  const range: [number, number] = [most, Math.max(most, before + segmentSize(oom.requestedBytes) - 1)];
+  return { limit: { bytes: range[0], cap: true }, range };
+}
+
 export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, remedies: Remedy[]): Remedy[] {
   const recorded = configFrom(s.allocatorSettings);
-  const before = reservedAt(a.replay, oom.index);
+  const found = recordedLimit(s, a, oom);
+  if (!found) return remedies;
   // Each (setting, limit) replayed once: the verdicts, the peaks and the search share them.
   const memo = new Map<AllocConfig, Map<number, Prediction>>();
-  const device = deviceLimitAt(a, oom);
-  // Under the device's own limit a cudaMalloc fails; below it, a memory fraction refuses.
-  const limitOf = (bytes: number): Limit => ({ bytes, cap: bytes !== device });
   const predict = (cfg: AllocConfig, limit: number): Prediction => {
     let m = memo.get(cfg);
     if (!m) memo.set(cfg, (m = new Map()));
     let p = m.get(limit);
-    if (!p) m.set(limit, (p = predictAllocator(s, a.device, cfg, limitOf(limit))));
+    if (!p) m.set(limit, (p = predictAllocator(s, a.device, cfg, { bytes: limit, cap: found.limit.cap })));
     return p;
   };
   const fails = (cfg: AllocConfig, limit: number) => {
@@ -41,10 +57,7 @@ export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent,
     // Any OOM up to the recorded one: an earlier failure ends the run before it.
     return p.supported ? p.ooms.some((o) => o.index <= oom.index) : undefined;
   };
-  const atDevice = fails(recorded, device);
-  if (atDevice === undefined) return remedies;
-  const capped = atDevice === false;
-  const limits = capped ? [before, before + segmentSize(oom.requestedBytes) - 1] : [device];
+  const limits = found.range ?? [found.limit.bytes];
   const out: Remedy[] = [];
   for (const r of remedies) {
     if (!r.allocConf) {
@@ -60,7 +73,7 @@ export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent,
     // Cannot avoid the OOM even with the most room the run could have had: not a remedy here.
     if (verdicts.at(-1)) continue;
     let effect: string;
-    if (!capped) {
+    if (!found.range) {
       const p = predict(cfg, limits[0]!);
       const base = predict(recorded, limits[0]!);
       const peaks = p.supported && base.supported ? `reserved peak ${b(p.reservedPeak)} instead of ${b(base.reservedPeak)}; ` : '';
@@ -74,7 +87,7 @@ export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent,
         if (fails(cfg, mid)) lo = mid;
         else hi = mid;
       }
-      effect = `predicted on this run: the OOM at event #${oom.index} does not happen if the memory fraction leaves PyTorch at least ${b(hi)} (the run had at least ${b(limits[0]!)}, under ${b(limits[1]! + 1)}; a snapshot does not record the fraction: headroom whatif --limit-gib)`;
+      effect = `predicted on this run: the OOM at event #${oom.index} does not happen if the memory fraction leaves PyTorch at least ${b(hi)} (the run had at least ${b(limits[0]!)}, under ${b(limits[1]! + 1)}; a snapshot does not record the fraction: headroom whatif --cap-gib)`;
     }
     out.push({ ...r, effect });
   }
