@@ -27,6 +27,12 @@ function cliVerdict(path = FRAG): string {
   return `${out.ooms[0]!.class} — ${out.ooms[0]!.reason}`;
 }
 
+/** `headroom whatif --json`'s predicted reserved peaks for these settings (same core, other surface). */
+function cliWhatif(confs: string[], ...more: string[]): number[] {
+  const out = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'whatif', FRAG, ...confs.flatMap((c) => ['--alloc-conf', c]), ...more, '--json'], { encoding: 'utf8' })) as { predicted: { reserved_peak_bytes: number }[] };
+  return out.predicted.map((p) => p.reserved_peak_bytes);
+}
+
 interface Launch {
   command: string[];
   settings?: { allocConf?: Record<string, string>; capGib?: number };
@@ -104,6 +110,26 @@ describe('the OOM doctor in the editor', () => {
     assert.equal(pieces.reduce((x, y) => x + y, 0), reserved);
     assert.equal(await doctor.locator('.segmap .seg .run.fits').count(), 0);
     assert.match(await doctor.locator('.segmap h3').innerText(), /none is/);
+    // The what-if section: each setting's predicted reserved peak is `headroom whatif`'s; the form predicts others.
+    const whatif = page.locator('section.whatif');
+    const settings = ['expandable_segments:True', 'max_split_size_mb:64', 'roundup_power2_divisions:4'];
+    await whatif.locator(`tr[data-whatif="${settings[2]}"]`).waitFor({ timeout: 60_000 });
+    const shown = async (conf: string) => Number(await whatif.locator(`tr[data-whatif="${conf}"] td[data-bytes]`).getAttribute('data-bytes'));
+    assert.deepEqual(await Promise.all(settings.map(shown)), cliWhatif(settings));
+    assert.match(await whatif.locator('p').first().innerText(), /Limit: .*a memory fraction refused it/);
+    const gc = 'garbage_collection_threshold:0.6,max_split_size_mb:128';
+    await whatif.locator('input[name="alloc-conf"]').fill(gc);
+    await whatif.locator('input[name="cap-gib"]').fill(String(1636 / 1024));
+    await whatif.locator('button[type="submit"]').click();
+    const asked = `${gc} under a ${1636 / 1024} GiB cap`;
+    await page.locator(`section.whatif tr[data-whatif="${asked}"]`).waitFor({ timeout: 60_000 });
+    assert.deepEqual([await shown(asked)], cliWhatif([gc], '--cap-gib', String(1636 / 1024)));
+    await page.locator('section.whatif input[name="alloc-conf"]').fill('max_spilt_size_mb:64');
+    await page.locator('section.whatif input[name="cap-gib"]').fill('');
+    await page.locator('section.whatif button[type="submit"]').click();
+    const bad = page.locator('section.whatif tr[data-whatif="max_spilt_size_mb:64"]');
+    await bad.waitFor({ timeout: 60_000 });
+    assert.match(await bad.innerText(), /not predicted: unknown allocator option max_spilt_size_mb/);
     const launch = await rerunBy(s, doctor.locator('button[data-remedy="expandable-segments"]'));
     assert.equal(launch.launcher, 'vscode');
     assert.ok(launch.command.at(-1)!.endsWith('replay_run.py'), launch.command.join(' '));

@@ -3,6 +3,7 @@ import { renderBreakdown } from './breakdown';
 import { bytes, el, shown } from './format';
 import { renderRanks } from './ranks';
 import { renderSegmentMap } from './segmentMap';
+import { renderWhatif, typedIn } from './whatif';
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
 
@@ -79,7 +80,9 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   if (m.ranks) root.append(renderRanks(m.ranks, lineLink));
   if (m.doctor) renderDoctor(m.doctor);
   if (m.recording) for (const line of m.recording.split('\n')) root.append(el('p', line, 'note recording'));
-  root.append(el('p', 'Requested bytes are exact (what PyTorch counts in requested_bytes); the allocated figure in the report is an estimate.', 'note'));
+  root.append(el('section', undefined, 'whatif'));
+  const a = r.allocated;
+  root.append(el('p', a.exact ? `Requested and allocated bytes are PyTorch's own: the allocator replay placed every block where the trace did (allocated peak ${bytes(a.peak_bytes)}).` : `Requested bytes are exact (what PyTorch counts in requested_bytes); allocated bytes are an estimate: ${a.why}.`, 'note'));
 }
 
 /** Live bytes by the module that made them (forward or backward), indented under their parents. */
@@ -165,6 +168,10 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   const m = ev.data;
   if (m?.type === 'summary') render(m);
   else if (m?.type === 'ranks') root.querySelector('section.ranks')?.replaceWith(renderRanks(m.ranks, lineLink));
+  else if (m?.type === 'whatif') {
+    const sec = root.querySelector('section.whatif');
+    sec?.replaceWith(renderWhatif(m.whatif, (msg) => vscode.postMessage(msg), typedIn(sec)));
+  }
   else if (m?.type === 'error') root.textContent = shown(m.message);
 });
 vscode.postMessage({ type: 'ready' });

@@ -8,6 +8,8 @@ export type ToWebview =
   | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[]; recording?: string; ranks?: RanksView; breakdowns?: BreakdownView[] }
   /** The ranks section again, once the other ranks' snapshots were read (their lines). */
   | { type: 'ranks'; ranks: RanksView }
+  /** The what-if section: predictions under other allocator settings, as they are computed. */
+  | { type: 'whatif'; whatif: WhatifView }
   | { type: 'error'; message: string };
 
 /**
@@ -32,6 +34,21 @@ export interface BreakdownView {
     line: number;
     where: string;
   }[];
+}
+
+/**
+ * What other PYTORCH_CUDA_ALLOC_CONF settings would do to this run (core/allocator/whatif.ts): the
+ * recorded figures and one row per setting, predicted by replaying the run's requests.
+ */
+export interface WhatifView {
+  recorded: { allocatedPeak: number; allocatedExact: boolean; reservedPeak: number; ooms: number };
+  /** The limit the predictions assume, in words. */
+  limit: string;
+  rows: ({ allocConf: string; reservedPeak: number; cachedAtPeak: number; allocatedPeak: number; ooms: number[]; avoided: number[] } | { allocConf: string; error: string })[];
+  /** Settings still being predicted. */
+  pending: string[];
+  /** What a prediction cannot know. */
+  note: string;
 }
 
 /** A distributed run's ranks beside the summary of one of them (core/run/ranks.ts). */
@@ -96,7 +113,9 @@ export type FromWebview =
   /** A breakdown row's frame: by its place in the message's `breakdowns`, never by a path from the page. */
   | { type: 'openBreakdownRow'; breakdown: number; row: number }
   /** A remedy's button: run the workload again with these allocator settings, or under this cap. */
-  | { type: 'remedy'; allocConf?: Record<string, string>; capGib?: number };
+  | { type: 'remedy'; allocConf?: Record<string, string>; capGib?: number }
+  /** The what-if form: predict this PYTORCH_CUDA_ALLOC_CONF string (read by the host, never run), under this cap. */
+  | { type: 'whatif'; allocConf: string; capGib?: number };
 
 export function isFromWebview(m: unknown): m is FromWebview {
   if (typeof m !== 'object' || m === null) return false;
@@ -111,6 +130,10 @@ export function isFromWebview(m: unknown): m is FromWebview {
     const conf = c === undefined || (typeof c === 'object' && c !== null && Object.entries(c).every(([k, v]) => /^[A-Za-z_]+$/.test(k) && typeof v === 'string' && /^[\w.]+$/.test(v)));
     const cap = g === undefined || (typeof g === 'number' && Number.isFinite(g) && g > 0 && g <= 65536);
     return conf && cap && (c !== undefined || g !== undefined);
+  }
+  if (t === 'whatif') {
+    const { allocConf: c, capGib: g } = m as { allocConf?: unknown; capGib?: unknown };
+    return typeof c === 'string' && c.length <= 400 && (g === undefined || (typeof g === 'number' && Number.isFinite(g) && g > 0 && g <= 65536));
   }
   if (t === 'openLine') {
     const o = m as { file?: unknown; line?: unknown };

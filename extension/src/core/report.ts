@@ -34,6 +34,8 @@ export interface AnalyzeReport {
   end: { requested_bytes: number; allocated_bytes: number };
   start: { requested_bytes: number; blocks: number };
   reserved_bytes: { peak: number; end: number; start: number };
+  /** Allocated figures exact (the allocator replay matched every placement: peak_bytes is max_memory_allocated) or estimated, and why. */
+  allocated: { exact: true; peak_bytes: number } | { exact: false; why: string };
   at: { kind: 'peak' | 'end' | 'index'; trace_index: number; time_us: number | null; requested_bytes: number };
   lines: {
     file: string;
@@ -110,6 +112,7 @@ export function buildReport(s: Snapshot, a: DeviceAnalysis, at: At, top: number)
     end: { requested_bytes: r.end.requestedBytes, allocated_bytes: r.end.allocatedBytes },
     start: { requested_bytes: r.start.requestedBytes, blocks: r.start.blocks },
     reserved_bytes: { peak: r.reservedPeak.bytes, end: r.reservedEnd, start: r.start.reservedBytes },
+    allocated: a.allocated.exact ? { exact: true, peak_bytes: a.allocated.peak } : { exact: false, why: a.allocated.why },
     at: {
       kind: at === 'peak' ? 'peak' : at === 'end' ? 'end' : 'index',
       trace_index: instant.index,

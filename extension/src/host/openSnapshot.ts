@@ -21,6 +21,8 @@ import type { WorkspaceMapping } from './memory/mapping';
 import { openFrameLine, openLibraryLine } from './memory/openFrame';
 import type { MemoryView } from './memory/view';
 import { SummaryPanel } from './summaryPanel';
+import type { SummarySource } from './summaryPanel';
+import { WhatifFeed } from './whatifFeed';
 import { stepDone } from './walkthrough';
 
 export interface OpenSnapshotDeps {
@@ -82,8 +84,8 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
     void vscode.window.showInformationMessage(vscode.l10n.t('Headroom: open a memory snapshot or a run first.'));
     return;
   }
-  const { message, onMessage, later } = summaryFor(c, deps.view.mapping, deps.log, deps.view);
-  deps.track(new SummaryPanel(deps.extensionUri, message, onMessage, later));
+  const src = summaryFor(c, deps.view.mapping, deps.log, deps.view);
+  deps.track(new SummaryPanel(deps.extensionUri, src, () => src.feed.dispose()));
 }
 
 /**
@@ -97,7 +99,7 @@ export function summaryFor(
   mapping: WorkspaceMapping,
   log: vscode.LogOutputChannel,
   shown?: MemoryView,
-): { message: () => ToWebview; onMessage: (m: FromWebview) => void; later: Promise<ToWebview> | undefined } {
+): SummarySource & { feed: WhatifFeed } {
   const { report, attribution } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const modules = moduleRows(c.snapshot, c.analysis, report.at.trace_index);
   // The run folder beside the snapshot, read once for the recording note and the ranks.
@@ -121,8 +123,11 @@ export function summaryFor(
       const row = breakdowns[m.breakdown]?.rows[m.row];
       if (row) void openLibraryLine(mapping, row.file, row.line);
     } else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);
+    else if (m.type === 'whatif') feed.ask(m.allocConf, m.capGib);
     // The snapshot's path is the job's machine's: mapped into the workspace as the timeline does, never opened raw.
     else if (m.type === 'openLine') void openFrameLine(mapping, m.file, m.line);
   };
-  return { message: () => message, onMessage, later };
+  // The what-if section: predictions under other allocator settings, computed after the page opens.
+  const feed = new WhatifFeed(c.snapshot, c.analysis, log);
+  return { message: () => message, onMessage, later, feed };
 }

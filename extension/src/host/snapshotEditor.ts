@@ -43,8 +43,11 @@ export class SnapshotEditor implements vscode.CustomReadonlyEditorProvider {
     const ok = await showSnapshot(this.deps, doc.uri, { quiet: ['not-pickle', 'wrong-shape', 'unsupported'] });
     const c = this.deps.view.current;
     if (!ok || !c || c.path !== doc.uri.fsPath) return fallback();
-    const { message, onMessage, later } = summaryFor(c, this.deps.view.mapping, this.deps.log, this.deps.view);
-    const sub = attachSummary(panel.webview, this.deps.extensionUri, message, onMessage, later);
-    panel.onDidDispose(() => sub.dispose());
+    const src = summaryFor(c, this.deps.view.mapping, this.deps.log, this.deps.view);
+    const sub = attachSummary(panel.webview, this.deps.extensionUri, src);
+    panel.onDidDispose(() => {
+      sub.dispose();
+      src.feed.dispose();
+    });
   }
 }

@@ -41,6 +41,11 @@ tr.breakdown > td { padding: 0 0 6px 1.5em; }
 table.breakdown-rows { min-width: 0; }
 table.breakdown-rows td { padding: 0 12px 0 0; vertical-align: top; }
 table.breakdown-rows td.frame a.where { margin-left: 1em; white-space: nowrap; }
+.whatif form { display: flex; gap: 8px; margin: 8px 0; flex-wrap: wrap; }
+.whatif input { font: inherit; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); padding: 2px 4px; }
+.whatif td.setting { overflow-wrap: anywhere; }
+.whatif td.setting button { display: block; margin: 2px 0 4px; font-size: 0.9em; }
+.whatif button { font: inherit; color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 2px 10px; cursor: pointer; }
 .seglabel { color: var(--vscode-descriptionForeground); font-size: 0.9em; font-variant-numeric: tabular-nums; white-space: nowrap; }
 `;
 
@@ -51,20 +56,27 @@ function nonce(): string {
   return s;
 }
 
+/** What a summary page shows and does: built by openSnapshot.ts's summaryFor. */
+export interface SummarySource {
+  /** The latest summary (a distributed run's ranks section fills in later). */
+  message: () => ToWebview;
+  onMessage: (m: FromWebview) => void;
+  later?: Promise<ToWebview> | undefined;
+  /** Sections computed after the page opened, posted as they come (the what-if predictions). */
+  feed?: { latest(): ToWebview | undefined; subscribe(post: (m: ToWebview) => void): () => void };
+}
+
 /**
  * Puts the summary page into a webview (a panel's, or a custom editor's). The page keeps no data of
  * its own: on `ready` (first load, or after being hidden and restored) the host sends it again.
  */
-export function attachSummary(
-  web: vscode.Webview,
-  extensionUri: vscode.Uri,
-  message: () => ToWebview,
-  onMessage: (m: FromWebview) => void,
-  later?: Promise<ToWebview>,
-): vscode.Disposable {
+export function attachSummary(web: vscode.Webview, extensionUri: vscode.Uri, src: SummarySource): vscode.Disposable {
+  const { message, onMessage, later, feed } = src;
   let live = true;
-  // An update computed after the page opened (a distributed run's other ranks): posted unless the page is gone.
+  // Updates computed after the page opened (a distributed run's other ranks, the what-if
+  // predictions): posted unless the page is gone.
   void later?.then((m) => live && web.postMessage(m)).catch(() => undefined);
+  const unsubscribe = feed?.subscribe((m) => void (live && web.postMessage(m)));
   const dist = vscode.Uri.joinPath(extensionUri, 'dist');
   web.options = { enableScripts: true, localResourceRoots: [dist] };
   const script = web.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
@@ -76,11 +88,15 @@ export function attachSummary(
 <body><main id="root" aria-live="polite">${vscode.l10n.t('Loading…')}</main><script nonce="${n}" src="${script}"></script></body></html>`;
   const sub = web.onDidReceiveMessage((m: unknown) => {
     if (!isFromWebview(m)) return;
-    if (m.type === 'ready') void web.postMessage(message());
-    else onMessage(m);
+    if (m.type === 'ready') {
+      void web.postMessage(message());
+      const w = feed?.latest();
+      if (w) void web.postMessage(w);
+    } else onMessage(m);
   });
   return new vscode.Disposable(() => {
     live = false;
+    unsubscribe?.();
     sub.dispose();
   });
 }
@@ -90,14 +106,14 @@ export class SummaryPanel implements vscode.Disposable {
   private readonly panel: vscode.WebviewPanel;
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(extensionUri: vscode.Uri, message: () => ToWebview, onMessage: (m: FromWebview) => void, later?: Promise<ToWebview>) {
+  constructor(extensionUri: vscode.Uri, src: SummarySource, onDispose?: () => void) {
     const dist = vscode.Uri.joinPath(extensionUri, 'dist');
-    const first = message();
+    const first = src.message();
     this.panel = vscode.window.createWebviewPanel('headroom.summary', first.type === 'summary' ? vscode.l10n.t('Headroom: {0}', first.title) : vscode.l10n.t('Headroom: error'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
       enableScripts: true,
       localResourceRoots: [dist],
     });
-    this.subs.push(attachSummary(this.panel.webview, extensionUri, message, onMessage, later), this.panel.onDidDispose(() => this.dispose()));
+    this.subs.push(attachSummary(this.panel.webview, extensionUri, src), this.panel.onDidDispose(() => this.dispose()), { dispose: () => onDispose?.() });
   }
 
   dispose(): void {

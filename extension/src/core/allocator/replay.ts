@@ -32,6 +32,8 @@ export type AllocReplay =
       /** PyTorch's allocated and reserved bytes after each trace event, and their peaks. */
       allocated: Float64Array;
       reserved: Float64Array;
+      /** Allocated bytes before the first event (blocks live when recording began). */
+      start: number;
       allocatedPeak: number;
       reservedPeak: number;
     }
@@ -146,7 +148,7 @@ export function replayAllocator(s: Snapshot, device: number, cfg: AllocConfig = 
     allocated[i] = now;
     reservedAt[i] = reserved;
   }
-  return { supported: true, allocations, mismatches, mismatchCount, allocated, reserved: reservedAt, allocatedPeak: peak, reservedPeak };
+  return { supported: true, allocations, mismatches, mismatchCount, allocated, reserved: reservedAt, start: seed.bytes, allocatedPeak: peak, reservedPeak };
 }
 
 const mappedBytes = (g: Seg) => {

@@ -5,7 +5,6 @@ import { applyAllocConf } from './confString';
 import { configFrom } from './config';
 import { NO_LIMIT, predictAllocator } from './predict';
 import type { Limit } from './predict';
-import { replayAllocator } from './replay';
 
 /**
  * "What would another PYTORCH_CUDA_ALLOC_CONF do to this run?": the recorded figures (allocated
@@ -36,32 +35,39 @@ export interface WhatifReport {
 
 export const WHATIF_CANNOT_KNOW = 'The prediction replays the recorded requests in their recorded order: it cannot know memory held outside PyTorch beyond the limit, nor how frees on other streams would be timed in another run (their order moves between identical runs).';
 
-export function whatif(s: Snapshot, a: DeviceAnalysis, confs: readonly string[], given?: Limit): WhatifReport {
-  const base = configFrom(s.allocatorSettings);
-  const cfgs = confs.map((c) => applyAllocConf(base, c)); // throws before any work on a bad setting
-  const exact = replayAllocator(s, a.device);
-  const allocatedExact = exact.supported && exact.mismatchCount === 0;
+/** The recorded figures and the limit the predictions assume: computed once, shared by every setting. */
+export type WhatifContext = Omit<WhatifReport, 'predicted'>;
+
+export function whatifContext(s: Snapshot, a: DeviceAnalysis, given?: Limit): WhatifContext {
+  const exact = a.allocated;
   const oom = a.ooms[0];
   const fromOom = given || !oom ? undefined : recordedLimit(s, a, oom);
-  const limit = given ?? fromOom?.limit ?? null;
   const limitFrom = given ? 'given' : fromOom ? `the recorded OOM at event #${oom!.index}` + (fromOom.range ? ' (a memory fraction refused it)' : ' (reserved + free then)') : 'none';
-  const predicted = confs.map((allocConf, k) => {
-    const p = predictAllocator(s, a.device, cfgs[k]!, limit ?? NO_LIMIT);
-    return p.supported ? { allocConf, reservedPeak: p.reservedPeak, allocatedPeak: p.allocatedPeak, cachedAtPeak: p.cachedAtPeak, ooms: p.ooms, avoided: p.avoided } : { allocConf, unsupported: p.reason };
-  });
   return {
     device: a.device,
-    limit,
+    limit: given ?? fromOom?.limit ?? null,
     limitFrom,
     ...(fromOom?.range ? { capRange: fromOom.range } : {}),
     recorded: {
       requestedPeak: a.replay.peak.requestedBytes,
-      allocatedPeak: allocatedExact ? exact.allocatedPeak : a.replay.peak.allocatedBytes,
-      allocatedExact,
-      ...(allocatedExact ? {} : { replayNote: exact.supported ? `${exact.mismatchCount} of ${exact.allocations} placements differ from the trace: allocated is the estimate` : exact.reason }),
+      allocatedPeak: exact.exact ? exact.peak : a.replay.peak.allocatedBytes,
+      allocatedExact: exact.exact,
+      ...(exact.exact ? {} : { replayNote: exact.why }),
       reservedPeak: a.replay.reservedPeak.bytes,
       ooms: a.ooms.length,
     },
-    predicted,
   };
+}
+
+/** One setting's prediction. Throws AllocConfError for a setting it cannot read. */
+export function predictSetting(s: Snapshot, a: DeviceAnalysis, ctx: WhatifContext, allocConf: string): WhatifReport['predicted'][number] {
+  const p = predictAllocator(s, a.device, applyAllocConf(configFrom(s.allocatorSettings), allocConf), ctx.limit ?? NO_LIMIT);
+  return p.supported ? { allocConf, reservedPeak: p.reservedPeak, allocatedPeak: p.allocatedPeak, cachedAtPeak: p.cachedAtPeak, ooms: p.ooms, avoided: p.avoided } : { allocConf, unsupported: p.reason };
+}
+
+export function whatif(s: Snapshot, a: DeviceAnalysis, confs: readonly string[], given?: Limit): WhatifReport {
+  const base = configFrom(s.allocatorSettings);
+  for (const c of confs) applyAllocConf(base, c); // a bad setting throws before any work
+  const ctx = whatifContext(s, a, given);
+  return { ...ctx, predicted: confs.map((c) => predictSetting(s, a, ctx, c)) };
 }

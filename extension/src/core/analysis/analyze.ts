@@ -11,6 +11,8 @@ import type { OomEvent } from './ooms';
 import { allocatedAt, liveAt, replay } from './replay';
 import type { Instant, Replay } from './replay';
 import { roundingFrom } from './rounding';
+import { allocatedAfter, exactAllocated } from './exactAllocated';
+import type { ExactAllocated } from './exactAllocated';
 import { FrameClassifier } from './userCode';
 import type { UserCodeRule } from './userCode';
 
@@ -21,6 +23,8 @@ export type At = 'peak' | 'end' | number;
 export interface DeviceAnalysis {
   device: number;
   replay: Replay;
+  /** PyTorch's allocated bytes from the allocator replay where it is exact (core/allocator), else why the figures are estimates. */
+  allocated: ExactAllocated | { exact: false; why: string };
   backward: BackwardInfo;
   classifier: FrameClassifier;
   fragmentation: Fragmentation;
@@ -31,10 +35,14 @@ export interface DeviceAnalysis {
 export function analyzeDevice(s: Snapshot, device: number, rule?: UserCodeRule, calls?: readonly CallWindow[]): DeviceAnalysis {
   const t = traceOf(s, device);
   const r = replay(t, s.segments, roundingFrom(s.allocatorSettings));
+  const allocated = exactAllocated(s, device);
+  if (allocated.exact) for (const x of [r.peak, r.end]) x.allocatedBytes = allocatedAfter(allocated, x.index);
+  if (allocated.exact) r.start.allocatedBytes = allocated.start;
   const classifier = new FrameClassifier(s.frames, rule);
   return {
     device,
     replay: r,
+    allocated,
     backward: classifyBackward(s, t, r.elements, classifier, calls),
     classifier,
     fragmentation: fragmentation(device, s.segments),
@@ -67,7 +75,7 @@ export function resolveAt(a: DeviceAnalysis, at: At): Instant {
     index: at,
     timeUs: at >= 0 && !Number.isNaN(r.timeUs[at]!) ? r.timeUs[at]! : null,
     requestedBytes: at < 0 ? r.start.requestedBytes : r.requested[at]!,
-    allocatedBytes: allocatedAt(r.elements, at),
+    allocatedBytes: a.allocated.exact ? allocatedAfter(a.allocated, at) : allocatedAt(r.elements, at),
   };
 }
 

@@ -184,7 +184,7 @@ export function buildTimeline(s: Snapshot, a: DeviceAnalysis): TimelineModel {
       category: keying(catKey, catKeys, Int32Array.from(CATEGORY_ORDER), base, e.size),
       module: keying(mods.key, mods.keys, mods.order, base, e.size),
     },
-    allocated: estimateSeries(e, n).allocated,
+    allocated: a.allocated.exact ? a.allocated.series : estimateSeries(e, n).allocated,
     markers: findMarkers(s, a, phases),
     hasTime,
   };
