@@ -29,19 +29,24 @@ export interface Blk {
   gcBase?: number;
 }
 
-/** The free list a block of this pool, kind and stream lives in. */
+/** The free list a block of this pool, kind and stream lives in (segments of the expandable model key by it too). */
 export const poolKey = (pool: number, small: boolean, stream: number): string => `${pool}${small ? 's' : 'l'}${stream}`;
-const keyOf = (s: Seg) => poolKey(s.pool, s.small, s.stream);
 
 export class FreeBlocks {
-  private readonly sets = new Map<string, Blk[]>();
+  /** By stream, then by pool × kind (pool * 2 + small): number keys, no strings on the hot path. */
+  private readonly sets = new Map<number, Blk[][]>();
   /** Called on each block that goes back to its pool (insert_into_blocks). */
   stamp?: (b: Blk) => void;
 
-  list(key: string): Blk[] {
-    let l = this.sets.get(key);
-    if (!l) this.sets.set(key, (l = []));
-    return l;
+  list(pool: number, small: boolean, stream: number): Blk[] {
+    let byPool = this.sets.get(stream);
+    if (!byPool) this.sets.set(stream, (byPool = []));
+    const k = pool * 2 + (small ? 1 : 0);
+    return (byPool[k] ??= []);
+  }
+
+  private listOf(b: Blk): Blk[] {
+    return this.list(b.seg.pool, b.seg.small, b.seg.stream);
   }
 
   /** Index of the first block not below (size, addr). */
@@ -59,12 +64,12 @@ export class FreeBlocks {
 
   insert(b: Blk): void {
     this.stamp?.(b);
-    const l = this.list(keyOf(b.seg));
+    const l = this.listOf(b);
     l.splice(FreeBlocks.lowerBound(l, b.size, b.addr), 0, b);
   }
 
   remove(b: Blk): void {
-    const l = this.list(keyOf(b.seg));
+    const l = this.listOf(b);
     const i = FreeBlocks.lowerBound(l, b.size, b.addr);
     if (l[i] === b) l.splice(i, 1);
     else throw new Error(`free block ${b.addr} not in its pool`);
@@ -72,13 +77,13 @@ export class FreeBlocks {
 
   /** The smallest free block of the pool on this stream with at least `size` bytes, lowest address first. */
   lowest(small: boolean, stream: number, size: number, pool = 0): Blk | undefined {
-    const l = this.list(poolKey(pool, small, stream));
+    const l = this.list(pool, small, stream);
     return l[FreeBlocks.lowerBound(l, size, -Infinity)];
   }
 
   /** The free blocks of the pool on this stream with at least `size` bytes, best fit first. */
   from(small: boolean, stream: number, size: number, pool = 0): Blk[] {
-    const l = this.list(poolKey(pool, small, stream));
+    const l = this.list(pool, small, stream);
     return l.slice(FreeBlocks.lowerBound(l, size, -Infinity));
   }
 }

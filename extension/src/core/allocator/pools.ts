@@ -20,12 +20,15 @@ export class FinalSegs {
 
   constructor(s: Snapshot, device: number) {
     const ids = new Map<string, number>([['0,0', 0]]);
+    // The dump names streams by their cudaStream_t, the trace by its own ids (a stream the trace never used gets one of its own).
+    const known = s.columns.streams;
+    const streamId = (raw: number) => (known.indexOf(raw) >= 0 ? known.indexOf(raw) : -1 - raw);
     this.segs = s.segments
       .filter((g) => g.device === device)
       .map((g) => {
         const id = `${g.poolId[0]},${g.poolId[1]}`;
         if (!ids.has(id)) ids.set(id, ids.size);
-        return { addr: g.address, end: g.address + g.totalSize, pool: ids.get(id)!, small: g.type === 'small', stream: g.stream, expandable: g.expandable };
+        return { addr: g.address, end: g.address + g.totalSize, pool: ids.get(id)!, small: g.type === 'small', stream: streamId(g.stream), expandable: g.expandable };
       })
       .sort((x, y) => x.addr - y.addr);
   }

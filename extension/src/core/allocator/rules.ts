@@ -1,4 +1,4 @@
-import { FreeBlocks, poolKey } from './blocks';
+import { FreeBlocks } from './blocks';
 import type { Blk } from './blocks';
 import type { AllocConfig } from './config';
 
@@ -32,7 +32,7 @@ const expandableSize = (b: Blk) => b.size + (b.next && b.next.mapped === false ?
  * grow to; then the oversize rules, which refuse without a fallback (later blocks are larger).
  */
 export function bestFit(free: FreeBlocks, small: boolean, stream: number, size: number, cfg: AllocConfig, pool = 0): Blk | undefined {
-  const l = free.list(poolKey(pool, small, stream));
+  const l = free.list(pool, small, stream);
   let i = FreeBlocks.lowerBound(l, size, -Infinity);
   let b = l[i];
   if (!b) return undefined;

@@ -37,7 +37,7 @@ export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: Allo
     else if (a === Action.SegmentUnmap) {
       const near = mapped.filter((r) => r.stream === t.stream[i]! && r.lo <= addr).sort((x, y) => y.lo - x.lo)[0];
       mapped.push({ lo: addr, hi: addr + size, stream: t.stream[i]!, small: near?.small ?? false, pool: near?.pool ?? 0 });
-    } else if (a === Action.Alloc) allocatedAt.add(addr);
+    } else if (a === Action.Alloc && finals.segs.length) allocatedAt.add(addr);
   }
   // Blocks live when the trace began: freed before being allocated in it, or live at the dump and never allocated in it.
   const before = new Map<number, number>();
