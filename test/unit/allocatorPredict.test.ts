@@ -6,6 +6,11 @@ import { AllocConfError, applyAllocConf } from '../../extension/src/core/allocat
 import { configFrom } from '../../extension/src/core/allocator/config';
 import { predictAllocator } from '../../extension/src/core/allocator/predict';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { predictedRemedies } from '../../extension/src/core/diagnose/predicted';
+import type { Remedy } from '../../extension/src/core/diagnose/remedies';
+import { FinalSegs } from '../../extension/src/core/allocator/pools';
+import { Action } from '../../extension/src/core/snapshot/actions';
+import { traceOf } from '../../extension/src/core/snapshot/model';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { ROOT, SHARED_SNAPSHOTS } from './helpers';
 
@@ -52,6 +57,34 @@ describe('allocator predictions', () => {
     assert.equal(exp.ok, true);
     assert.deepEqual([e.ooms, e.avoided], [[], [a.ooms[0]!.index]]);
     assert.equal(e.reservedAt.get(a.ooms[0]!.index), exp.reserved);
+  });
+
+  it("the doctor's remedy predictions stay within their budget of replayed events, and say so when it runs out", async () => {
+    const s = await loadSnapshotFile(join(SNAP, 'frag_oom.pickle'));
+    const a = analyzeDevice(s, 0);
+    const remedy: Remedy = { id: 'expandable-segments', title: 'Expandable segments', change: 'set it', effect: 'less fragmentation', allocConf: { expandable_segments: 'True' } };
+    const [full] = predictedRemedies(s, a, a.ooms[0]!, [remedy]);
+    assert.match(full!.effect, /predicted on this run: the OOM at event #\d+ does not happen/);
+    const [short] = predictedRemedies(s, a, a.ooms[0]!, [remedy], a.replay.n);
+    assert.match(short!.effect, /not predicted here: the replays would pass \d+ events; headroom whatif predicts it/);
+  });
+
+  it("the dump's streams are the trace's: a segment the trace allocated has the same stream in both", async () => {
+    let checked = 0;
+    for (const path of [...readdirSync(join(ROOT, 'test', 'fixtures', 'whatif')).filter((f) => f.endsWith('.pickle')).map((f) => join(ROOT, 'test', 'fixtures', 'whatif', f))]) {
+      const s = await loadSnapshotFile(path);
+      const t = traceOf(s, 0);
+      const finals = new FinalSegs(s, 0);
+      // The last segment allocated at each address (an address freed and taken again is the dump's in its last life).
+      const last = new Set<number>();
+      for (let i = t.length - 1; i >= 0; i--) {
+        if (t.action[i] !== Action.SegmentAlloc || last.has(t.addr[i]!)) continue;
+        last.add(t.addr[i]!);
+        const g = finals.segs.find((x) => x.addr === t.addr[i]);
+        if (g && !g.expandable) assert.equal(g.stream, t.stream[i], `${path} event #${i}`), checked++;
+      }
+    }
+    assert.ok(checked > 50, String(checked));
   });
 
   it('allocator options as PyTorch spells them; unknown ones and max_split_size_mb ≤ 20 refused', () => {

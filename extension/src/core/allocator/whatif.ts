@@ -1,5 +1,5 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
-import { recordedLimit } from '../diagnose/predicted';
+import { recordedLimit } from '../diagnose/recordedLimit';
 import type { Snapshot } from '../snapshot/model';
 import { applyAllocConf } from './confString';
 import { configFrom } from './config';

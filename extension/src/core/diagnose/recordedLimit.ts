@@ -1,0 +1,29 @@
+import { configFrom } from '../allocator/config';
+import { predictAllocator, segmentSize } from '../allocator/predict';
+import type { Limit } from '../allocator/predict';
+import type { DeviceAnalysis } from '../analysis/analyze';
+import type { OomEvent } from '../analysis/ooms';
+import { reservedAt } from '../analysis/replay';
+import type { Snapshot } from '../snapshot/model';
+
+/** What PyTorch could have had at a recorded OOM, without a memory fraction: its reserve then plus the device's free bytes. */
+export const deviceLimitAt = (a: DeviceAnalysis, oom: OomEvent): number => reservedAt(a.replay, oom.index) + oom.deviceFreeBytes;
+
+/**
+ * The limit a recorded OOM shows: the device's (reserved + free then) where the recorded settings
+ * fail there too; else a memory fraction refused the request, and the cap lies between the most
+ * the run had reserved by then and that reserve plus the segment it asked for.
+ */
+export function recordedLimit(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): { limit: Limit; range?: [number, number] } | undefined {
+  const device = deviceLimitAt(a, oom);
+  const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), { bytes: device, cap: false });
+  if (!p.supported) return undefined;
+  if (p.ooms.some((o) => o.index <= oom.index)) return { limit: { bytes: device, cap: false } };
+  const before = reservedAt(a.replay, oom.index);
+  let most = Math.max(before, a.replay.start.reservedBytes);
+  const steps = a.replay.reservedSteps;
+  for (let k = 0; k < steps.index.length && steps.index[k]! < oom.index; k++) most = Math.max(most, steps.bytes[k]!);
+  const range: [number, number] = [most, Math.max(most, before + segmentSize(oom.requestedBytes) - 1)];
+  return { limit: { bytes: range[0], cap: true }, range };
+}
+
