@@ -11,7 +11,7 @@ import { buildSync } from 'esbuild';
 const ROOT = resolve(__dirname, '..');
 const RUNS = Number(process.env.HEADROOM_BENCH_RUNS ?? 3);
 const EVENTS = 1_000_000;
-const SRC = join(ROOT, 'test', 'fixtures', 'whatif', 'transformer-default.pickle');
+const SRC = join(ROOT, 'test', 'fixtures', 'whatif', 'transformer-default.pickle.gz');
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;

@@ -3,11 +3,12 @@ with the process (every segment is in its trace): the whole trace, segment event
 repeated with addresses shifted per copy, each copy ending by freeing what it still holds (blocks,
 then segments), so copies never collide and the allocator's state stays the size of one run's.
 A stand-in for timing the allocator replay, not a capture. Usage: synth_alloc.py IN OUT N"""
+import gzip
 import pickle
 import sys
 
 src, dst, target = sys.argv[1], sys.argv[2], int(sys.argv[3])
-with open(src, "rb") as f:
+with (gzip.open if src.endswith(".gz") else open)(src, "rb") as f:
     snap = pickle.load(f)
 base = snap["device_traces"][0]
 times = [e["time_us"] for e in base if "time_us" in e]

@@ -44,15 +44,17 @@ export interface PredictionRow {
   oom: [predicted: boolean, rerun: boolean];
 }
 
+/** A recording's snapshot, plain or gzip-compressed (the larger committed ones). */
+const pickleOf = (dir: string, name: string) => [join(dir, `${name}.pickle`), join(dir, `${name}.pickle.gz`)].find((p) => existsSync(p));
 const readRun = (dir: string, name: string) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as RunFigures;
 export const runNames = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('summary')).map((f) => f.slice(0, -5)).sort();
 
 /** Every recording in `dir` that has its pickle, replayed with its own settings. */
-export async function replayRows(dir: string, names = runNames(dir).filter((x) => existsSync(join(dir, `${x}.pickle`)))): Promise<ReplayRow[]> {
+export async function replayRows(dir: string, names = runNames(dir).filter((x) => pickleOf(dir, x))): Promise<ReplayRow[]> {
   const rows: ReplayRow[] = [];
   for (const name of names) {
     const fig = readRun(dir, name);
-    const r = replayAllocator(await loadSnapshotFile(join(dir, `${name}.pickle`)), 0);
+    const r = replayAllocator(await loadSnapshotFile(pickleOf(dir, name)!), 0);
     if (!r.supported) throw new Error(`${name}: not replayed: ${r.reason}`);
     rows.push({ name, allocations: r.allocations, mismatches: r.mismatchCount, allocatedPeak: [r.allocatedPeak, fig.allocated_peak], reservedPeak: [r.reservedPeak, fig.reserved_peak], allocatedEnd: [r.allocated.at(-1) ?? 0, fig.allocated_end] });
   }
@@ -66,7 +68,7 @@ export async function predictionRows(dir: string): Promise<PredictionRow[]> {
     const fig = readRun(dir, name);
     if (name === `${fig.workload}-default` || name.endsWith('-again')) continue;
     const source = `${fig.workload}-default`;
-    const s = await loadSnapshotFile(join(dir, `${source}.pickle`));
+    const s = await loadSnapshotFile(pickleOf(dir, source)!);
     const cfg = applyAllocConf(configFrom(s.allocatorSettings), fig.alloc_conf);
     const p = predictAllocator(s, 0, cfg, { bytes: fig.cap_bytes ?? Infinity, cap: fig.cap_bytes !== null });
     if (!p.supported) throw new Error(`${name}: not predicted: ${p.reason}`);

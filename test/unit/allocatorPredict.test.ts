@@ -71,7 +71,7 @@ describe('allocator predictions', () => {
 
   it("the dump's streams are the trace's: a segment the trace allocated has the same stream in both", async () => {
     let checked = 0;
-    for (const path of [...readdirSync(join(ROOT, 'test', 'fixtures', 'whatif')).filter((f) => f.endsWith('.pickle')).map((f) => join(ROOT, 'test', 'fixtures', 'whatif', f))]) {
+    for (const path of [...readdirSync(join(ROOT, 'test', 'fixtures', 'whatif')).filter((f) => f.endsWith('.pickle.gz')).map((f) => join(ROOT, 'test', 'fixtures', 'whatif', f))]) {
       const s = await loadSnapshotFile(path);
       const t = traceOf(s, 0);
       const finals = new FinalSegs(s, 0);

@@ -37,8 +37,20 @@ describe('what-if predictions against reruns on an H100', () => {
     assert.ok(rows.some((r) => r.oom[1]) && rows.some((r) => r.capBytes !== null && !r.oom[1]));
   });
 
+  it('held out (five real clients never used for tuning, measured once on an H100): OOM or not right on all, reserved peak within 3 %', async () => {
+    const held = join(DIR, 'heldout');
+    for (const r of await replayRows(held)) assert.equal(r.mismatches, 0, r.name);
+    const rows = await predictionRows(held);
+    assert.ok(rows.length >= 35, String(rows.length));
+    for (const r of rows) {
+      const what = `${r.workload} ${r.setting} cap ${r.capBytes}: predicted ${r.predicted}, rerun ${r.rerun}`;
+      assert.equal(r.oom[0], r.oom[1], what);
+      assert.ok(Math.abs(r.error) <= 0.03, what);
+    }
+  });
+
   it('the check has teeth: an expandable recording replayed as if without expandable segments is placed otherwise', async () => {
-    const s = await loadSnapshotFile(join(DIR, 'two_streams-expandable_segments_True.pickle'));
+    const s = await loadSnapshotFile(join(DIR, 'two_streams-expandable_segments_True.pickle.gz'));
     const r = replayAllocator(s, 0, { ...configFrom(s.allocatorSettings), expandable: false, maxSplitSize: 64 * 2 ** 20 });
     assert.ok(!r.supported || r.mismatchCount > 0);
   });

@@ -23,6 +23,7 @@ import { seedStart } from './seed';
 export type Prediction =
   | {
       supported: true;
+      /** Peaks until the first OOM the run did not have (after it, the run would have raised), else over the whole trace. */
       reservedPeak: number;
       allocatedPeak: number;
       /** Reserved less allocated bytes at the reserved peak: cached memory no request was using. */
@@ -116,6 +117,7 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
     return b;
   };
   let lastFreedSegment = -2;
+  let until: { reservedPeak: number; allocatedPeak: number; cachedAtPeak: number } | undefined;
   // Out of "allocated" when freed by the program (free_requested), back in the pool at free_completed.
   const requested = new Set<Blk>();
   for (let i = 0; i < t.length; i++) {
@@ -123,7 +125,12 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
     if (act === Action.Alloc) {
       const b = attempt(t.size[i]!, t.stream[i]!, pools.alloc(i));
       if (b) live.set(t.addr[i]!, b);
-      else ooms.push({ index: i, bytes: t.size[i]!, recorded: false });
+      else {
+        // A failure where the run had none: from here on the run would differ (it raises), so its
+        // peaks are those until this point; the replay goes on only to find the later OOMs.
+        if (!ooms.some((o) => !o.recorded)) until = { reservedPeak, allocatedPeak, cachedAtPeak };
+        ooms.push({ index: i, bytes: t.size[i]!, recorded: false });
+      }
     } else if (act === Action.Oom) {
       // The request the run could not serve: served here, it is given back at once (what the
       // program did next with it is not in the trace).
@@ -149,5 +156,5 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
       lastFreedSegment = i;
     }
   }
-  return { supported: true, reservedPeak, allocatedPeak, cachedAtPeak, reservedAt, ooms, avoided };
+  return { supported: true, ...(until ?? { reservedPeak, allocatedPeak, cachedAtPeak }), reservedAt, ooms, avoided };
 }
