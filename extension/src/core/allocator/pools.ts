@@ -51,6 +51,18 @@ export class FinalSegs {
     return this.at(addr)?.pool ?? 0;
   }
 
+  /**
+   * The pool of memory at `addr` used from `stream`: the dump's segment there, else (pages unmapped
+   * by the end) that of the nearest expandable range below it on the stream: virtual ranges are kept.
+   */
+  poolNear(addr: number, stream: number): number {
+    const g = this.at(addr);
+    if (g) return g.pool;
+    let near: FinalSeg | undefined;
+    for (const x of this.segs) if (x.expandable && x.stream === stream && x.addr <= addr && (!near || x.addr > near.addr)) near = x;
+    return near?.pool ?? 0;
+  }
+
   get hasPrivatePools(): boolean {
     return this.segs.some((g) => g.pool !== 0);
   }
@@ -86,7 +98,7 @@ export function tracePools(t: DeviceTrace, finals: FinalSegs): PoolsOf {
     const addr = t.addr[i]!;
     if (a === Action.SegmentAlloc) live.push({ addr, end: addr + t.size[i]!, pool: segPool.get(i)! });
     else if (a === Action.SegmentFree) live.splice(live.findIndex((g) => g.addr === addr) >>> 0, 1);
-    else if (a === Action.Alloc) pools.set(i, live.find((g) => g.addr <= addr && addr < g.end)?.pool ?? finals.poolAt(addr));
+    else if (a === Action.Alloc) pools.set(i, live.find((g) => g.addr <= addr && addr < g.end)?.pool ?? finals.poolNear(addr, t.stream[i]!));
   }
   return { alloc: (i) => pools.get(i) ?? 0, segment: (i) => segPool.get(i) ?? 0 };
 }
