@@ -32,7 +32,9 @@ export function applyAllocConf(base: AllocConfig, conf: string): AllocConfig {
     } else if (key === 'max_non_split_rounding_mb') out.maxNonSplitRounding = num() * MiB;
     else if (key === 'garbage_collection_threshold') out.gcThreshold = num();
     else if (key === 'roundup_power2_divisions') out.rounding.divisions = divisions(value);
-    else if (key === 'backend') {
+    else if (key === 'large_segment_size_mb') {
+      if (num() !== 20) throw new AllocConfError('large_segment_size_mb (PyTorch 2.11+) is not modelled: only its default, 20');
+    } else if (key === 'backend') {
       if (value !== 'native') throw new AllocConfError(`backend:${value} cannot be predicted (only the native caching allocator is modelled)`);
     } else if (!/^(pinned_use_cuda_host_register|pinned_num_register_threads|release_lock_on_cudamalloc|pinned_use_background_threads)$/.test(key)) throw new AllocConfError(`unknown allocator option ${key}`);
   }
