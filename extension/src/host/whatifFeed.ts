@@ -9,6 +9,8 @@ import type { Snapshot } from '../core/snapshot/model';
 
 type Row = WhatifReport['predicted'][number] | { allocConf: string; error: string };
 const GiB = 2 ** 30;
+/** The editor predicts traces up to this long (each setting about a second here: bench:replay); `headroom whatif` any. */
+export const EDITOR_WHATIF_EVENTS = 2_000_000;
 /** Back to the event loop between settings: each prediction is one replay of the trace. */
 const yieldLoop = () => new Promise<void>((r) => setImmediate(r));
 
@@ -19,14 +21,22 @@ const yieldLoop = () => new Promise<void>((r) => setImmediate(r));
  */
 export class WhatifFeed {
   private readonly rows: Row[] = [];
-  private readonly queue: { conf: string; capGib?: number }[] = SUMMARY_SETTINGS.map((conf) => ({ conf }));
+  private readonly queue: { conf: string; capGib?: number }[] = [];
   private readonly subs = new Set<(m: ToWebview) => void>();
   private ctx: WhatifContext | undefined;
   private running = false;
   private closed = false;
 
   constructor(private readonly s: Snapshot, private readonly a: DeviceAnalysis, private readonly log: vscode.LogOutputChannel) {
+    if (this.tooLong) this.rows.push({ allocConf: SUMMARY_SETTINGS.join('; '), error: this.tooLong });
+    else this.queue.push(...SUMMARY_SETTINGS.map((conf) => ({ conf })));
     void this.drain();
+  }
+
+  /** Why this trace is not predicted here, or undefined. */
+  private get tooLong(): string | undefined {
+    const n = this.a.replay.n;
+    return n > EDITOR_WHATIF_EVENTS ? `this trace has ${n.toLocaleString('en-US')} events; the editor predicts up to ${EDITOR_WHATIF_EVENTS.toLocaleString('en-US')} (headroom whatif in a terminal predicts any)` : undefined;
   }
 
   latest(): ToWebview | undefined {
@@ -39,6 +49,11 @@ export class WhatifFeed {
   }
 
   ask(conf: string, capGib?: number): void {
+    const why = this.tooLong;
+    if (why) {
+      this.rows.push({ allocConf: this.label({ conf, ...(capGib ? { capGib } : {}) }), error: why });
+      return this.publish();
+    }
     this.queue.push({ conf, ...(capGib ? { capGib } : {}) });
     this.publish();
     void this.drain();
@@ -63,7 +78,7 @@ export class WhatifFeed {
     this.running = true;
     try {
       await yieldLoop();
-      this.ctx ??= whatifContext(this.s, this.a);
+      this.ctx ??= whatifContext(this.s, this.a, undefined, !this.tooLong);
       this.publish();
       while (this.queue.length && !this.closed) {
         await yieldLoop();

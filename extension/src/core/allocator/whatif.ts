@@ -38,11 +38,12 @@ export const WHATIF_CANNOT_KNOW = 'The prediction replays the recorded requests 
 /** The recorded figures and the limit the predictions assume: computed once, shared by every setting. */
 export type WhatifContext = Omit<WhatifReport, 'predicted'>;
 
-export function whatifContext(s: Snapshot, a: DeviceAnalysis, given?: Limit): WhatifContext {
+/** `readOom`: false to skip reading the limit from the recorded OOM (a replay of its own). */
+export function whatifContext(s: Snapshot, a: DeviceAnalysis, given?: Limit, readOom = true): WhatifContext {
   const exact = a.allocated;
   const oom = a.ooms[0];
-  const fromOom = given || !oom ? undefined : recordedLimit(s, a, oom);
-  const limitFrom = given ? 'given' : fromOom ? `the recorded OOM at event #${oom!.index}` + (fromOom.range ? ' (a memory fraction refused it)' : ' (reserved + free then)') : 'none';
+  const fromOom = given || !oom || !readOom ? undefined : recordedLimit(s, a, oom);
+  const limitFrom = given ? 'given' : fromOom ? `the recorded OOM at event #${oom!.index}` + (fromOom.range ? ' (a memory fraction refused it)' : ' (reserved + free then)') : oom && !readOom ? 'not read here' : 'none';
   return {
     device: a.device,
     limit: given ?? fromOom?.limit ?? null,
