@@ -33,6 +33,9 @@ describe('headroom CLI', () => {
     assert.equal(j.end.requested_bytes, f.truth!.requested_bytes_current);
     assert.equal(j.reserved_bytes.peak, f.truth!.max_memory_reserved);
     assert.equal(j.reserved_bytes.end, f.truth!.memory_reserved);
+    // Allocated is the allocator replay's, exact: PyTorch's max_memory_allocated and memory_allocated.
+    assert.deepEqual(j.allocated, { exact: true, peak_bytes: f.truth!.max_memory_allocated });
+    assert.equal(j.end.allocated_bytes, f.truth!.memory_allocated);
     for (const l of j.lines) for (const k of ['file', 'line', 'self_bytes', 'inclusive_bytes', 'blocks']) assert.ok(k in l, k);
     for (let i = 1; i < j.lines.length; i++) {
       const [a, b] = [j.lines[i - 1], j.lines[i]];
