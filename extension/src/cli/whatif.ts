@@ -1,6 +1,6 @@
 import { analyzeDevice } from '../core/analysis/analyze';
 import { AllocConfError } from '../core/allocator/confString';
-import type { Limit } from '../core/allocator/predict';
+import type { Limit } from '../core/allocator/limit';
 import { WHATIF_CANNOT_KNOW, whatif } from '../core/allocator/whatif';
 import type { WhatifReport } from '../core/allocator/whatif';
 import { flag, intFlag, parseArgs, UsageError } from './args';

@@ -8,6 +8,8 @@ import type { AllocConfig } from './config';
 import { ExpandableSegments } from './exp';
 import { mappedRuns } from './expMap';
 import { FinalSegs, tracePools } from './pools';
+import { NO_LIMIT, segmentSize } from './limit';
+import type { Limit } from './limit';
 import { Releaser } from './release';
 import { bestFit, release, take } from './rules';
 import { seedStart } from './seed';
@@ -20,6 +22,9 @@ import { seedStart } from './seed';
  * order of requests and frees: it cannot know memory outside PyTorch beyond the limit it is given,
  * nor how frees on other streams would have been timed.
  */
+const MiB = 2 ** 20;
+const roundUp = (x: number, m: number) => Math.ceil(x / m) * m;
+
 export type Prediction =
   | {
       supported: true;
@@ -36,23 +41,6 @@ export type Prediction =
       avoided: number[];
     }
   | { supported: false; reason: string };
-
-/**
- * What PyTorch may take: a per-process cap (`set_per_process_memory_fraction`: the allocator
- * refuses a new segment when reserved + its size would pass it, and garbage collection acts), or
- * the device's memory less what others hold (a cudaMalloc or page map fails when it is not there).
- */
-export interface Limit {
-  bytes: number;
-  cap: boolean;
-}
-
-export const NO_LIMIT: Limit = { bytes: Infinity, cap: false };
-const MiB = 2 ** 20;
-const roundUp = (x: number, m: number) => Math.ceil(x / m) * m;
-
-/** get_allocation_size: 2 MiB segments for the small pool, 20 MiB for 1–10 MiB, else the request in 2 MiB steps. */
-export const segmentSize = (size: number) => (size <= MiB ? 2 * MiB : size < 10 * MiB ? 20 * MiB : roundUp(size, 2 * MiB));
 
 export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit: Limit = NO_LIMIT): Prediction {
   const t = traceOf(s, device);
@@ -87,18 +75,8 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
     rel.searched(pool, small);
     let b: Blk | undefined;
     if (cfg.expandable) {
-      // The best fitting free block, else pages mapped at the top (exp.ts); under a cap the
-      // allocator checks a whole segment's size before mapping.
-      let pick = exp.pick(small, stream, size, pool);
-      let want = exp.cost(small, stream, size, pool, pick);
-      if (want > 0 && !rel.room(want, segmentSize(size))) {
-        rel.releaseAll();
-        pick = exp.pick(small, stream, size, pool);
-        want = exp.cost(small, stream, size, pool, pick);
-      }
-      if (want > 0 && !rel.room(want, segmentSize(size))) return undefined;
-      b = exp.place_(small, stream, size, pool, pick);
-      rel.reserved += want;
+      b = rel.mapExpandable(size, small, stream, pool);
+      if (!b) return undefined;
     } else if (!(b = bestFit(free, small, stream, size, cfg, pool))) {
       rel.collect();
       b = rel.grow(size, stream, () => {

@@ -1,8 +1,8 @@
 import type { Blk, FreeBlocks, Seg } from './blocks';
 import type { AllocConfig } from './config';
 import type { ExpandableSegments } from './exp';
-import type { Limit } from './predict';
-import { segmentSize } from './predict';
+import { segmentSize } from './limit';
+import type { Limit } from './limit';
 
 /**
  * The prediction's reserved memory and the ways the allocator gives it back: garbage collection
@@ -94,6 +94,25 @@ export class Releaser {
       }
       blocks = blocks.filter((x) => this.segs.has(x.seg));
     }
+  }
+
+  /**
+   * With expandable segments: the best fitting free block, else pages mapped at the top (exp.ts),
+   * releasing cached memory once when that would pass the limit (under a cap the allocator checks
+   * a whole segment's size before mapping); undefined: an OOM.
+   */
+  mapExpandable(size: number, small: boolean, stream: number, pool: number): Blk | undefined {
+    const exp = this.exp;
+    let pick = exp.pick(small, stream, size, pool);
+    let want = exp.cost(small, stream, size, pool, pick);
+    if (want > 0 && !this.room(want, segmentSize(size))) {
+      this.releaseAll();
+      pick = exp.pick(small, stream, size, pool);
+      want = exp.cost(small, stream, size, pool, pick);
+    }
+    if (want > 0 && !this.room(want, segmentSize(size))) return undefined;
+    this.reserved += want;
+    return exp.place_(small, stream, size, pool, pick);
   }
 
   /** alloc_block with its retries: a new segment within the limit, or undefined (an OOM). */

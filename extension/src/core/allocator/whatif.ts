@@ -3,8 +3,9 @@ import { recordedLimit } from '../diagnose/recordedLimit';
 import type { Snapshot } from '../snapshot/model';
 import { applyAllocConf } from './confString';
 import { configFrom } from './config';
-import { NO_LIMIT, predictAllocator } from './predict';
-import type { Limit } from './predict';
+import { NO_LIMIT } from './limit';
+import type { Limit } from './limit';
+import { predictAllocator } from './predict';
 
 /**
  * "What would another PYTORCH_CUDA_ALLOC_CONF do to this run?": the recorded figures (allocated

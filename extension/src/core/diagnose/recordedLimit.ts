@@ -1,6 +1,7 @@
 import { configFrom } from '../allocator/config';
-import { predictAllocator, segmentSize } from '../allocator/predict';
-import type { Limit } from '../allocator/predict';
+import { segmentSize } from '../allocator/limit';
+import type { Limit } from '../allocator/limit';
+import { predictAllocator } from '../allocator/predict';
 import type { DeviceAnalysis } from '../analysis/analyze';
 import type { OomEvent } from '../analysis/ooms';
 import { reservedAt } from '../analysis/replay';
