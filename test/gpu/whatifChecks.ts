@@ -85,3 +85,11 @@ export function predictionTable(rows: PredictionRow[]): string {
   const head = '| workload | setting | cap | recorded reserved peak (default) | predicted | rerun | error | OOM predicted / rerun |\n|---|---|---|---|---|---|---|---|\n';
   return head + rows.map((r) => `| ${r.workload} | \`${r.setting}\` | ${r.capBytes ? `${r.capBytes / 2 ** 20} MiB` : '—'} | ${n(r.recordedReserved)} B | ${n(r.predicted)} B | ${n(r.rerun)} B | ${pct(r.error)} | ${r.oom[0] ? 'OOM' : 'fits'} / ${r.oom[1] ? 'OOM' : 'fits'} |`).join('\n') + '\n';
 }
+
+/** Recordings the replay did not reproduce exactly (placements, PyTorch's peaks, the end): empty when all are exact. */
+export const inexact = (rows: ReplayRow[]): string[] =>
+  rows.filter((r) => r.mismatches || r.allocatedPeak[0] !== r.allocatedPeak[1] || r.reservedPeak[0] !== r.reservedPeak[1] || r.allocatedEnd[0] !== r.allocatedEnd[1]).map((r) => `${r.name}: ${JSON.stringify(r)}`);
+
+/** Predictions wrong on OOM or not, or off by more than `tolerance` (by workload: a run-to-run spread). */
+export const missed = (rows: PredictionRow[], tolerance: (workload: string) => number = () => 0.03): string[] =>
+  rows.filter((r) => r.oom[0] !== r.oom[1] || Math.abs(r.error) > tolerance(r.workload)).map((r) => `${r.workload} ${r.setting} cap ${r.capBytes}: predicted ${r.predicted}${r.oom[0] ? ' OOM' : ''}, rerun ${r.rerun}${r.oom[1] ? ' OOM' : ''}`);

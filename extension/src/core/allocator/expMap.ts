@@ -1,5 +1,5 @@
 import type { Blk, FreeBlocks, Seg } from './blocks';
-import { absorb, splitAt } from './rules';
+import { absorb, mergeFree, splitAt } from './rules';
 import { blockAt } from './segIndex';
 
 /**
@@ -22,11 +22,7 @@ export function mapRange(free: FreeBlocks, seg: Seg, addr: number, size: number)
   if (b.addr < addr) b = splitAt(b, addr);
   if (b.size > size) splitAt(b, addr + size).mapped = false;
   b.mapped = undefined;
-  for (const n of [b.prev, b.next]) {
-    if (!n || !n.free || n.mapped === false) continue;
-    free.remove(n);
-    absorb(b, n);
-  }
+  mergeFree(free, b);
   free.insert(b);
   return undefined;
 }

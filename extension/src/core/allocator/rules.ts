@@ -45,12 +45,17 @@ export function bestFit(free: FreeBlocks, small: boolean, stream: number, size: 
 /** free_block and try_merge_blocks: the block joins its free neighbours of the same mapping and goes back to its pool. */
 export function release(free: FreeBlocks, b: Blk): void {
   b.free = true;
+  mergeFree(free, b);
+  free.insert(b);
+}
+
+/** `b` (outside the free lists) takes over its free mapped neighbours. */
+export function mergeFree(free: FreeBlocks, b: Blk): void {
   for (const n of [b.prev, b.next]) {
     if (!n || !n.free || n.mapped === false) continue;
     free.remove(n);
     absorb(b, n);
   }
-  free.insert(b);
 }
 
 /** `b` takes over its neighbour `n` (both outside the free lists). */

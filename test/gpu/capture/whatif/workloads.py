@@ -1,21 +1,16 @@
 """Workloads of different shapes for the allocator what-if check (test/gpu/whatif.gpu.test.ts, run.sh):
-python3 workloads.py NAME OUT [--cap-mib N] [--tag T]. Records the allocator's trace (no stacks: only sizes and
-order matter) and dumps OUT/NAME-<conf>[-capN].pickle with PyTorch's own figures beside it (.json).
-PYTORCH_CUDA_ALLOC_CONF is read from the environment; --cap-mib sets a per-process memory fraction.
-An OOM ends the workload and is recorded ("oom": true), the snapshot is dumped all the same."""
-import json
-import os
+python3 workloads.py NAME OUT [--cap-mib N] [--tag T]. Recorded by recording.py: OUT/NAME-<conf>[-capN][-T].pickle
+and .json; PYTORCH_CUDA_ALLOC_CONF from the environment, --cap-mib a per-process memory fraction."""
 import sys
 
 import torch
 
+from recording import MiB, record
+
 name, out = sys.argv[1], sys.argv[2]
-cap_mib = int(sys.argv[sys.argv.index("--cap-mib") + 1]) if "--cap-mib" in sys.argv else None
-tag = sys.argv[sys.argv.index("--tag") + 1] if "--tag" in sys.argv else None
 torch.manual_seed(0)
 torch.backends.cudnn.benchmark = False
 dev = "cuda"
-MiB = 1 << 20
 
 
 def transformer():
@@ -110,22 +105,4 @@ def frag():
     return keep, got
 
 
-total = torch.cuda.get_device_properties(0).total_memory
-if cap_mib is not None:
-    torch.cuda.set_per_process_memory_fraction(cap_mib * MiB / total)
-torch.cuda.memory._record_memory_history(max_entries=2_000_000, context=None, stacks="python")
-oom = None
-try:
-    {"transformer": transformer, "cnn": cnn, "detection": detection, "two_streams": two_streams, "graphs": graphs, "frag": frag}[name]()
-    torch.cuda.synchronize()
-except torch.OutOfMemoryError as e:
-    oom = str(e).splitlines()[0]
-stats = torch.cuda.memory_stats()
-conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
-base = f"{name}-{(conf or 'default').replace(':', '_').replace(',', '__')}" + (f"-cap{cap_mib}" if cap_mib else "") + (f"-{tag}" if tag else "")
-result = {"workload": name, "alloc_conf": conf, "cap_bytes": cap_mib * MiB if cap_mib else None, "oom": oom is not None, "oom_message": oom, "reserved_peak": stats["reserved_bytes.all.peak"], "allocated_peak": stats["allocated_bytes.all.peak"], "requested_peak": stats["requested_bytes.all.peak"], "allocated_end": stats["allocated_bytes.all.current"], "reserved_end": stats["reserved_bytes.all.current"], "total_memory": total, "torch": torch.__version__, "device": torch.cuda.get_device_name(0)}
-torch.cuda.memory._dump_snapshot(os.path.join(out, base + ".pickle"))
-torch.cuda.memory._record_memory_history(enabled=None)
-with open(os.path.join(out, base + ".json"), "w") as f:
-    json.dump(result, f, indent=1)
-print(json.dumps(result))
+record(name, out, {"transformer": transformer, "cnn": cnn, "detection": detection, "two_streams": two_streams, "graphs": graphs, "frag": frag}[name])
