@@ -1,5 +1,6 @@
 import { Action } from '../snapshot/actions';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
+import { lastAtOrBelow } from './segIndex';
 
 /**
  * What the dump says of the memory at an address: its pool (trace entries do not name one: a
@@ -35,14 +36,7 @@ export class FinalSegs {
 
   /** The dump's segment holding `addr`. */
   at(addr: number): FinalSeg | undefined {
-    let lo = 0;
-    let hi = this.segs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.segs[mid]!.addr <= addr) lo = mid + 1;
-      else hi = mid;
-    }
-    const g = this.segs[lo - 1];
+    const g = this.segs[lastAtOrBelow(this.segs, addr)];
     return g && addr < g.end ? g : undefined;
   }
 

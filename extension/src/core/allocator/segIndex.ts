@@ -9,14 +9,7 @@ export class SegIndex {
   readonly expandable: Seg[] = [];
 
   private lower(addr: number): number {
-    let lo = 0;
-    let hi = this.plain.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.plain[mid]!.addr <= addr) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo - 1;
+    return lastAtOrBelow(this.plain, addr);
   }
 
   add(seg: Seg): void {
@@ -53,4 +46,16 @@ export class SegIndex {
 export function blockAt(seg: Seg, addr: number): Blk | undefined {
   for (let b = seg.head; b; b = b.next) if (addr >= b.addr && addr < b.addr + b.size) return b;
   return undefined;
+}
+
+/** In a list sorted by address, the index of the last item starting at or below `addr` (-1: none). */
+export function lastAtOrBelow(xs: readonly { addr: number }[], addr: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]!.addr <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
 }
