@@ -63,6 +63,10 @@ def two_streams():
         y.record_stream(torch.cuda.current_stream())
         (model(x) + y).sum().backward()
         del y
+        # The block y used on both streams returns to its pool when the default stream's event
+        # completes, noticed at the next allocation: synchronizing makes that moment the same in
+        # every run (without it, the order of frees moves between identical runs: allocator-replay.md).
+        torch.cuda.synchronize()
 
 
 def graphs():
