@@ -32,7 +32,7 @@ export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: Allo
     const addr = t.addr[i]!;
     const size = t.size[i]!;
     if (a === Action.SegmentAlloc) start.delete(addr);
-    else if (a === Action.SegmentFree) start.set(addr, { lo: addr, hi: addr + size, stream: t.stream[i]!, small: size === 2 * MiB, pool: finals.poolAt(addr) });
+    else if (a === Action.SegmentFree) start.set(addr, { lo: addr, hi: addr + size, stream: t.stream[i]!, small: size === 2 * MiB, pool: 0 }); // freed before the dump: the default pool (pools.ts)
     else if (a === Action.SegmentMap) mapped = mapped.flatMap((r) => [{ ...r, hi: Math.min(r.hi, addr) }, { ...r, lo: Math.max(r.lo, addr + size) }]).filter((r) => r.hi > r.lo);
     else if (a === Action.SegmentUnmap) {
       const near = mapped.filter((r) => r.stream === t.stream[i]! && r.lo <= addr).sort((x, y) => y.lo - x.lo)[0];

@@ -4,6 +4,8 @@ import { attribute } from './attribution';
 import type { Attribution } from './attribution';
 import { classifyBackward } from './backward';
 import type { BackwardInfo, CallWindow } from './backward';
+import { allocatedAfter, exactAllocated } from './exactAllocated';
+import type { ExactAllocated } from './exactAllocated';
 import { fragmentation } from './fragmentation';
 import type { Fragmentation } from './fragmentation';
 import { oomEvents } from './ooms';
@@ -11,8 +13,6 @@ import type { OomEvent } from './ooms';
 import { allocatedAt, liveAt, replay } from './replay';
 import type { Instant, Replay } from './replay';
 import { roundingFrom } from './rounding';
-import { allocatedAfter, exactAllocated } from './exactAllocated';
-import type { ExactAllocated } from './exactAllocated';
 import { FrameClassifier } from './userCode';
 import type { UserCodeRule } from './userCode';
 
@@ -36,8 +36,10 @@ export function analyzeDevice(s: Snapshot, device: number, rule?: UserCodeRule, 
   const t = traceOf(s, device);
   const r = replay(t, s.segments, roundingFrom(s.allocatorSettings));
   const allocated = exactAllocated(s, device);
-  if (allocated.exact) for (const x of [r.peak, r.end]) x.allocatedBytes = allocatedAfter(allocated, x.index);
-  if (allocated.exact) r.start.allocatedBytes = allocated.start;
+  if (allocated.exact) {
+    for (const x of [r.peak, r.end]) x.allocatedBytes = allocatedAfter(allocated, x.index);
+    r.start.allocatedBytes = allocated.start;
+  }
   const classifier = new FrameClassifier(s.frames, rule);
   return {
     device,
