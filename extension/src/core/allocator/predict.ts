@@ -14,6 +14,9 @@ import { Releaser } from './release';
 import { bestFit, release, take } from './rules';
 import { seedStart } from './seed';
 
+const MiB = 2 ** 20;
+const roundUp = (x: number, m: number) => Math.ceil(x / m) * m;
+
 /**
  * The same requests under other allocator settings: the model places every block and carves every
  * segment itself (its own addresses), gives memory back as the allocator does when a new segment
@@ -22,9 +25,6 @@ import { seedStart } from './seed';
  * order of requests and frees: it cannot know memory outside PyTorch beyond the limit it is given,
  * nor how frees on other streams would have been timed.
  */
-const MiB = 2 ** 20;
-const roundUp = (x: number, m: number) => Math.ceil(x / m) * m;
-
 export type Prediction =
   | {
       supported: true;
@@ -106,7 +106,7 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
       else {
         // A failure where the run had none: from here on the run would differ (it raises), so its
         // peaks are those until this point; the replay goes on only to find the later OOMs.
-        if (!ooms.some((o) => !o.recorded)) until = { reservedPeak, allocatedPeak, cachedAtPeak };
+        until ??= { reservedPeak, allocatedPeak, cachedAtPeak };
         ooms.push({ index: i, bytes: t.size[i]!, recorded: false });
       }
     } else if (act === Action.Oom) {

@@ -15,7 +15,18 @@ export const deviceLimitAt = (a: DeviceAnalysis, oom: OomEvent): number => reser
  * fail there too; else a memory fraction refused the request, and the cap lies between the most
  * the run had reserved by then and that reserve plus the segment it asked for.
  */
-export function recordedLimit(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): { limit: Limit; range?: [number, number] } | undefined {
+export function recordedLimit(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): RecordedLimit | undefined {
+  // One replay per OOM, whoever asks (the doctor's remedies, the what-if section, headroom whatif).
+  let byOom = known.get(a);
+  if (!byOom) known.set(a, (byOom = new Map()));
+  if (!byOom.has(oom.index)) byOom.set(oom.index, readLimit(s, a, oom));
+  return byOom.get(oom.index);
+}
+
+type RecordedLimit = { limit: Limit; range?: [number, number] };
+const known = new WeakMap<DeviceAnalysis, Map<number, RecordedLimit | undefined>>();
+
+function readLimit(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): RecordedLimit | undefined {
   const device = deviceLimitAt(a, oom);
   const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), { bytes: device, cap: false });
   if (!p.supported) return undefined;
