@@ -1,4 +1,5 @@
 import type { WhatifReport } from '../core/allocator/whatif';
+import { limitText } from '../core/allocator/whatifView';
 import { formatBytes as b } from '../core/format';
 import { plain } from '../core/text';
 
@@ -27,7 +28,8 @@ export function whatifText(r: WhatifReport): string {
   const rec = r.recorded;
   const lines = [
     `device ${r.device}, recorded: requested peak ${b(rec.requestedPeak)}, allocated peak ${b(rec.allocatedPeak)}${rec.allocatedExact ? '' : ` (estimate: ${plain(rec.replayNote ?? '')})`}, reserved peak ${b(rec.reservedPeak)}${rec.ooms ? `, ${rec.ooms} OOM(s)` : ''}`,
-    `limit: ${r.limit ? `${b(r.limit.bytes)} ${r.limit.cap ? 'cap' : 'on the device'}` : 'none'} (${r.limitFrom}${r.capRange ? `; the cap lies between ${b(r.capRange[0])} and ${b(r.capRange[1] + 1)}: --cap-gib to say which` : ''})`,
+    // The editor's words for the limit; here, with the flag that settles a hidden cap.
+    `limit: ${limitText(r)}${r.capRange ? ' (--cap-gib to say which)' : ''}`,
   ];
   for (const x of r.predicted) {
     if ('unsupported' in x) {
