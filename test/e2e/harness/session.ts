@@ -145,6 +145,19 @@ export class Session {
     throw new Error('the extension host never activated headroom-dev.headroom after a Python file was opened');
   }
 
+  /** Each editor group's tabs, the active one starred, the focused group marked: who took focus. */
+  private async groups(): Promise<string> {
+    const g = await this.page
+      .evaluate(() =>
+        [...document.querySelectorAll('.editor-group-container')].map((c, i) => {
+          const tabs = [...c.querySelectorAll('.tab')].map((t) => `${t.querySelector('.label-name')?.textContent?.trim() ?? '?'}${t.classList.contains('active') ? '*' : ''}`);
+          return `${i + 1}${c.classList.contains('active') ? ' (active)' : ''}${c.contains(document.activeElement) ? ' (focused)' : ''}: ${tabs.join(', ')}`;
+        }),
+      )
+      .catch((e: unknown) => [`(unread: ${String(e)})`]);
+    return g.join('; ') || 'none';
+  }
+
   /**
    * What the window showed when a step failed, in a few lines: CI keeps only the test output, not
    * the artifacts, so the failure message carries this.
@@ -155,6 +168,7 @@ export class Session {
     const tail = (suffix: string, n: number) => this.log(suffix).trimEnd().split('\n').slice(-n).map((l) => `    ${l.slice(0, 300)}`).join('\n');
     return [
       `tabs: ${(await texts('.tab .label-name')).join(' | ')}`,
+      `groups: ${await this.groups()}`,
       `notifications: ${(await this.workbench.notifications().catch(() => [] as string[])).join(' | ') || 'none'}`,
       `quick input: ${quick}`,
       `webviews: ${await this.page.locator('iframe.webview').count().catch(() => -1)}`,

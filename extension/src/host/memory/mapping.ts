@@ -15,7 +15,8 @@ export class WorkspaceMapping {
 
   constructor(
     private readonly state: vscode.Memento,
-    private readonly log: vscode.LogOutputChannel,
+    /** Also where a frame's line being opened is noted (openFrame.ts). */
+    readonly log: vscode.LogOutputChannel,
   ) {}
 
   /** Forget the cached file list (files were added or removed). */

@@ -15,7 +15,12 @@ export async function openFrameLine(mapping: WorkspaceMapping, file: string, lin
     return;
   }
   const at = Number.isSafeInteger(line) && line > 0 ? line - 1 : 0;
-  await vscode.window.showTextDocument(vscode.Uri.file(local), { selection: new vscode.Range(at, 0, at, 0), viewColumn: column, preview: false });
+  // Noted in the log: when the editor does not come to the front, the log says whether it was asked.
+  mapping.log.info(`opening ${local}:${at + 1} (a frame at ${messageText(file)})`);
+  await vscode.window.showTextDocument(vscode.Uri.file(local), { selection: new vscode.Range(at, 0, at, 0), viewColumn: column, preview: false }).then(
+    () => undefined,
+    (e: unknown) => mapping.log.warn(`could not open ${local}: ${String(e)}`),
+  );
 }
 
 /**
