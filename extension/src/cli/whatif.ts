@@ -7,6 +7,7 @@ import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
 import { whatifJson, whatifText } from './whatifReport';
+import { SCALE_FLAGS, SCALE_USAGE, scaleCommand } from './whatifScale';
 
 export const WHATIF_USAGE = `usage: headroom whatif SNAPSHOT --alloc-conf K:V,… [--alloc-conf …] [--device-gib N | --cap-gib N] [--device N] [--json]
 
@@ -17,7 +18,9 @@ export const WHATIF_USAGE = `usage: headroom whatif SNAPSHOT --alloc-conf K:V,�
   would hit or avoid. K=V is read as K:V.
   --device-gib N  the memory PyTorch can have on the device (its size less what others hold)
   --cap-gib N     a per-process cap (set_per_process_memory_fraction × the device's size)
-  Without either: the limit the recorded OOM shows, else none. ${WHATIF_CANNOT_KNOW}`;
+  Without either: the limit the recorded OOM shows, else none. ${WHATIF_CANNOT_KNOW}
+
+${SCALE_USAGE}`;
 
 const gib = (p: ReturnType<typeof parseArgs>, name: string): number | undefined => {
   const text = flag(p, name);
@@ -28,10 +31,14 @@ const gib = (p: ReturnType<typeof parseArgs>, name: string): number | undefined 
 };
 
 export async function whatifCommand(argv: readonly string[], io: Io): Promise<number> {
-  const p = parseArgs(argv, { 'alloc-conf': { value: true, repeat: true }, 'device-gib': { value: true }, 'limit-gib': { value: true }, 'cap-gib': { value: true }, device: { value: true }, json: {} });
+  const value = { value: true };
+  const scaleSpec = { 'batch-scale': value, 'seq-scale': value, batch: value, 'max-batch': {}, 'recorded-batch': value, with: value, 'with-batch': value, 'with-scale': value, 'margin-pct': value };
+  const p = parseArgs(argv, { 'alloc-conf': { value: true, repeat: true }, 'device-gib': value, 'limit-gib': value, 'cap-gib': value, device: value, json: {}, ...scaleSpec });
   if (p.positional.length !== 1) throw new UsageError(WHATIF_USAGE);
   const confs = p.flags.get('alloc-conf') ?? [];
-  if (!confs.length) throw new UsageError('whatif needs at least one --alloc-conf\n' + WHATIF_USAGE);
+  const scaled = SCALE_FLAGS.some((f) => p.flags.has(f));
+  if (scaled && confs.length) throw new UsageError('ask one thing at a time: --alloc-conf, or a size (--batch-scale, --batch, --max-batch, --seq-scale)');
+  if (!confs.length && !scaled) throw new UsageError('whatif needs at least one --alloc-conf, or a batch question\n' + WHATIF_USAGE);
   const deviceBytes = gib(p, 'device-gib') ?? gib(p, 'limit-gib'); // --limit-gib: the earlier name
   const capBytes = gib(p, 'cap-gib');
   if (deviceBytes !== undefined && capBytes !== undefined) throw new UsageError('give --device-gib or --cap-gib, not both');
@@ -39,6 +46,10 @@ export async function whatifCommand(argv: readonly string[], io: Io): Promise<nu
   const s = await loadForCli(p.positional[0]!);
   const device = intFlag(p, 'device') ?? s.devices[0];
   if (device === undefined || !s.devices.includes(device)) throw new UsageError(`no device ${device ?? ''} in the snapshot`);
+  if (scaled) {
+    io.out(await scaleCommand(p, s, device, given));
+    return 0;
+  }
   let report: WhatifReport;
   try {
     report = whatif(s, analyzeDevice(s, device), confs, given);

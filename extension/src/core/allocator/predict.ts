@@ -42,7 +42,8 @@ export type Prediction =
     }
   | { supported: false; reason: string };
 
-export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit: Limit = NO_LIMIT): Prediction {
+/** `sizes`: the bytes each `alloc` event asks for instead of the recorded ones (NaN: as recorded), by trace index: another batch (core/scale). */
+export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit: Limit = NO_LIMIT, sizes?: Float64Array): Prediction {
   const t = traceOf(s, device);
   const finals = new FinalSegs(s, device);
   const free = new FreeBlocks();
@@ -101,13 +102,14 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
   for (let i = 0; i < t.length; i++) {
     const act = t.action[i]!;
     if (act === Action.Alloc) {
-      const b = attempt(t.size[i]!, t.stream[i]!, pools.alloc(i));
+      const bytes = sizes && !Number.isNaN(sizes[i]!) ? sizes[i]! : t.size[i]!;
+      const b = attempt(bytes, t.stream[i]!, pools.alloc(i));
       if (b) live.set(t.addr[i]!, b);
       else {
         // A failure where the run had none: from here on the run would differ (it raises), so its
         // peaks are those until this point; the replay goes on only to find the later OOMs.
         until ??= { reservedPeak, allocatedPeak, cachedAtPeak };
-        ooms.push({ index: i, bytes: t.size[i]!, recorded: false });
+        ooms.push({ index: i, bytes, recorded: false });
       }
     } else if (act === Action.Oom) {
       // The request the run could not serve: served here, it is given back at once (what the
