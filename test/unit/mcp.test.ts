@@ -34,9 +34,9 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     return { text: r.content[0]!.text, error: r.isError === true };
   };
 
-  it('lists five read-only tools, each with a JSON Schema for its arguments', async () => {
+  it('lists six read-only tools, each with a JSON Schema for its arguments', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['headroom_summary', 'headroom_explain_oom', 'headroom_leaks', 'headroom_lint', 'headroom_compare']);
+    assert.deepEqual(tools.map((t) => t.name), ['headroom_summary', 'headroom_explain_oom', 'headroom_leaks', 'headroom_lint', 'headroom_compare', 'headroom_whatif']);
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object');
       assert.equal(t.annotations?.readOnlyHint, true);
@@ -125,6 +125,25 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     const most = paths.reduce((x, y) => (Math.abs((after.get(y) ?? 0) - (before.get(y) ?? 0)) > Math.abs((after.get(x) ?? 0) - (before.get(x) ?? 0)) ? y : x));
     const { text } = await ask('headroom_compare', { before: a, after: b });
     assert.ok(text.includes(`  ${most}: ${formatBytes(before.get(most) ?? 0)} → ${formatBytes(after.get(most) ?? 0)}`), `${most}\n${text}`);
+  });
+
+  it('whatif: the figures of headroom whatif --json, for a batch, an allocator setting and the largest batch; one question a call', async () => {
+    const f = join(SNAPS, 'e2e_train_b64.pickle');
+    const batch = json<{ predicted: { requested_peak_bytes: number; reserved_peak_bytes: number } }>(['whatif', f, '--batch-scale', '2', '--json']);
+    const b = await ask('headroom_whatif', { path: f, batch_scale: 2 });
+    assert.equal(b.error, false, b.text);
+    assert.ok(b.text.includes(formatBytes(batch.predicted.requested_peak_bytes)) && b.text.includes(formatBytes(batch.predicted.reserved_peak_bytes)), b.text);
+    assert.match(b.text, /fixed: parameters/);
+    const conf = json<{ predicted: { reserved_peak_bytes: number }[] }>(['whatif', f, '--alloc-conf', 'expandable_segments:True', '--json']);
+    const c = await ask('headroom_whatif', { path: f, alloc_conf: 'expandable_segments:True' });
+    assert.ok(c.text.includes(`reserved peak ${formatBytes(conf.predicted[0]!.reserved_peak_bytes)}`), c.text);
+    const most = json<{ max_batch: { best: number } }>(['whatif', f, '--max-batch', '--recorded-batch', '64', '--cap-gib', '1', '--json']);
+    const m = await ask('headroom_whatif', { path: f, max_batch: true, recorded_batch: 64, cap_gib: 1 });
+    assert.ok(m.text.includes(`largest batch: ${most.max_batch.best},`), m.text);
+    for (const bad of [{ path: f }, { path: f, batch_scale: 2, max_batch: true }, { path: f, batch_scale: -1 }, { path: f, max_batch: true }, { path: f, alloc_conf: 'no_such_option:1' }]) {
+      const r = await ask('headroom_whatif', bad);
+      assert.equal(r.error, true, JSON.stringify(bad));
+    }
   });
 
   it('bad arguments and hostile files are tool errors, and the server answers the next call', async () => {

@@ -6,7 +6,8 @@ import type { WhatifReport } from '../core/allocator/whatif';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
-import { whatifJson, whatifText } from './whatifReport';
+import { whatifText } from '../core/allocator/whatifText';
+import { whatifJson } from './whatifReport';
 import { SCALE_FLAGS, SCALE_USAGE, scaleCommand } from './whatifScale';
 
 export const WHATIF_USAGE = `usage: headroom whatif SNAPSHOT --alloc-conf K:V,… [--alloc-conf …] [--device-gib N | --cap-gib N] [--device N] [--json]

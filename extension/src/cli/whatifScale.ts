@@ -6,7 +6,8 @@ import type { Snapshot } from '../core/snapshot/model';
 import { flag, intFlag, UsageError } from './args';
 import type { Parsed } from './args';
 import { loadForCli } from './load';
-import { scaleJson, scaleText } from './whatifScaleReport';
+import { scaleText } from '../core/scale/text';
+import { scaleJson } from './whatifScaleJson';
 
 export const SCALE_FLAGS = ['batch-scale', 'batch', 'max-batch', 'seq-scale'] as const;
 export const SCALE_USAGE = `usage: headroom whatif SNAPSHOT (--batch-scale F | --batch N | --max-batch | --seq-scale F) [--recorded-batch M]
@@ -66,7 +67,7 @@ export async function scaleCommand(p: Parsed, s: Snapshot, device: number, given
     const r = scaleReport(s, analyzeDevice(s, device), q, given, recorded, second);
     return flag(p, 'json') !== undefined ? JSON.stringify(scaleJson(r), null, 1) + '\n' : scaleText(r);
   } catch (e) {
-    if (e instanceof ScaleAskError || e instanceof RangeError) throw new UsageError(e.message);
+    if (e instanceof ScaleAskError || e instanceof RangeError) throw new UsageError(`${e.message}${q.kind === 'max' && !given ? '; give --device-gib N or --cap-gib N' : ''}`);
     throw e;
   }
 }

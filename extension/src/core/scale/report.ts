@@ -45,7 +45,7 @@ export function scaleReport(s: Snapshot, a: DeviceAnalysis, q: ScaleQuestion, gi
     if (!(q.scale > 0) || !Number.isFinite(q.scale)) throw new ScaleAskError(`a batch scale must be a positive number, got ${q.scale}`);
     return { ...base, predicted: predictScale(s, a, roles, q.scale, { axis, ...(ctx.limit ? { limit: ctx.limit } : {}), ...(fit ? { fit } : {}) }) };
   }
-  if (!ctx.limit) throw new ScaleAskError('the largest batch needs the memory it must fit: give --device-gib N (or --cap-gib N); this run had no OOM to read it from');
+  if (!ctx.limit) throw new ScaleAskError('the largest batch needs the memory it must fit (the device’s size or a cap): this run had no OOM to read it from');
   if (!(q.margin >= 0 && q.margin < 1)) throw new ScaleAskError(`the margin must be a share from 0 to 1, got ${q.margin}`);
   const m = maxBatch(s, a, roles, ctx.limit, q.margin, recordedBatch, fit);
   return { ...base, max: { ...m, margin: q.margin, unit: recordedBatch ? 'batch' : 'scale' } };

@@ -22,6 +22,14 @@ export function int(args: Record<string, unknown>, key: string, min: number): nu
   return v;
 }
 
+/** A positive number (a scale, GiB), or undefined when not given. */
+export function num(args: Record<string, unknown>, key: string): number | undefined {
+  const v = args[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new ToolInputError(`"${key}" must be a positive number`);
+  return v;
+}
+
 export interface Opened {
   snapshot: Snapshot;
   analysis: DeviceAnalysis;

@@ -3,12 +3,12 @@
  * and any other adapter. A tool takes JSON arguments from a stranger (a model) and answers compact
  * plain text: figures, `file:line` references, never raw pickle content.
  */
-export type ToolName = 'headroom_summary' | 'headroom_explain_oom' | 'headroom_leaks' | 'headroom_lint' | 'headroom_compare';
+export type ToolName = 'headroom_summary' | 'headroom_explain_oom' | 'headroom_leaks' | 'headroom_lint' | 'headroom_compare' | 'headroom_whatif';
 
 /** A JSON Schema object for a tool's arguments (the MCP and VS Code tool formats both take it). */
 export interface InputSchema {
   type: 'object';
-  properties: Record<string, { type: 'string' | 'integer'; description: string; minimum?: number }>;
+  properties: Record<string, { type: 'string' | 'integer' | 'number' | 'boolean'; description: string; minimum?: number }>;
   required: string[];
   additionalProperties: false;
 }
