@@ -33,6 +33,11 @@ function cliWhatif(confs: string[], ...more: string[]): number[] {
   return out.predicted.map((p) => p.reserved_peak_bytes);
 }
 
+/** `headroom whatif --batch-scale F --json`'s prediction for the doctor's snapshot. */
+function cliScale(f: string): { requested_peak_bytes: number; reserved_peak_bytes: number; ooms: number } {
+  return (JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'whatif', FRAG, '--batch-scale', f, '--json'], { encoding: 'utf8' })) as { predicted: { requested_peak_bytes: number; reserved_peak_bytes: number; ooms: number } }).predicted;
+}
+
 interface Launch {
   command: string[];
   settings?: { allocConf?: Record<string, string>; capGib?: number };
@@ -130,6 +135,20 @@ describe('the OOM doctor in the editor', () => {
     const bad = page.locator('section.whatif tr[data-whatif="max_spilt_size_mb:64"]');
     await bad.waitFor({ timeout: 60_000 });
     assert.match(await bad.innerText(), /not predicted: unknown allocator option max_spilt_size_mb/);
+    // The batch section: 2× first; the slider at 4× shows `headroom whatif --batch-scale 4`'s peaks, against the OOM's limit.
+    const batch = page.locator('section.scale');
+    await batch.locator('p[data-scale="2"]').waitFor({ timeout: 60_000 });
+    await batch.locator('input[name="batch-scale"]').evaluate((e) => {
+      (e as HTMLInputElement).value = '2';
+      e.dispatchEvent(new Event('change'));
+    });
+    await batch.locator('p[data-scale="4"]').waitFor({ timeout: 60_000 });
+    const four = cliScale('4');
+    assert.deepEqual([Number(await batch.locator('[data-requested]').getAttribute('data-requested')), Number(await batch.locator('[data-reserved]').getAttribute('data-reserved'))], [four.requested_peak_bytes, four.reserved_peak_bytes]);
+    assert.match(await batch.innerText(), four.ooms ? /out of memory under/ : /fits under/);
+    await batch.locator('button', { hasText: 'Largest batch that fits' }).click();
+    await batch.locator('p.largest').waitFor({ timeout: 60_000 });
+    assert.match(await batch.locator('p.largest').innerText(), /Largest that fits under the limit less 5 %: [\d.]+× the recorded batch|No batch fits/);
     const launch = await rerunBy(s, doctor.locator('button[data-remedy="expandable-segments"]'));
     assert.equal(launch.launcher, 'vscode');
     assert.ok(launch.command.at(-1)!.endsWith('replay_run.py'), launch.command.join(' '));

@@ -140,7 +140,12 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     const most = json<{ max_batch: { best: number } }>(['whatif', f, '--max-batch', '--recorded-batch', '64', '--cap-gib', '1', '--json']);
     const m = await ask('headroom_whatif', { path: f, max_batch: true, recorded_batch: 64, cap_gib: 1 });
     assert.ok(m.text.includes(`largest batch: ${most.max_batch.best},`), m.text);
-    for (const bad of [{ path: f }, { path: f, batch_scale: 2, max_batch: true }, { path: f, batch_scale: -1 }, { path: f, max_batch: true }, { path: f, alloc_conf: 'no_such_option:1' }]) {
+    const gpt = join(ROOT, 'test', 'fixtures', 'modules', 'nanogpt_eager', 'snapshot-peak.pickle.gz');
+    const line = readFileSync(join(ROOT, 'test', 'gpu', 'capture', 'frameworks', 'nanogpt.py'), 'utf8').split('\n').findIndex((l) => l.trim() === 'x = block(x)') + 1;
+    const ck = json<{ predicted: { requested_peak_bytes: number } }>(['whatif', gpt, '--checkpoint', `nanogpt.py:${line}`, '--json']);
+    const k = await ask('headroom_whatif', { path: gpt, checkpoint: `nanogpt.py:${line}` });
+    assert.ok(k.text.includes(`requested peak ${formatBytes(ck.predicted.requested_peak_bytes)}`), k.text);
+    for (const bad of [{ path: f }, { path: f, batch_scale: 2, max_batch: true }, { path: f, batch_scale: -1 }, { path: f, max_batch: true }, { path: f, alloc_conf: 'no_such_option:1' }, { path: f, checkpoint: 'train.py' }, { path: gpt, checkpoint: 'nowhere.py:3' }]) {
       const r = await ask('headroom_whatif', bad);
       assert.equal(r.error, true, JSON.stringify(bad));
     }

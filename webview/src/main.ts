@@ -3,6 +3,7 @@ import { renderBreakdown } from './breakdown';
 import { bytes, el, shown } from './format';
 import { renderRanks } from './ranks';
 import { renderSegmentMap } from './segmentMap';
+import { heldAt, renderScale } from './scale';
 import { renderWhatif, typedIn } from './whatif';
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void };
@@ -80,7 +81,7 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   if (m.ranks) root.append(renderRanks(m.ranks, lineLink));
   if (m.doctor) renderDoctor(m.doctor);
   if (m.recording) for (const line of m.recording.split('\n')) root.append(el('p', line, 'note recording'));
-  root.append(el('section', undefined, 'whatif'));
+  root.append(el('section', undefined, 'whatif'), el('section', undefined, 'scale'));
   const a = r.allocated;
   root.append(el('p', a.exact ? `Requested and allocated bytes are PyTorch's own: the allocator replay placed every block where the trace did (allocated peak ${bytes(a.peak_bytes)}).` : `Requested bytes are exact (what PyTorch counts in requested_bytes); allocated bytes are an estimate: ${a.why}.`, 'note'));
 }
@@ -171,6 +172,9 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   else if (m?.type === 'whatif') {
     const sec = root.querySelector('section.whatif');
     sec?.replaceWith(renderWhatif(m.whatif, (msg) => vscode.postMessage(msg), typedIn(sec)));
+  } else if (m?.type === 'scale') {
+    const sec = root.querySelector('section.scale');
+    sec?.replaceWith(renderScale(m.scale, (msg) => vscode.postMessage(msg), heldAt(sec)));
   }
   else if (m?.type === 'error') root.textContent = shown(m.message);
 });

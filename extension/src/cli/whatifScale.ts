@@ -7,10 +7,11 @@ import { flag, intFlag, UsageError } from './args';
 import type { Parsed } from './args';
 import { loadForCli } from './load';
 import { scaleText } from '../core/scale/text';
+import { checkpointAnswer } from './whatifCheckpoint';
 import { scaleJson } from './whatifScaleJson';
 
-export const SCALE_FLAGS = ['batch-scale', 'batch', 'max-batch', 'seq-scale'] as const;
-export const SCALE_USAGE = `usage: headroom whatif SNAPSHOT (--batch-scale F | --batch N | --max-batch | --seq-scale F) [--recorded-batch M]
+export const SCALE_FLAGS = ['batch-scale', 'batch', 'max-batch', 'seq-scale', 'checkpoint'] as const;
+export const SCALE_USAGE = `usage: headroom whatif SNAPSHOT (--batch-scale F | --batch N | --max-batch | --seq-scale F | --checkpoint FILE:LINE) [--recorded-batch M]
                        [--with SNAPSHOT2 (--with-batch N2 | --with-scale R)] [--margin-pct P] [--device-gib N | --cap-gib N] [--json]
 
   The run at another batch, from its recording: parameters, gradients, optimizer state, casts and
@@ -21,6 +22,8 @@ export const SCALE_USAGE = `usage: headroom whatif SNAPSHOT (--batch-scale F | -
                      run stays under the limit less --margin-pct (default 5)
   --seq-scale F      F times the recorded sequence length (one run: linear; --with a run at another
                      length, --with-scale R, fits each size as a power of it: attention's T×T too)
+  --checkpoint FILE:LINE  the calls made at that line (x = block(x)) checkpointed: their activations
+                     made again in the backward instead of kept (non-reentrant checkpointing)
   --with SNAPSHOT2   the same script at another batch (--with-batch N2, or --with-scale R): each
                      allocation's size fitted from the two runs instead of assumed`;
 
@@ -34,7 +37,7 @@ const positive = (p: Parsed, name: string): number | undefined => {
 
 function question(p: Parsed, recorded: number | undefined): ScaleQuestion {
   const asked = SCALE_FLAGS.filter((f) => flag(p, f) !== undefined);
-  if (asked.length !== 1) throw new UsageError(`ask one of --batch-scale, --batch, --max-batch, --seq-scale\n${SCALE_USAGE}`);
+  if (asked.length !== 1) throw new UsageError(`ask one of --batch-scale, --batch, --max-batch, --seq-scale, --checkpoint\n${SCALE_USAGE}`);
   if (asked[0] === 'max-batch') return { kind: 'max', margin: (positive(p, 'margin-pct') ?? 5) / 100 };
   if (asked[0] === 'batch-scale') return { kind: 'scale', scale: positive(p, 'batch-scale')!, axis: 'batch' };
   if (asked[0] === 'seq-scale') return { kind: 'scale', scale: positive(p, 'seq-scale')!, axis: 'seq' };
@@ -59,6 +62,7 @@ async function secondRun(p: Parsed, recorded: number | undefined, device: number
 
 /** `headroom whatif` with a batch question (cli/whatif.ts hands over when one is asked). */
 export async function scaleCommand(p: Parsed, s: Snapshot, device: number, given: Limit | undefined): Promise<string> {
+  if (flag(p, 'checkpoint') !== undefined && SCALE_FLAGS.filter((f) => flag(p, f) !== undefined).length === 1) return checkpointAnswer(p, s, device, given);
   const recorded = intFlag(p, 'recorded-batch');
   if (recorded !== undefined && recorded < 1) throw new UsageError('--recorded-batch expects a batch of 1 or more');
   const q = question(p, recorded);

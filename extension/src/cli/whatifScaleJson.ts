@@ -1,4 +1,5 @@
 import type { ScalePrediction } from '../core/scale/predict';
+import type { CheckpointPrediction } from '../core/scale/checkpointPredict';
 import type { ScaleReport } from '../core/scale/report';
 
 // `headroom whatif --batch… / --seq-scale / --max-batch --json`: snake_case, bytes as integers (the text is core/scale/text.ts).
@@ -26,5 +27,12 @@ export function scaleJson(r: ScaleReport) {
     recorded: { requested_peak_bytes: r.recorded.requestedPeak, reserved_peak_bytes: r.recorded.reservedPeak, batch: rec },
     ...(r.predicted ? { predicted: predictedJson(r.predicted, rec) } : {}),
     ...(r.max ? { max_batch: { best: r.max.best, unit: r.max.unit, margin: r.max.margin, room_bytes: r.max.room }, predicted: r.max.at && predictedJson(r.max.at, rec), next: r.max.next && predictedJson(r.max.next, rec) } : {}),
+  };
+}
+
+export function checkpointJson(x: CheckpointPrediction, requestedPeak: number, reservedPeak: number) {
+  return {
+    recorded: { requested_peak_bytes: requestedPeak, reserved_peak_bytes: reservedPeak },
+    predicted: { checkpoint: `${x.site.file}:${x.site.line}`, calls: x.calls, requested_peak_bytes: x.requestedPeak, reserved_peak_bytes: x.reservedPeak, ooms: x.ooms, confidence: x.confidence, assumptions: x.assumptions },
   };
 }

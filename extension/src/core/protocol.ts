@@ -10,6 +10,8 @@ export type ToWebview =
   | { type: 'ranks'; ranks: RanksView }
   /** The what-if section: predictions under other allocator settings, as they are computed. */
   | { type: 'whatif'; whatif: WhatifView }
+  /** The batch section: the run predicted at the batch the slider asks (core/scale). */
+  | { type: 'scale'; scale: ScaleView }
   | { type: 'error'; message: string };
 
 /**
@@ -49,6 +51,24 @@ export interface WhatifView {
   pending: string[];
   /** What a prediction cannot know. */
   note: string;
+}
+
+/** The run at another batch (core/scale/predict.ts), for the summary page's slider. */
+export interface ScaleView {
+  /** The batch over the recorded one these figures are for; null: nothing predicted yet. */
+  scale: number | null;
+  requestedPeak: number;
+  reservedPeak: number | null;
+  ooms: number;
+  recorded: { requestedPeak: number; reservedPeak: number };
+  /** The limit the prediction ran under (the device line), in bytes; null: none known. */
+  limitBytes: number | null;
+  confidence: string;
+  assumptions: string[];
+  /** The largest scale predicted to fit under the limit less 5 %, in sixteenths, once asked; 0: none. */
+  largest?: number;
+  /** Why nothing is predicted here. */
+  error?: string;
 }
 
 /** A distributed run's ranks beside the summary of one of them (core/run/ranks.ts). */
@@ -115,12 +135,19 @@ export type FromWebview =
   /** A remedy's button: run the workload again with these allocator settings, or under this cap. */
   | { type: 'remedy'; allocConf?: Record<string, string>; capGib?: number }
   /** The what-if form: predict this PYTORCH_CUDA_ALLOC_CONF string (read by the host, never run), under this cap. */
-  | { type: 'whatif'; allocConf: string; capGib?: number };
+  | { type: 'whatif'; allocConf: string; capGib?: number }
+  /** The batch slider: predict the run at this multiple of its batch; or the largest that fits. */
+  | { type: 'scale'; scale: number }
+  | { type: 'largestScale' };
 
 export function isFromWebview(m: unknown): m is FromWebview {
   if (typeof m !== 'object' || m === null) return false;
   const t = (m as { type?: unknown }).type;
-  if (t === 'ready' || t === 'showTimeline' || t === 'showFlameGraph') return true;
+  if (t === 'ready' || t === 'showTimeline' || t === 'showFlameGraph' || t === 'largestScale') return true;
+  if (t === 'scale') {
+    const x = (m as { scale?: unknown }).scale;
+    return typeof x === 'number' && Number.isFinite(x) && x >= 1 / 64 && x <= 64;
+  }
   if (t === 'openBreakdownRow') {
     const o = m as { breakdown?: unknown; row?: unknown };
     return [o.breakdown, o.row].every((i) => typeof i === 'number' && Number.isSafeInteger(i) && i >= 0);

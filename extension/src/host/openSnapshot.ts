@@ -22,6 +22,7 @@ import { openFrameLine, openLibraryLine } from './memory/openFrame';
 import type { MemoryView } from './memory/view';
 import { SummaryPanel } from './summaryPanel';
 import type { SummarySource } from './summaryPanel';
+import { ScaleFeed } from './scaleFeed';
 import { WhatifFeed } from './whatifFeed';
 import { stepDone } from './walkthrough';
 
@@ -85,7 +86,7 @@ export function showSummaryPanel(deps: OpenSnapshotDeps): void {
     return;
   }
   const src = summaryFor(c, deps.view.mapping, deps.log, deps.view);
-  deps.track(new SummaryPanel(deps.extensionUri, src, () => src.feed.dispose()));
+  deps.track(new SummaryPanel(deps.extensionUri, src, () => src.dispose()));
 }
 
 /**
@@ -99,7 +100,7 @@ export function summaryFor(
   mapping: WorkspaceMapping,
   log: vscode.LogOutputChannel,
   shown?: MemoryView,
-): SummarySource & { feed: WhatifFeed } {
+): SummarySource & { dispose(): void } {
   const { report, attribution } = buildReport(c.snapshot, c.analysis, c.at, 20);
   const modules = moduleRows(c.snapshot, c.analysis, report.at.trace_index);
   // The run folder beside the snapshot, read once for the recording note and the ranks.
@@ -124,10 +125,13 @@ export function summaryFor(
       if (row) void openLibraryLine(mapping, row.file, row.line);
     } else if (m.type === 'remedy') void vscode.commands.executeCommand(CommandId.RerunWith, c.path, m.allocConf, m.capGib);
     else if (m.type === 'whatif') feed.ask(m.allocConf, m.capGib);
+    else if (m.type === 'scale') batch.ask(m.scale);
+    else if (m.type === 'largestScale') batch.largest();
     // The snapshot's path is the job's machine's: mapped into the workspace as the timeline does, never opened raw.
     else if (m.type === 'openLine') void openFrameLine(mapping, m.file, m.line);
   };
-  // The what-if section: predictions under other allocator settings, computed after the page opens.
+  // The what-if sections: other allocator settings, another batch; computed after the page opens.
   const feed = new WhatifFeed(c.snapshot, c.analysis, log);
-  return { message: () => message, onMessage, later, feed };
+  const batch = new ScaleFeed(c.snapshot, c.analysis, log);
+  return { message: () => message, onMessage, later, feeds: [feed, batch], dispose: () => (feed.dispose(), batch.dispose()) };
 }

@@ -47,7 +47,7 @@ export class SnapshotEditor implements vscode.CustomReadonlyEditorProvider {
     const sub = attachSummary(panel.webview, this.deps.extensionUri, src);
     panel.onDidDispose(() => {
       sub.dispose();
-      src.feed.dispose();
+      src.dispose();
     });
   }
 }

@@ -45,7 +45,14 @@ table.breakdown-rows td.frame a.where { margin-left: 1em; white-space: nowrap; }
 .whatif input { font: inherit; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); padding: 2px 4px; }
 .whatif td.setting { overflow-wrap: anywhere; }
 .whatif td.setting button { display: block; margin: 2px 0 4px; font-size: 0.9em; }
-.whatif button { font: inherit; color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 2px 10px; cursor: pointer; }
+.whatif button, .scale button { font: inherit; color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 2px 10px; cursor: pointer; }
+.scale-row { display: flex; gap: 8px; align-items: center; }
+.scale-label { font-variant-numeric: tabular-nums; white-space: nowrap; }
+.scale-bar { position: relative; height: 14px; max-width: 40em; margin: 6px 0 10px; background: var(--vscode-editorWidget-background, transparent); border: 1px solid var(--vscode-panel-border, currentColor); }
+.scale-bar .fill { height: 100%; background: var(--vscode-charts-blue, #3794ff); }
+.scale-bar .fill.over { background: var(--vscode-charts-red, #f14c4c); }
+.scale-bar .limit, .scale-bar .recorded { position: absolute; top: -3px; bottom: -3px; width: 2px; background: var(--vscode-charts-red, #f14c4c); }
+.scale-bar .recorded { background: var(--vscode-descriptionForeground, gray); }
 .seglabel { color: var(--vscode-descriptionForeground); font-size: 0.9em; font-variant-numeric: tabular-nums; white-space: nowrap; }
 `;
 
@@ -63,7 +70,7 @@ export interface SummarySource {
   onMessage: (m: FromWebview) => void;
   later?: Promise<ToWebview> | undefined;
   /** Sections computed after the page opened, posted as they come (the what-if predictions). */
-  feed?: { latest(): ToWebview | undefined; subscribe(post: (m: ToWebview) => void): () => void };
+  feeds?: { latest(): ToWebview | undefined; subscribe(post: (m: ToWebview) => void): () => void }[];
 }
 
 /**
@@ -71,12 +78,12 @@ export interface SummarySource {
  * its own: on `ready` (first load, or after being hidden and restored) the host sends it again.
  */
 export function attachSummary(web: vscode.Webview, extensionUri: vscode.Uri, src: SummarySource): vscode.Disposable {
-  const { message, onMessage, later, feed } = src;
+  const { message, onMessage, later, feeds = [] } = src;
   let live = true;
   // Updates computed after the page opened (a distributed run's other ranks, the what-if
   // predictions): posted unless the page is gone.
   void later?.then((m) => live && web.postMessage(m)).catch(() => undefined);
-  const unsubscribe = feed?.subscribe((m) => void (live && web.postMessage(m)));
+  const unsubscribe = feeds.map((f) => f.subscribe((m) => void (live && web.postMessage(m))));
   const dist = vscode.Uri.joinPath(extensionUri, 'dist');
   web.options = { enableScripts: true, localResourceRoots: [dist] };
   const script = web.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
@@ -90,13 +97,15 @@ export function attachSummary(web: vscode.Webview, extensionUri: vscode.Uri, src
     if (!isFromWebview(m)) return;
     if (m.type === 'ready') {
       void web.postMessage(message());
-      const w = feed?.latest();
-      if (w) void web.postMessage(w);
+      for (const f of feeds) {
+        const w = f.latest();
+        if (w) void web.postMessage(w);
+      }
     } else onMessage(m);
   });
   return new vscode.Disposable(() => {
     live = false;
-    unsubscribe?.();
+    for (const u of unsubscribe) u();
     sub.dispose();
   });
 }

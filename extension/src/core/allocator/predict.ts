@@ -42,8 +42,13 @@ export type Prediction =
     }
   | { supported: false; reason: string };
 
-/** `sizes`: the bytes each `alloc` event asks for instead of the recorded ones (NaN: as recorded), by trace index: another batch (core/scale). */
-export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit: Limit = NO_LIMIT, sizes?: Float64Array): Prediction {
+/** Another run of the same requests (core/scale): by trace index, the bytes each `alloc` event asks instead (NaN: as recorded); the order the events happen in (default: recorded). */
+export interface Reshaped {
+  sizes?: Float64Array;
+  order?: Int32Array;
+}
+
+export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit: Limit = NO_LIMIT, { sizes, order }: Reshaped = {}): Prediction {
   const t = traceOf(s, device);
   const finals = new FinalSegs(s, device);
   const free = new FreeBlocks();
@@ -99,7 +104,8 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
   let until: { reservedPeak: number; allocatedPeak: number; cachedAtPeak: number } | undefined;
   // Out of "allocated" when freed by the program (free_requested), back in the pool at free_completed.
   const requested = new Set<Blk>();
-  for (let i = 0; i < t.length; i++) {
+  for (let j = 0; j < t.length; j++) {
+    const i = order ? order[j]! : j;
     const act = t.action[i]!;
     if (act === Action.Alloc) {
       const bytes = sizes && !Number.isNaN(sizes[i]!) ? sizes[i]! : t.size[i]!;

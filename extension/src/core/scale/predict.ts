@@ -76,7 +76,7 @@ export function predictScale(s: Snapshot, a: DeviceAnalysis, roles: Roles, scale
   const e = a.replay.elements;
   const sizeOf: SizeOf = fit ? fit.sizeAt(scale) : (k) => (roles.role[k] === Role.Batch ? Math.round(e.size[k]! * scale) : e.size[k]!);
   const req = requestedPeakWith(e, a.replay.n, sizeOf);
-  const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), limit, allocSizes(e, a.replay.n, sizeOf));
+  const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), limit, { sizes: allocSizes(e, a.replay.n, sizeOf) });
   const { lines, beforeShare } = assumptionsOf(a, roles, fit, axis);
   const phases = backwardPhases(s, a).start.length;
   if (!p.supported) lines.push(`no reserved figure: ${p.reason}`);

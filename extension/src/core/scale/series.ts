@@ -13,14 +13,15 @@ export interface PeakAt {
 /**
  * The requested-bytes peak of the recorded trace with each allocation's size replaced: the replay's
  * own accounting (in at its alloc, out at its free_completed; live before the trace from the start),
- * so the identity gives the recorded peak to the byte.
+ * so the identity gives the recorded peak to the byte. `moved`: allocations made later (after the
+ * trace index given), as a checkpointed run recomputes them.
  */
-export function requestedPeakWith(e: Elements, n: number, sizeOf: SizeOf): PeakAt {
+export function requestedPeakWith(e: Elements, n: number, sizeOf: SizeOf, moved?: ReadonlyMap<number, number>): PeakAt {
   const delta = new Float64Array(n);
   let q = 0;
   for (let k = 0; k < e.count; k++) {
     const s = sizeOf(k);
-    const a = e.alloc[k]!;
+    const a = moved?.get(k) ?? e.alloc[k]!;
     const f = e.free[k]!;
     if (a < 0) q += s;
     else delta[a] = delta[a]! + s;

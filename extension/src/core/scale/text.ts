@@ -1,4 +1,5 @@
 import { formatBytes as b } from '../format';
+import type { CheckpointPrediction } from './checkpointPredict';
 import type { ScalePrediction } from './predict';
 import type { ScaleReport } from './report';
 
@@ -18,3 +19,14 @@ export function scaleText(r: ScaleReport): string {
   return out.join('\n') + '\n';
 }
 
+
+/** The answer to a checkpointing question in lines. */
+export function checkpointText(x: CheckpointPrediction, requestedPeak: number, reservedPeak: number): string {
+  const pct = (p: number, r: number) => (r > 0 ? ` (${p <= r ? '−' : '+'}${Math.abs(Math.round(((p - r) / r) * 100))} %)` : '');
+  return [
+    `checkpointing the calls at ${x.site.file}:${x.site.line}: requested peak ${b(x.requestedPeak)}${pct(x.requestedPeak, requestedPeak)}, reserved peak ${x.reservedPeak === null ? 'not predicted' : b(x.reservedPeak) + pct(x.reservedPeak, reservedPeak)}${x.ooms ? `, OOM (${x.ooms} request(s) not served)` : ''} (confidence ${x.confidence})`,
+    `recorded: requested peak ${b(requestedPeak)}, reserved peak ${b(reservedPeak)}`,
+    'assumed:',
+    ...x.assumptions.map((a) => `  - ${a}`),
+  ].join('\n') + '\n';
+}
