@@ -1,6 +1,6 @@
 // The batch and sequence predictions against reruns, on the GPU host: capture/scale/run.sh trains
 // six workloads (and five held out) at a base batch, ½×, 2× and 4× it, two at other sequence
-// lengths; each rerun must be what the base recording predicted: the requested peak's median error
+// lengths, two with every block checkpointed; each rerun must be what the base recording predicted: the requested peak's median error
 // ≤ 2 % and worst ≤ 5 %, the reserved peak's worst ≤ 5 %; from two runs no worse than from one. Then
 // the largest batch predicted to fit under a cap is rerun under that cap, and must not run out.
 // With OUT set, the tables go there (docs/scale-prediction.md). HEADROOM_SCALE_DIR keeps the runs.
@@ -14,7 +14,8 @@ import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
 import { scaleReport } from '../../extension/src/core/scale/report';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { cudaAvailable, NO_GPU } from './cuda';
-import { HELDOUT, scaleErrors, scaleRows, scaleTable, TUNED } from './scaleChecks';
+import { checkpointRows, checkpointTable } from './checkpointChecks';
+import { HELDOUT, relError, scaleErrors, scaleRows, scaleTable, TUNED } from './scaleChecks';
 import type { ScaleRow } from './scaleChecks';
 
 const ROOT = process.env.HEADROOM_ROOT ?? resolve(__dirname, '..', '..');
@@ -41,6 +42,13 @@ describe('batch and sequence predictions against reruns on the GPU', { skip: cud
   it('the tuned workloads: every rerun is what the base recording predicted', async () => check(await scaleRows(join(dir, 'tuned'), TUNED), 'tuned'));
 
   it('the held-out workloads, measured once: the same bounds', async () => check(await scaleRows(join(dir, 'heldout'), HELDOUT), 'heldout'));
+
+  it('checkpointing every block, predicted from the plain run: the checkpointed rerun’s requested peak within 5 %', async () => {
+    const rows = await checkpointRows(join(dir, 'tuned'), TUNED, join(HERE, 'workloads.py'));
+    if (process.env.OUT) writeFileSync(join(process.env.OUT, 'scale-ckpt.md'), checkpointTable(rows) + '\n');
+    assert.equal(rows.length, 2);
+    for (const r of rows) assert.ok(Math.abs(relError(r.requested)) <= 0.05, `${r.workload}: ${JSON.stringify(r)}`);
+  });
 
   it('the largest batch predicted to fit under a cap runs under it', async () => {
     const lines: string[] = [];
