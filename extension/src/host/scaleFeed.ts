@@ -3,7 +3,7 @@ import type { Limit } from '../core/allocator/limit';
 import { whatifContext } from '../core/allocator/whatif';
 import type { DeviceAnalysis } from '../core/analysis/analyze';
 import type { ScaleView, ToWebview } from '../core/protocol';
-import { maxBatch } from '../core/scale/maxBatch';
+import { maxBatchSearch } from '../core/scale/maxBatch';
 import { predictScale } from '../core/scale/predict';
 import { scaleRoles } from '../core/scale/roles';
 import type { Roles } from '../core/scale/roles';
@@ -83,7 +83,12 @@ export class ScaleFeed {
         } else {
           this.wantLargest = false;
           // No limit known (the run had no OOM): the page offers no such button.
-          if (limit) this.view = { ...this.view, largest: maxBatch(this.s, this.a, this.roles, limit, 0.05).best };
+          if (limit) {
+            const search = maxBatchSearch(this.s, this.a, this.roles, limit, 0.05);
+            let r = search.next();
+            for (; !r.done && !this.closed; r = search.next()) await yieldLoop();
+            if (r.done) this.view = { ...this.view, largest: r.value.best };
+          }
         }
         this.publish();
       }

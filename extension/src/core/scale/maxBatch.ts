@@ -24,6 +24,15 @@ const MAX_STEPS = 1 << 20;
  * answer is a scale in sixteenths of the recorded batch.
  */
 export function maxBatch(s: Snapshot, a: DeviceAnalysis, roles: Roles, limit: Limit, margin: number, recordedBatch?: number, fit?: Fitted): MaxBatch {
+  const search = maxBatchSearch(s, a, roles, limit, margin, recordedBatch, fit);
+  for (;;) {
+    const r = search.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** The same search one prediction at a time: the editor gives the event loop back between them. */
+export function* maxBatchSearch(s: Snapshot, a: DeviceAnalysis, roles: Roles, limit: Limit, margin: number, recordedBatch?: number, fit?: Fitted): Generator<void, MaxBatch> {
   const room = Math.floor(limit.bytes * (1 - margin));
   const under: Limit = { bytes: room, cap: limit.cap };
   const unit = recordedBatch ? 1 / recordedBatch : 1 / 16;
@@ -33,18 +42,21 @@ export function maxBatch(s: Snapshot, a: DeviceAnalysis, roles: Roles, limit: Li
     if (!p) tried.set(steps, (p = predictScale(s, a, roles, steps * unit, { limit: under, ...(fit ? { fit } : {}) })));
     return p;
   };
-  const fits = (steps: number) => {
-    const p = at(steps);
-    return p.ooms === 0 && (p.reservedPeak ?? p.requestedPeak) <= room;
-  };
-  if (!fits(1)) return { best: 0, at: null, next: at(1), room };
+  const fits = (p: ScalePrediction) => p.ooms === 0 && (p.reservedPeak ?? p.requestedPeak) <= room;
+  yield;
+  if (!fits(at(1))) return { best: 0, at: null, next: at(1), room };
   let lo = 1;
   let hi = 2;
-  while (hi < MAX_STEPS && fits(hi)) [lo, hi] = [hi, hi * 2];
-  if (hi >= MAX_STEPS && fits(hi)) return { best: hi * unit * (recordedBatch ?? 1), at: at(hi), next: null, room };
+  for (;;) {
+    yield;
+    if (hi >= MAX_STEPS || !fits(at(hi))) break;
+    [lo, hi] = [hi, hi * 2];
+  }
+  if (hi >= MAX_STEPS && fits(at(hi))) return { best: recordedBatch ? hi : hi / 16, at: at(hi), next: null, room };
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if (fits(mid)) lo = mid;
+    yield;
+    if (fits(at(mid))) lo = mid;
     else hi = mid;
   }
   return { best: recordedBatch ? lo : lo / 16, at: at(lo), next: at(hi), room };
