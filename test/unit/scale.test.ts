@@ -50,6 +50,22 @@ describe('the run at another batch', () => {
     }
   });
 
+  it('from a run that stopped at its OOM: that OOM at its own batch, and at smaller batches a peak below the reruns’ (a lower bound, as it says)', async () => {
+    // An MLP at growing batches on an H100 until one ran out (test/gpu/capture/batch_sweep.py): the
+    // failing batch is recorded; the truth holds PyTorch's peak at each batch that ran.
+    const [s, a] = await load('batch_oom');
+    const t = JSON.parse(readFileSync(join(OWN_SNAPSHOTS, 'batch_oom.truth.json'), 'utf8')) as { peaks: Record<string, number>; oom_batch: number };
+    const roles = scaleRoles(s, a, t.oom_batch);
+    const limit = { bytes: 78.4 * 2 ** 30, cap: false };
+    assert.ok(predictScale(s, a, roles, 1, { limit }).ooms > 0);
+    for (const [batch, peak] of Object.entries(t.peaks)) {
+      const p = predictScale(s, a, roles, Number(batch) / t.oom_batch, { limit });
+      assert.ok(p.requestedPeak <= peak && p.requestedPeak > 0.6 * peak, `batch ${batch}: ${p.requestedPeak} vs ${peak}`);
+      assert.equal(p.confidence, 'low');
+      assert.ok(p.assumptions.some((x) => /lower bound/.test(x)));
+    }
+  });
+
   it('more batch never needs less: the predicted peaks rise with the scale', async () => {
     const [s, a] = await load('leaky_demo');
     const roles = scaleRoles(s, a);

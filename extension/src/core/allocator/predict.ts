@@ -120,7 +120,7 @@ export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, 
     } else if (act === Action.Oom) {
       // The request the run could not serve: served here, it is given back at once (what the
       // program did next with it is not in the trace).
-      const b = attempt(t.size[i]!, t.stream[i]!, 0);
+      const b = attempt(sizes && !Number.isNaN(sizes[i]!) ? sizes[i]! : t.size[i]!, t.stream[i]!, 0);
       if (b) {
         avoided.push(i);
         now -= b.size;

@@ -41,7 +41,7 @@ export function predictCheckpoint(s: Snapshot, a: DeviceAnalysis, site: CallSite
     calls: plan.calls,
     requestedPeak: req.bytes,
     reservedPeak: p.supported ? p.reservedPeak : null,
-    ooms: p.supported ? p.ooms.filter((o) => !o.recorded).length : 0,
+    ooms: p.supported ? p.ooms.length : 0,
     confidence: plan.movedBytes ? 'medium' : 'low',
     assumptions,
   };

@@ -39,7 +39,7 @@ export interface ScalePrediction {
   peakIndex: number;
   /** From the allocator replay of the scaled requests; null where the allocator model cannot run. */
   reservedPeak: number | null;
-  /** Requests the allocator model could not serve under the limit (none without a limit). */
+  /** Requests the allocator model could not serve under the limit (none without a limit), the recorded OOM's own among them when it still fails. */
   ooms: number;
   model: 'one run' | 'two runs';
   confidence: 'high' | 'medium' | 'low';
@@ -76,7 +76,10 @@ export function predictScale(s: Snapshot, a: DeviceAnalysis, roles: Roles, scale
   const e = a.replay.elements;
   const sizeOf: SizeOf = fit ? fit.sizeAt(scale) : (k) => (roles.role[k] === Role.Batch ? Math.round(e.size[k]! * scale) : e.size[k]!);
   const req = requestedPeakWith(e, a.replay.n, sizeOf);
-  const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), limit, { sizes: allocSizes(e, a.replay.n, sizeOf) });
+  const sizes = allocSizes(e, a.replay.n, sizeOf);
+  // The request a recorded OOM could not serve is the iteration's too: it scales with the rest.
+  for (const o of a.ooms) sizes[o.index] = Math.round(o.requestedBytes * scale);
+  const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), limit, { sizes });
   const { lines, beforeShare } = assumptionsOf(a, roles, fit, axis);
   const phases = backwardPhases(s, a).start.length;
   if (!p.supported) lines.push(`no reserved figure: ${p.reason}`);
@@ -93,7 +96,7 @@ export function predictScale(s: Snapshot, a: DeviceAnalysis, roles: Roles, scale
     requestedPeak: req.bytes,
     peakIndex: req.index,
     reservedPeak: p.supported ? p.reservedPeak : null,
-    ooms: p.supported ? p.ooms.filter((o) => !o.recorded).length : 0,
+    ooms: p.supported ? p.ooms.length : 0,
     model: fit ? 'two runs' : 'one run',
     confidence,
     assumptions: lines,
