@@ -51,7 +51,7 @@ export function renderScale(v: ScaleView, post: (m: FromWebview) => void, held?:
     go.type = 'button';
     go.addEventListener('click', () => post({ type: 'largestScale' }));
     sec.append(go);
-    if (v.largest !== undefined) sec.append(el('p', v.largest ? `Largest that fits under the limit less 5 %: ${times(v.largest)} the recorded batch.` : 'No batch fits: the fixed part alone passes the limit less 5 %.', 'largest'));
+    if (v.largest !== undefined) sec.append(el('p', v.largest ? `Largest that fits under the limit less 5 %: ${times(v.largest)} the recorded batch.` : 'No batch fits under the limit less 5 %, not a sixteenth of the recorded one either.', 'largest'));
   }
   const list = el('ul', undefined, 'assumptions');
   for (const a of v.assumptions) list.append(el('li', a));

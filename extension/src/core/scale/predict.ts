@@ -46,7 +46,6 @@ export interface ScalePrediction {
   assumptions: string[];
 }
 
-
 /** The bytes at the recorded peak by reason: what the answer assumed, in the user's terms. */
 function assumptionsOf(a: DeviceAnalysis, roles: Roles, fit: Fitted | undefined, axis: Axis): { lines: string[]; beforeShare: number } {
   const e = a.replay.elements;
@@ -78,7 +77,7 @@ export function predictScale(s: Snapshot, a: DeviceAnalysis, roles: Roles, scale
   const req = requestedPeakWith(e, a.replay.n, sizeOf);
   const sizes = allocSizes(e, a.replay.n, sizeOf);
   // The request a recorded OOM could not serve is the iteration's too: it scales with the rest.
-  for (const o of a.ooms) sizes[o.index] = Math.round(o.requestedBytes * scale);
+  for (const oom of a.ooms) sizes[oom.index] = Math.round(oom.requestedBytes * scale);
   const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), limit, { sizes });
   const { lines, beforeShare } = assumptionsOf(a, roles, fit, axis);
   const phases = backwardPhases(s, a).start.length;

@@ -11,14 +11,13 @@ export function scaleText(r: ScaleReport): string {
   const rec = r.recorded.batch;
   const out = [`device ${r.device}, recorded${rec ? ` at batch ${rec}` : ''}: requested peak ${b(r.recorded.requestedPeak)}, reserved peak ${b(r.recorded.reservedPeak)}; limit ${r.limit ? `${b(r.limit.bytes)} (${r.limitFrom})` : 'none'}`];
   const x = r.predicted ?? r.max?.at ?? r.max?.next;
-  if (r.max) out.push(r.max.best ? `largest ${r.max.unit === 'batch' ? `batch: ${r.max.best}` : `scale: ${r.max.best}× the recorded batch`}, under ${b(r.max.room)} (the limit less ${Math.round(r.max.margin * 100)} %)` : `no batch fits under ${b(r.max.room)}: the fixed part alone does not`);
+  if (r.max) out.push(r.max.best ? `largest ${r.max.unit === 'batch' ? `batch: ${r.max.best}` : `scale: ${r.max.best}× the recorded batch`}, under ${b(r.max.room)} (the limit less ${Math.round(r.max.margin * 100)} %)` : `no batch fits under ${b(r.max.room)}: not ${r.max.unit === 'batch' ? 'batch 1' : 'a sixteenth of the recorded batch'} either`);
   if (r.max?.at) out.push(`  ${line(r.max.at, rec)}`);
   if (r.max?.next) out.push(`  next: ${line(r.max.next, rec)}`);
   if (r.predicted) out.push(line(r.predicted, rec));
   if (x) out.push('assumed:', ...x.assumptions.map((a) => `  - ${a}`));
   return out.join('\n') + '\n';
 }
-
 
 /** The answer to a checkpointing question in lines. */
 export function checkpointText(x: CheckpointPrediction, requestedPeak: number, reservedPeak: number): string {
