@@ -43,7 +43,7 @@ export function renderScale(v: ScaleView, post: (m: FromWebview) => void, held?:
   req.dataset.requested = String(v.requestedPeak);
   const res = el('span', v.reservedPeak === null ? 'not predicted' : bytes(v.reservedPeak));
   if (v.reservedPeak !== null) res.dataset.reserved = String(v.reservedPeak);
-  const verdict = v.limitBytes === null ? ' (no limit known: the run had no OOM)' : v.ooms ? `: out of memory under ${bytes(v.limitBytes)}` : `: fits under ${bytes(v.limitBytes)}`;
+  const verdict = v.limitBytes === null ? ' (no limit known: the run had no OOM)' : v.ooms ? ` before it runs out of memory under ${bytes(v.limitBytes)}` : `: fits under ${bytes(v.limitBytes)}`;
   fig.append(`At ${times(v.scale)} the batch: requested peak `, req, ', reserved peak ', res, `${verdict}. Recorded: ${bytes(v.recorded.requestedPeak)} requested, ${bytes(v.recorded.reservedPeak)} reserved. Confidence ${v.confidence}.`);
   sec.append(fig, bar(v));
   if (v.limitBytes !== null) {
@@ -51,7 +51,9 @@ export function renderScale(v: ScaleView, post: (m: FromWebview) => void, held?:
     go.type = 'button';
     go.addEventListener('click', () => post({ type: 'largestScale' }));
     sec.append(go);
-    if (v.largest !== undefined) sec.append(el('p', v.largest ? `Largest that fits under the limit less 5 %: ${times(v.largest)} the recorded batch.` : 'No batch fits under the limit less 5 %, not a sixteenth of the recorded one either.', 'largest'));
+    // From a run that stopped at its OOM, the rest of its iteration is unknown: the answer can only be too high.
+    const bound = v.recorded.ooms ? ' (at most: the run stopped at its OOM, and what came after is not in the trace)' : '';
+    if (v.largest !== undefined) sec.append(el('p', v.largest ? `Largest that fits under the limit less 5 %: ${times(v.largest)} the recorded batch${bound}.` : 'No batch fits under the limit less 5 %, not a sixteenth of the recorded one either.', 'largest'));
   }
   const list = el('ul', undefined, 'assumptions');
   for (const a of v.assumptions) list.append(el('li', a));
@@ -63,7 +65,8 @@ export function renderScale(v: ScaleView, post: (m: FromWebview) => void, held?:
 
 /** The predicted reserved peak as a bar, the limit as a line across it (both on one scale). */
 function bar(v: ScaleView): HTMLElement {
-  const peak = v.reservedPeak ?? v.requestedPeak;
+  // Out of memory: the reserved peak stops at the failing request; the demand is the requested peak.
+  const peak = v.ooms ? Math.max(v.requestedPeak, v.reservedPeak ?? 0) : (v.reservedPeak ?? v.requestedPeak);
   const top = Math.max(peak, v.limitBytes ?? 0, v.recorded.reservedPeak) || 1;
   const box = el('div', undefined, 'scale-bar');
   const fill = el('div', undefined, v.ooms ? 'fill over' : 'fill');

@@ -60,7 +60,8 @@ export interface ScaleView {
   requestedPeak: number;
   reservedPeak: number | null;
   ooms: number;
-  recorded: { requestedPeak: number; reservedPeak: number };
+  /** `ooms`: the recorded run's (it stopped at one: what came after is not in the trace). */
+  recorded: { requestedPeak: number; reservedPeak: number; ooms: number };
   /** The limit the prediction ran under (the device line), in bytes; null: none known. */
   limitBytes: number | null;
   confidence: string;

@@ -31,7 +31,7 @@ export class ScaleFeed {
 
   constructor(private readonly s: Snapshot, private readonly a: DeviceAnalysis, private readonly log: vscode.LogOutputChannel) {
     const n = a.replay.n;
-    const recorded = { requestedPeak: a.replay.peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes };
+    const recorded = { requestedPeak: a.replay.peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes, ooms: a.ooms.length };
     this.view = { scale: null, requestedPeak: recorded.requestedPeak, reservedPeak: recorded.reservedPeak, ooms: 0, recorded, limitBytes: null, confidence: '', assumptions: [] };
     if (n > EDITOR_WHATIF_EVENTS) this.view.error = `this trace has ${n.toLocaleString('en-US')} events; the editor predicts up to ${EDITOR_WHATIF_EVENTS.toLocaleString('en-US')} (headroom whatif --batch-scale in a terminal predicts any)`;
     else void this.drain();

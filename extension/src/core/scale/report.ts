@@ -21,7 +21,7 @@ export interface SecondRun {
 
 export interface ScaleReport {
   device: number;
-  recorded: { requestedPeak: number; reservedPeak: number; batch: number | null };
+  recorded: { requestedPeak: number; reservedPeak: number; batch: number | null; ooms: number };
   limit: Limit | null;
   limitFrom: string;
   predicted?: ScalePrediction;
@@ -40,7 +40,7 @@ export function scaleReport(s: Snapshot, a: DeviceAnalysis, q: ScaleQuestion, gi
   const roles = scaleRoles(s, a, recordedBatch);
   const axis = q.kind === 'scale' ? q.axis : 'batch';
   const fit = second ? fitTwoRuns(s, a, roles, second.snapshot, second.analysis, second.ratio, axis === 'seq') : undefined;
-  const base = { device: a.device, recorded: { requestedPeak: a.replay.peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes, batch: recordedBatch ?? null }, limit: ctx.limit, limitFrom: ctx.limitFrom };
+  const base = { device: a.device, recorded: { requestedPeak: a.replay.peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes, batch: recordedBatch ?? null, ooms: a.ooms.length }, limit: ctx.limit, limitFrom: ctx.limitFrom };
   if (q.kind === 'scale') {
     if (!(q.scale > 0) || !Number.isFinite(q.scale)) throw new ScaleAskError(`a batch scale must be a positive number, got ${q.scale}`);
     return { ...base, predicted: predictScale(s, a, roles, q.scale, { axis, ...(ctx.limit ? { limit: ctx.limit } : {}), ...(fit ? { fit } : {}) }) };
