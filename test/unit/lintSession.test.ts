@@ -10,7 +10,7 @@ import { PythonParser } from '../../extension/src/core/lint/parser';
 import { LintSession } from '../../extension/src/core/lint/session';
 import type { TextChange } from '../../extension/src/core/lint/session';
 import { forgetRoot, rootOf } from '../../extension/src/core/lint/syntaxTree';
-import type { SyntaxNode } from '../../extension/src/core/lint/syntaxTree';
+import type { SyntaxNode } from '../../extension/src/core/lint/syntaxNode';
 import { wasmHeap } from '../../extension/src/core/lint/wasmTables';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';

@@ -7,7 +7,7 @@ import { firstDifference } from '../../extension/src/core/lint/mirrorCheck';
 import { STATEMENTS } from '../../extension/src/core/lint/nodeIndex';
 import { PythonParser } from '../../extension/src/core/lint/parser';
 import { rootOf, setMirrorReads } from '../../extension/src/core/lint/syntaxTree';
-import type { SyntaxNode } from '../../extension/src/core/lint/syntaxTree';
+import type { SyntaxNode } from '../../extension/src/core/lint/syntaxNode';
 import { ROOT } from './helpers';
 import { pythonFiles } from './lintHelpers';
 

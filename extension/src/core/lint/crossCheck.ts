@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import { MODE_SWITCH, modeCalls } from './evalContext';
 import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
 import { GradFlow, graphSummary } from './gradFlow';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import type { Qualify } from './facts';
 import { ancestors, scopeOf, underNoGrad } from './facts';
 import { anchored, calleeOf, memo } from './nodeIndex';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import { NodeIndex, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
 import { qualifyDotted } from './imports';
 import { calledFunctions, ownCalls } from './summaries';

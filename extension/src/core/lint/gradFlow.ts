@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import type { Qualify } from './facts';
 import { isLossCall, isModelCall, outsideStepCall } from './facts';
 import { calleeOf, memo, qualifiedCallee, within } from './nodeIndex';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import type { LoopFacts, Qualify } from './facts';
 import { growsAcrossSteps, underNoGrad } from './facts';
 import { GradFlow, graphAtom } from './gradFlow';

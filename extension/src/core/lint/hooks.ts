@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import { memo, nodesOf } from './nodeIndex';
 
 /**

@@ -1,5 +1,5 @@
 import { memo } from './nodeIndex';
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 
 /**
  * Local names bound by imports, to their qualified names: `import torch.nn.functional as F` binds

@@ -1,6 +1,6 @@
 import type { Tree } from '@vscode/tree-sitter-wasm';
 import { forgetRoot, rootOf } from './syntaxTree';
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import { importBindings, qualifier } from './imports';
 import { NodeIndex } from './nodeIndex';
 import { NotLintedError } from './notLinted';

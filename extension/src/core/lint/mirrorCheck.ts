@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 
 /**
  * The first difference between two readings of one tree (a MirrorNode and web-tree-sitter's node),

@@ -1,6 +1,27 @@
 import { ChildWalk, ERROR_SYMBOL } from './childWalk';
-import { MirrorNode } from './mirrorTree';
+import type { Views } from './childWalk';
 import type { LanguageTables } from './wasmTables';
+
+/**
+ * What a scan reads of a node and of its tree, and how it has a node made: mirrorTree.ts's
+ * MirrorNode and Mirror, named here by shape so that this file imports nothing of theirs (they call
+ * the scan, and the scan makes their nodes).
+ */
+export interface ScanNode {
+  readonly m: ScanTree;
+  readonly ptr: number;
+  readonly startByte: number;
+  readonly type: string;
+  readonly kids: ScanNode[] | undefined;
+  readonly rawCount: number;
+}
+
+export interface ScanTree extends Views {
+  readonly nodes: { get(slot: number): ScanNode | undefined };
+  /** The node at this subtree slot, made once: `parent` is made, `at` its index there, `field` the grammar's. */
+  make(slot: number, byte: number, alias: number, parent: ScanNode, at: number, field: number): ScanNode;
+}
+type MirrorNode = ScanNode;
 
 /**
  * The visible nodes a scan is inside, by depth (typed arrays, not an object per node: a file has
@@ -84,7 +105,7 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
     while (!path.node[k]) k--;
     for (k++; k <= d; k++) {
       const slot = path.slot[k]!;
-      path.node[k] = m.nodes.get(slot) ?? new MirrorNode(m, slot, path.byte[k]!, path.alias[k]!, path.node[k - 1]!, path.at[k]!, path.field[k]!);
+      path.node[k] = m.nodes.get(slot) ?? m.make(slot, path.byte[k]!, path.alias[k]!, path.node[k - 1]!, path.at[k]!, path.field[k]!);
     }
     return path.node[d]!;
   };

@@ -2,9 +2,9 @@ import type { Tree } from '@vscode/tree-sitter-wasm';
 import { ChildWalk, ERROR_SYMBOL, publicSymbolOf } from './childWalk';
 import type { Views } from './childWalk';
 import { kindsAmong, scanKinds } from './mirrorScan';
-import type { Prune } from './mirrorScan';
+import type { Prune, ScanNode, ScanTree } from './mirrorScan';
 import { NodeRegistry } from './nodeRegistry';
-import type { Point, SyntaxNode } from './syntaxTree';
+import type { Point, SyntaxNode } from './syntaxNode';
 import type { Heap, LanguageTables } from './wasmTables';
 import { wasmHeap } from './wasmTables';
 
@@ -16,7 +16,7 @@ export const enum WalkUse {
 }
 
 /** One parsed tree read straight from the parser's memory: no call into WebAssembly per node. */
-export class Mirror implements Views {
+export class Mirror implements Views, ScanTree {
   rootNode!: SyntaxNode;
   /** Every node made so far, by subtree slot: a node is made once, however it is reached. */
   readonly nodes = new NodeRegistry<MirrorNode>();
@@ -25,6 +25,11 @@ export class Mirror implements Views {
    * allocated): a use at a depth runs one walk at a time, and a nested read goes one level down.
    */
   private readonly walks: ChildWalk[][] = [[], [], []];
+
+  /** The node at a subtree slot (mirrorScan.ts has nodes made through this: it imports nothing of this file). */
+  make(slot: number, byte: number, alias: number, parent: MirrorNode, at: number, field: number): MirrorNode {
+    return new MirrorNode(this, slot, byte, alias, parent, at, field);
+  }
 
   /** A walk over the subtree at `ptr`, reused for this use and depth. */
   walkAt(use: WalkUse, depth: number, ptr: number, byte: number, outer: number): ChildWalk {
@@ -75,7 +80,7 @@ const NONE: MirrorNode[] = [];
  * read once and kept, so parent, children and fields cost a property read after the first time.
  * Valid while the tree is neither edited nor deleted, as the linter uses it.
  */
-export class MirrorNode implements SyntaxNode {
+export class MirrorNode implements SyntaxNode, ScanNode {
   /** The subtree's heap data (0: an inline leaf). */
   readonly ptr: number;
   private readonly sym: number;

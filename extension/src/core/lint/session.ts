@@ -1,7 +1,7 @@
 import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
 import { NotLintedError } from './notLinted';
 import { forgetRoot, rootOf } from './syntaxTree';
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import { importBindings, importStatements } from './imports';
 import { filePragmaKey, importsKey, lintTree } from './lint';
 import { workersKey } from './rules/hr011';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxTree';
+import type { SyntaxNode } from './syntaxNode';
 import { selfAttribute } from './hooks';
 import { calleeOf } from './nodeIndex';
 import { calledFunctions } from './summaries';

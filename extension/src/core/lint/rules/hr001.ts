@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { growsAcrossSteps, ownedBy, scopeOf, stepLoops, underNoGrad } from '../facts';
 import { within } from '../nodeIndex';
 import type { LoopFacts } from '../facts';

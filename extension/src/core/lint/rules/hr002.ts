@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { within } from '../nodeIndex';
 import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../facts';
 import { GradFlow, graphAtom } from '../gradFlow';

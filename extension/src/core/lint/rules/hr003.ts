@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { growsAcrossSteps, isModelCall, loopFacts } from '../facts';
 import { calleeOf, nodesOf, within } from '../nodeIndex';
 import { findingAt } from '../types';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../evalContext';
 import { isModelCall, loopFacts, scopeOf, takesGradients, underNoGrad } from '../facts';
 import { calledFunctions } from '../summaries';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { callsNamed, qualifiedCallee } from '../nodeIndex';
 import { ancestors, guarded, innermostStepLoops, stepLoopOf } from '../facts';
 import { findingAt } from '../types';

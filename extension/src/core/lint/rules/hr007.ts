@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { calleeOf, callsNamed, qualifiedCallee } from '../nodeIndex';
 import { versionGuarded } from '../facts';
 import { findingAt } from '../types';

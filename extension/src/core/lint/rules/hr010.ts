@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { calleeOf, anchored, qualifiedCallee } from '../nodeIndex';
 import { ancestors } from '../facts';
 import { findingAt } from '../types';

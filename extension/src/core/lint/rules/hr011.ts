@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { calleeOf, nodesOf, occurrences } from '../nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { ancestors, scopeOf } from '../facts';
 import { anchored, calleeOf, within } from '../nodeIndex';
 import { findingAt } from '../types';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { anchored, calleeOf, qualifiedCallee, within } from '../nodeIndex';
 import { stepLoopOf } from '../facts';
 import { backwardTarget } from '../gradFlow';

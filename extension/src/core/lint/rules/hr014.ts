@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { innermostStepLoops, isModelCall, loopFacts, MAY_CALL_MODEL, underNoGrad } from '../facts';
 import type { LoopFacts } from '../facts';
 import { calleeOf, nodesOf, within } from '../nodeIndex';

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import { importStatements } from '../imports';
 import manifest from '../torch_manifest.json';
 import { ancestors, bindsName, scopeOf, versionGuarded } from '../facts';

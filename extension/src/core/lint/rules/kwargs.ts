@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxTree';
+import type { SyntaxNode } from '../syntaxNode';
 import type { RuleContext, TextEdit } from '../types';
 
 /** A call's keyword argument by name. */
