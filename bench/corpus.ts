@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { lintText, RULES } from '../extension/src/core/lint/lint';
 import { joinCells, splitFinding } from '../extension/src/core/lint/notebook';
-import { PythonParser } from '../extension/src/core/lint/parser';
+import { PythonParser } from '../extension/src/core/lint/syntax/parser';
 import type { Finding, RuleId } from '../extension/src/core/lint/types';
 
 const ROOT = resolve(__dirname, '..');

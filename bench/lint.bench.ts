@@ -9,9 +9,9 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { lintText } from '../extension/src/core/lint/lint';
-import { PythonParser } from '../extension/src/core/lint/parser';
+import { PythonParser } from '../extension/src/core/lint/syntax/parser';
 import { LintSession } from '../extension/src/core/lint/session';
-import { setMirrorReads } from '../extension/src/core/lint/syntaxTree';
+import { setMirrorReads } from '../extension/src/core/lint/syntax/syntaxTree';
 
 const ROOT = resolve(__dirname, '..');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

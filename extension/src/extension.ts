@@ -1,6 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
-import { PythonParser } from './core/lint/parser';
+import { PythonParser } from './core/lint/syntax/parser';
 import { CommandId } from './host/commandIds';
 import { Config } from './host/config';
 import { OomExplanations } from './host/explainOom';

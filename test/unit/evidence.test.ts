@@ -7,7 +7,7 @@ import { linesRan, withEvidence } from '../../extension/src/core/diagnose/eviden
 import type { RunEvidence } from '../../extension/src/core/diagnose/evidence';
 import { detectLeaks } from '../../extension/src/core/diagnose/leaks';
 import { lintText } from '../../extension/src/core/lint/lint';
-import { PythonParser } from '../../extension/src/core/lint/parser';
+import { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import type { Finding } from '../../extension/src/core/lint/types';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { ROOT } from './helpers';

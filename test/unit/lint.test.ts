@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 import { lintText, mayHaveFilePragma } from '../../extension/src/core/lint/lint';
-import type { PythonParser } from '../../extension/src/core/lint/parser';
+import type { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
 import { code, fixed, lintWith, loadParser, pythonFiles } from './lintHelpers';

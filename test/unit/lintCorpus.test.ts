@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../extension/src/core/lint/parser';
+import type { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import type { Finding } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
 import { lintWith, loadParser } from './lintHelpers';

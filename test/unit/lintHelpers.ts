@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
-import { PythonParser } from '../../extension/src/core/lint/parser';
+import { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
 

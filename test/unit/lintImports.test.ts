@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { importBindings } from '../../extension/src/core/lint/imports';
+import { importBindings } from '../../extension/src/core/lint/analysis/imports';
 import { lintText } from '../../extension/src/core/lint/lint';
-import { PythonParser } from '../../extension/src/core/lint/parser';
+import { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import { LintSession } from '../../extension/src/core/lint/session';
 import { ROOT } from './helpers';
 

@@ -6,12 +6,12 @@ import { globToRegExp } from '../../extension/src/core/lint/glob';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
 import { joinCells, splitFinding } from '../../extension/src/core/lint/notebook';
 import { checkLiveSize, LIVE_LIMIT, NotLintedError } from '../../extension/src/core/lint/notLinted';
-import { PythonParser } from '../../extension/src/core/lint/parser';
+import { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import { LintSession } from '../../extension/src/core/lint/session';
 import type { TextChange } from '../../extension/src/core/lint/session';
-import { forgetRoot, rootOf } from '../../extension/src/core/lint/syntaxTree';
-import type { SyntaxNode } from '../../extension/src/core/lint/syntaxNode';
-import { wasmHeap } from '../../extension/src/core/lint/wasmTables';
+import { forgetRoot, rootOf } from '../../extension/src/core/lint/syntax/syntaxTree';
+import type { SyntaxNode } from '../../extension/src/core/lint/syntax/syntaxNode';
+import { wasmHeap } from '../../extension/src/core/lint/syntax/wasmTables';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
 

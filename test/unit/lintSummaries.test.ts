@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../extension/src/core/lint/parser';
-import { definitionSites } from '../../extension/src/core/lint/summaries';
-import { forgetRoot, rootOf } from '../../extension/src/core/lint/syntaxTree';
+import type { PythonParser } from '../../extension/src/core/lint/syntax/parser';
+import { definitionSites } from '../../extension/src/core/lint/analysis/summaries';
+import { forgetRoot, rootOf } from '../../extension/src/core/lint/syntax/syntaxTree';
 import { ROOT } from './helpers';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { code, fixed, lintWith, loadParser, pythonFiles } from './lintHelpers';

@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { lintText } from '../../extension/src/core/lint/lint';
-import { firstDifference } from '../../extension/src/core/lint/mirrorCheck';
-import { STATEMENTS } from '../../extension/src/core/lint/nodeIndex';
-import { PythonParser } from '../../extension/src/core/lint/parser';
-import { rootOf, setMirrorReads } from '../../extension/src/core/lint/syntaxTree';
-import type { SyntaxNode } from '../../extension/src/core/lint/syntaxNode';
+import { firstDifference } from '../../extension/src/core/lint/syntax/mirrorCheck';
+import { STATEMENTS } from '../../extension/src/core/lint/syntax/nodeIndex';
+import { PythonParser } from '../../extension/src/core/lint/syntax/parser';
+import { rootOf, setMirrorReads } from '../../extension/src/core/lint/syntax/syntaxTree';
+import type { SyntaxNode } from '../../extension/src/core/lint/syntax/syntaxNode';
 import { ROOT } from './helpers';
 import { pythonFiles } from './lintHelpers';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
-import { PythonParser } from '../../extension/src/core/lint/parser';
+import { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import type { RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { lintText, RULES } from '../core/lint/lint';
 import { NotLintedError } from '../core/lint/notLinted';
-import { PythonParser } from '../core/lint/parser';
+import { PythonParser } from '../core/lint/syntax/parser';
 import type { RuleId } from '../core/lint/types';
 import { plain } from '../core/text';
 import { flag, parseArgs, UsageError } from './args';

@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { isSnapshotError } from '../core/errors';
-import { PythonParser } from '../core/lint/parser';
+import { PythonParser } from '../core/lint/syntax/parser';
 import { plain } from '../core/text';
 import { headroomTools } from '../core/tools/registry';
 import { ToolInputError } from '../core/tools/types';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { PythonParser } from '../core/lint/parser';
+import type { PythonParser } from '../core/lint/syntax/parser';
 import { headroomTools } from '../core/tools/registry';
 import { ToolInputError } from '../core/tools/types';
 import type { ToolDef } from '../core/tools/types';

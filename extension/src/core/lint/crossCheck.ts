@@ -1,12 +1,12 @@
-import type { SyntaxNode } from './syntaxNode';
-import { MODE_SWITCH, modeCalls } from './evalContext';
-import { helperFacts, isModelCall, scopeOf, underNoGrad } from './facts';
-import { GradFlow, graphSummary } from './gradFlow';
-import { qualifier } from './imports';
-import { NodeIndex, anchored, calleeOf, nodesOf } from './nodeIndex';
-import { storeFlows } from './helperStores';
-import { ownCalls } from './summaries';
-import type { CrossRefs } from './summaries';
+import type { SyntaxNode } from './syntax/syntaxNode';
+import { MODE_SWITCH, modeCalls } from './analysis/evalContext';
+import { helperFacts, isModelCall, scopeOf, underNoGrad } from './analysis/facts';
+import { GradFlow, graphSummary } from './analysis/gradFlow';
+import { qualifier } from './analysis/imports';
+import { NodeIndex, anchored, calleeOf, nodesOf } from './syntax/nodeIndex';
+import { storeFlows } from './analysis/helperStores';
+import { ownCalls } from './analysis/summaries';
+import type { CrossRefs } from './analysis/summaries';
 
 /**
  * What other functions' findings may read from these units (CrossRefs): the summary and helper

@@ -1,10 +1,10 @@
 import type { Tree } from '@vscode/tree-sitter-wasm';
-import { forgetRoot, rootOf } from './syntaxTree';
-import type { SyntaxNode } from './syntaxNode';
-import { importBindings, qualifier } from './imports';
-import { NodeIndex } from './nodeIndex';
+import { forgetRoot, rootOf } from './syntax/syntaxTree';
+import type { SyntaxNode } from './syntax/syntaxNode';
+import { importBindings, qualifier } from './analysis/imports';
+import { NodeIndex } from './syntax/nodeIndex';
 import { NotLintedError } from './notLinted';
-import type { PythonParser } from './parser';
+import type { PythonParser } from './syntax/parser';
 import { hr001 } from './rules/hr001';
 import { hr002 } from './rules/hr002';
 import { hr003 } from './rules/hr003';

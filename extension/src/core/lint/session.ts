@@ -1,16 +1,16 @@
 import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
 import { NotLintedError } from './notLinted';
-import { forgetRoot, rootOf } from './syntaxTree';
-import type { SyntaxNode } from './syntaxNode';
-import { importBindings, importStatements } from './imports';
+import { forgetRoot, rootOf } from './syntax/syntaxTree';
+import type { SyntaxNode } from './syntax/syntaxNode';
+import { importBindings, importStatements } from './analysis/imports';
 import { filePragmaKey, importsKey, lintTree } from './lint';
 import { workersKey } from './rules/hr011';
 import type { LintOptions } from './lint';
-import type { PythonParser } from './parser';
+import type { PythonParser } from './syntax/parser';
 import type { Finding } from './types';
 import { CrossSignatures, modeSignature } from './crossCheck';
-import { crossRefs } from './summaries';
-import type { CrossRefs } from './summaries';
+import { crossRefs } from './analysis/summaries';
+import type { CrossRefs } from './analysis/summaries';
 
 /** A change to a document, as editors report it: the replaced range (before the change) and the new text. */
 export interface TextChange {

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from './syntaxNode';
+import type { SyntaxNode } from './syntax/syntaxNode';
 
 export type RuleId =
   | 'HR001'

@@ -4,7 +4,7 @@ import { attributeAt } from '../analysis/analyze';
 import { detectLeaks } from '../diagnose/leaks';
 import { formatBytes } from '../format';
 import { lintText } from '../lint/lint';
-import type { PythonParser } from '../lint/parser';
+import type { PythonParser } from '../lint/syntax/parser';
 import { openRegularSync } from '../safeFile';
 
 import { openSource, PAGE_PROP, int, str } from './input';

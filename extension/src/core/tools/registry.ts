@@ -1,4 +1,4 @@
-import type { PythonParser } from '../lint/parser';
+import type { PythonParser } from '../lint/syntax/parser';
 import { compareTool } from './compare';
 import { explainOomTool } from './explainOom';
 import { leaksTool } from './leaks';

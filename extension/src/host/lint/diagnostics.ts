@@ -5,7 +5,7 @@ import { globToRegExp } from '../../core/lint/glob';
 import { RULES } from '../../core/lint/lint';
 import type { LintOptions } from '../../core/lint/lint';
 import { joinCells, splitFinding } from '../../core/lint/notebook';
-import type { PythonParser } from '../../core/lint/parser';
+import type { PythonParser } from '../../core/lint/syntax/parser';
 import { checkLiveSize, NotLintedError } from '../../core/lint/notLinted';
 import { LintSession } from '../../core/lint/session';
 import type { Finding, RuleId, Severity } from '../../core/lint/types';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { globToRegExp } from '../../core/lint/glob';
 import { lintText } from '../../core/lint/lint';
 import { checkLiveSize, NotLintedError } from '../../core/lint/notLinted';
-import type { PythonParser } from '../../core/lint/parser';
+import type { PythonParser } from '../../core/lint/syntax/parser';
 import type { LintDiagnostics } from './diagnostics';
 import { lintOptions } from './diagnostics';
 

@@ -1,9 +1,9 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { growsAcrossSteps, ownedBy, scopeOf, stepLoops, underNoGrad } from '../facts';
-import { within } from '../nodeIndex';
-import type { LoopFacts } from '../facts';
-import { GradFlow, graphAtom } from '../gradFlow';
-import { perBatchHooks, resetInHook, selfAttribute } from '../hooks';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { growsAcrossSteps, ownedBy, scopeOf, stepLoops, underNoGrad } from '../analysis/facts';
+import { within } from '../syntax/nodeIndex';
+import type { LoopFacts } from '../analysis/facts';
+import { GradFlow, graphAtom } from '../analysis/gradFlow';
+import { perBatchHooks, resetInHook, selfAttribute } from '../analysis/hooks';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 

@@ -1,10 +1,10 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { within } from '../nodeIndex';
-import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../facts';
-import { GradFlow, graphAtom } from '../gradFlow';
-import { perBatchHooks, resetInHook } from '../hooks';
-import { helperStores } from '../helperStores';
-import { passesToHelper, stored } from '../stores';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { within } from '../syntax/nodeIndex';
+import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../analysis/facts';
+import { GradFlow, graphAtom } from '../analysis/gradFlow';
+import { perBatchHooks, resetInHook } from '../analysis/hooks';
+import { helperStores } from '../analysis/helperStores';
+import { passesToHelper, stored } from '../analysis/stores';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 

@@ -1,6 +1,6 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { growsAcrossSteps, isModelCall, loopFacts } from '../facts';
-import { calleeOf, nodesOf, within } from '../nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { growsAcrossSteps, isModelCall, loopFacts } from '../analysis/facts';
+import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 

@@ -1,9 +1,9 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../evalContext';
-import { isModelCall, loopFacts, scopeOf, takesGradients, underNoGrad } from '../facts';
-import { calledFunctions } from '../summaries';
-import { GradFlow } from '../gradFlow';
-import { calleeOf, nodesOf, within } from '../nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../analysis/evalContext';
+import { isModelCall, loopFacts, scopeOf, takesGradients, underNoGrad } from '../analysis/facts';
+import { calledFunctions } from '../analysis/summaries';
+import { GradFlow } from '../analysis/gradFlow';
+import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 

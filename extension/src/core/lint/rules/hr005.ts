@@ -1,6 +1,6 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { callsNamed, qualifiedCallee } from '../nodeIndex';
-import { ancestors, guarded, innermostStepLoops, stepLoopOf } from '../facts';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
+import { ancestors, guarded, innermostStepLoops, stepLoopOf } from '../analysis/facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 

@@ -1,4 +1,4 @@
-import { calleeOf, callsNamed } from '../nodeIndex';
+import { calleeOf, callsNamed } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';

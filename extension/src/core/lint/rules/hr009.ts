@@ -1,5 +1,5 @@
-import { innermostStepLoops, isModelCall } from '../facts';
-import { calleeOf, nodesOf } from '../nodeIndex';
+import { innermostStepLoops, isModelCall } from '../analysis/facts';
+import { calleeOf, nodesOf } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 

@@ -1,5 +1,5 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { calleeOf, nodesOf, occurrences } from '../nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { calleeOf, nodesOf, occurrences } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword } from './kwargs';

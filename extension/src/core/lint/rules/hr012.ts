@@ -1,6 +1,6 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { ancestors, scopeOf } from '../facts';
-import { anchored, calleeOf, within } from '../nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { ancestors, scopeOf } from '../analysis/facts';
+import { anchored, calleeOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';

@@ -1,7 +1,7 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { anchored, calleeOf, qualifiedCallee, within } from '../nodeIndex';
-import { stepLoopOf } from '../facts';
-import { backwardTarget } from '../gradFlow';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { anchored, calleeOf, qualifiedCallee, within } from '../syntax/nodeIndex';
+import { stepLoopOf } from '../analysis/facts';
+import { backwardTarget } from '../analysis/gradFlow';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';

@@ -1,7 +1,7 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { innermostStepLoops, isModelCall, loopFacts, MAY_CALL_MODEL, underNoGrad } from '../facts';
-import type { LoopFacts } from '../facts';
-import { calleeOf, nodesOf, within } from '../nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { innermostStepLoops, isModelCall, loopFacts, MAY_CALL_MODEL, underNoGrad } from '../analysis/facts';
+import type { LoopFacts } from '../analysis/facts';
+import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 

@@ -1,5 +1,5 @@
-import { isModelCall } from '../facts';
-import { calleeOf, nodesOf, within } from '../nodeIndex';
+import { isModelCall } from '../analysis/facts';
+import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 

@@ -1,5 +1,5 @@
-import { scopeOf } from '../facts';
-import { anchored, calleeOf, callsNamed, qualifiedCallee } from '../nodeIndex';
+import { scopeOf } from '../analysis/facts';
+import { anchored, calleeOf, callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { addArgument, keyword } from './kwargs';

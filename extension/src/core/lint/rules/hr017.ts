@@ -1,8 +1,8 @@
-import type { SyntaxNode } from '../syntaxNode';
-import { importStatements } from '../imports';
-import manifest from '../torch_manifest.json';
-import { ancestors, bindsName, scopeOf, versionGuarded } from '../facts';
-import { within } from '../nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { importStatements } from '../analysis/imports';
+import manifest from './torch_manifest.json';
+import { ancestors, bindsName, scopeOf, versionGuarded } from '../analysis/facts';
+import { within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 

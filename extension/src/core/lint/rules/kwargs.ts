@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../syntaxNode';
+import type { SyntaxNode } from '../syntax/syntaxNode';
 import type { RuleContext, TextEdit } from '../types';
 
 /** A call's keyword argument by name. */

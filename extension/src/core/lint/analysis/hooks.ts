@@ -1,5 +1,5 @@
-import type { SyntaxNode } from './syntaxNode';
-import { memo, nodesOf } from './nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { memo, nodesOf } from '../syntax/nodeIndex';
 
 /**
  * Methods a framework calls once per batch, with the loop in the framework: Lightning's steps and

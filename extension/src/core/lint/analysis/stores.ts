@@ -1,6 +1,6 @@
-import type { SyntaxNode } from './syntaxNode';
+import type { SyntaxNode } from '../syntax/syntaxNode';
 import { selfAttribute } from './hooks';
-import { calleeOf } from './nodeIndex';
+import { calleeOf } from '../syntax/nodeIndex';
 import { calledFunctions } from './summaries';
 
 /** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs += [v]`, `d[k] = v`. */

@@ -1,5 +1,5 @@
-import { memo } from './nodeIndex';
-import type { SyntaxNode } from './syntaxNode';
+import { memo } from '../syntax/nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
 
 /**
  * Local names bound by imports, to their qualified names: `import torch.nn.functional as F` binds

@@ -1,7 +1,7 @@
-import type { SyntaxNode } from './syntaxNode';
+import type { SyntaxNode } from '../syntax/syntaxNode';
 import type { Qualify } from './facts';
 import { isLossCall, isModelCall, outsideStepCall } from './facts';
-import { calleeOf, memo, qualifiedCallee, within } from './nodeIndex';
+import { calleeOf, memo, qualifiedCallee, within } from '../syntax/nodeIndex';
 import { calledFunctions, mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
 import { passesToHelper } from './stores';
 import type { GraphSummary } from './summaries';

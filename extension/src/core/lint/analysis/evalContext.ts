@@ -1,7 +1,7 @@
-import type { SyntaxNode } from './syntaxNode';
+import type { SyntaxNode } from '../syntax/syntaxNode';
 import type { Qualify } from './facts';
 import { ancestors, scopeOf, underNoGrad } from './facts';
-import { anchored, calleeOf, memo } from './nodeIndex';
+import { anchored, calleeOf, memo } from '../syntax/nodeIndex';
 import { crossRefs } from './summaries';
 
 /** eval*, valid*, test*, predict*, infer*: names of evaluation code. */

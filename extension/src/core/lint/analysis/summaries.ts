@@ -1,5 +1,5 @@
-import type { SyntaxNode } from './syntaxNode';
-import { anchored, calleeOf, memo, within } from './nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { anchored, calleeOf, memo, within } from '../syntax/nodeIndex';
 
 /**
  * What a function of this file does, read from its own body: whether it returns a value that

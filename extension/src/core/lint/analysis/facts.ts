@@ -1,5 +1,5 @@
-import type { SyntaxNode } from './syntaxNode';
-import { NodeIndex, calleeOf, memo, nodesOf, occurrences, within } from './nodeIndex';
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { NodeIndex, calleeOf, memo, nodesOf, occurrences, within } from '../syntax/nodeIndex';
 import { qualifyDotted } from './imports';
 import { calledFunctions, ownCalls } from './summaries';
 

@@ -1,11 +1,11 @@
-import type { SyntaxNode } from './syntaxNode';
+import type { SyntaxNode } from '../syntax/syntaxNode';
 import type { LoopFacts, Qualify } from './facts';
 import { growsAcrossSteps, underNoGrad } from './facts';
 import { GradFlow, graphAtom } from './gradFlow';
-import { calleeOf, memo, nodesOf } from './nodeIndex';
+import { calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
 import { stored } from './stores';
 import { calledFunctions } from './summaries';
-import type { RuleContext } from './types';
+import type { RuleContext } from '../types';
 
 /** A store made by a helper of this file on behalf of a step loop's call: `self._accumulate(preds, predictions)`. */
 export interface HelperStore {
