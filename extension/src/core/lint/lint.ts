@@ -5,53 +5,12 @@ import { importBindings, qualifier } from './analysis/imports';
 import { NodeIndex } from './syntax/nodeIndex';
 import { NotLintedError } from './notLinted';
 import type { PythonParser } from './syntax/parser';
-import { hr001 } from './rules/hr001';
-import { hr002 } from './rules/hr002';
-import { hr003 } from './rules/hr003';
-import { hr004 } from './rules/hr004';
-import { hr005 } from './rules/hr005';
-import { hr006 } from './rules/hr006';
-import { hr007 } from './rules/hr007';
-import { hr008 } from './rules/hr008';
-import { hr009 } from './rules/hr009';
-import { hr010 } from './rules/hr010';
-import { hr011 } from './rules/hr011';
-import { hr012 } from './rules/hr012';
-import { hr013 } from './rules/hr013';
-import { hr014 } from './rules/hr014';
-import { hr015 } from './rules/hr015';
-import { hr016 } from './rules/hr016';
-import { hr017 } from './rules/hr017';
-import { hr018 } from './rules/hr018';
+import { RULE_LIST } from './rules/registry';
+import type { RuleDef } from './rules/rule';
 import type { Finding, RuleContext, RuleId, Severity, TextEdit } from './types';
 
-export interface Rule {
-  name: string;
-  run: (ctx: RuleContext) => Finding[];
-  /** Off unless selected or given a severity (noisy by nature). */
-  off?: boolean;
-}
-
-export const RULES: Record<RuleId, Rule> = {
-  HR001: { name: 'accumulate-grad-history', run: hr001 },
-  HR002: { name: 'store-grad-tensor-in-container', run: hr002 },
-  HR003: { name: 'outputs-retained-on-gpu', run: hr003, off: true },
-  HR004: { name: 'eval-loop-without-no-grad', run: hr004 },
-  HR005: { name: 'empty-cache-in-step-loop', run: hr005 },
-  HR006: { name: 'checkpoint-use-reentrant', run: hr006 },
-  HR007: { name: 'deprecated-cuda-amp', run: hr007 },
-  HR008: { name: 'zero-grad-writes-zeros', run: hr008 },
-  HR009: { name: 'zero-grad-after-forward', run: hr009 },
-  HR010: { name: 'constant-tensor-moved-in-loop', run: hr010 },
-  HR011: { name: 'cuda-in-dataloader-worker', run: hr011 },
-  HR012: { name: 'pin-memory-misuse', run: hr012 },
-  HR013: { name: 'retain-graph-in-loop', run: hr013 },
-  HR014: { name: 'rnn-hidden-not-detached', run: hr014 },
-  HR015: { name: 'oom-retry-in-except', run: hr015 },
-  HR016: { name: 'gpu-checkpoint-load-surge', run: hr016 },
-  HR017: { name: 'nonexistent-torch-api', run: hr017 },
-  HR018: { name: 'deprecated-memory-api', run: hr018 },
-};
+/** The rules by id (rules/registry.ts lists them; each declares itself: rules/rule.ts). */
+export const RULES = Object.fromEntries(RULE_LIST.map((r) => [r.id, r])) as Record<RuleId, RuleDef>;
 
 export interface LintOptions {
   /** Only these rules (default: all). */
@@ -131,7 +90,8 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
     const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
     for (const root of scopes ?? [file]) {
       const ctx: RuleContext = { root, file, text, qualify, bindings, torch };
-      for (const [id, rule] of Object.entries(RULES) as [RuleId, Rule][]) {
+      for (const rule of RULE_LIST) {
+        const id = rule.id;
         if (opts.select && !opts.select.includes(id)) continue;
         const sev = opts.severity?.[id];
         if (rule.off && !opts.select && !sev) continue;
@@ -146,10 +106,8 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
   } finally {
     NodeIndex.detach(file);
   }
-  // An eval loop without no_grad that also accumulates graphs is the costly combination: an error.
-  for (const f of findings) {
-    if (f.rule === 'HR004' && !opts.severity?.HR004 && findings.some((g) => (g.rule === 'HR001' || g.rule === 'HR002') && g.evidence?.loopLine === f.evidence?.loopLine)) f.severity = 'error';
-  }
+  // Each rule's findings in the light of the others' (rules/rule.ts settle).
+  for (const rule of RULE_LIST) if (rule.settle) rule.settle(findings.filter((f) => f.rule === rule.id), findings, !!opts.severity?.[rule.id]);
   return findings.sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
 }
 
@@ -158,4 +116,9 @@ export function applyEdits(text: string, edits: readonly TextEdit[]): string {
   let out = text;
   for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
   return out;
+}
+
+/** What the rules' findings read of the whole file, as a key (rules/rule.ts fileKey): a change re-lints the file. */
+export function rulesFileKey(file: SyntaxNode, text: string): string {
+  return RULE_LIST.map((r) => r.fileKey?.(file, text) ?? '').join('\n');
 }

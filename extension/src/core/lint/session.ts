@@ -3,8 +3,7 @@ import { NotLintedError } from './notLinted';
 import { forgetRoot, rootOf } from './syntax/syntaxTree';
 import type { SyntaxNode } from './syntax/syntaxNode';
 import { importBindings, importStatements } from './analysis/imports';
-import { filePragmaKey, importsKey, lintTree } from './lint';
-import { workersKey } from './rules/hr011';
+import { filePragmaKey, importsKey, lintTree, rulesFileKey } from './lint';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './syntax/parser';
 import type { Finding } from './types';
@@ -185,7 +184,7 @@ export class LintSession {
       this.importRanges = statements.map((n) => [n.startIndex, n.endIndex] as const);
     }
     const bindings = this.bindings!;
-    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${workersKey(root, text)}`;
+    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${rulesFileKey(root, text)}`;
     let out: Finding[];
     if (incremental && key === this.key && !modeMayChange) {
       const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];

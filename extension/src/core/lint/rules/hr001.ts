@@ -6,6 +6,7 @@ import { GradFlow, graphAtom } from '../analysis/gradFlow';
 import { perBatchHooks, resetInHook, selfAttribute } from '../analysis/hooks';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 const PRIMARY = new Set(['identifier', 'call', 'attribute', 'subscript', 'parenthesized_expression']);
 
@@ -122,3 +123,11 @@ export function hr001(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR001 = defineRule({
+  id: 'HR001',
+  name: 'accumulate-grad-history',
+  severities: ['warning', 'error'],
+  dependsOn: ['other-functions'],
+  run: hr001,
+});

@@ -7,6 +7,7 @@ import { helperStores } from '../analysis/helperStores';
 import { passesToHelper, stored } from '../analysis/stores';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 const PRIMARY = new Set(['identifier', 'call', 'attribute', 'subscript', 'parenthesized_expression']);
 
@@ -69,3 +70,11 @@ export function hr002(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR002 = defineRule({
+  id: 'HR002',
+  name: 'store-grad-tensor-in-container',
+  severities: ['warning'],
+  dependsOn: ['other-functions'],
+  run: hr002,
+});

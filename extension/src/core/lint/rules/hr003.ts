@@ -3,6 +3,7 @@ import { growsAcrossSteps, isModelCall, loopFacts } from '../analysis/facts';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 /** Whether `name`, at `at` in the loop body, holds a model output on the device: its last assignment before `at` is a model call. */
 function deviceOutput(body: SyntaxNode, name: string, at: SyntaxNode): boolean {
@@ -40,3 +41,12 @@ export function hr003(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR003 = defineRule({
+  id: 'HR003',
+  name: 'outputs-retained-on-gpu',
+  severities: ['info'],
+  off: true,
+  dependsOn: [],
+  run: hr003,
+});

@@ -6,6 +6,7 @@ import { GradFlow } from '../analysis/gradFlow';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 /** Wraps the loop in `with torch.no_grad():` (or another context), its lines one level deeper (unsafe across multi-line strings). */
 function wrapFix(loop: SyntaxNode, ctx: RuleContext, torch: string, context = 'no_grad()'): Fix | undefined {
@@ -99,3 +100,16 @@ export function hr004(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR004 = defineRule({
+  id: 'HR004',
+  name: 'eval-loop-without-no-grad',
+  severities: ['warning', 'error'],
+  dependsOn: ['mode-switches', 'other-functions'],
+  // An eval loop without no_grad that also accumulates graphs is the costly combination: an error.
+  settle(mine, all, given) {
+    if (given) return;
+    for (const f of mine) if (all.some((g) => (g.rule === 'HR001' || g.rule === 'HR002') && g.evidence?.loopLine === f.evidence?.loopLine)) f.severity = 'error';
+  },
+  run: hr004,
+});

@@ -3,6 +3,7 @@ import { callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
 import { ancestors, guarded, innermostStepLoops, stepLoopOf } from '../analysis/facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 const EMPTY_CACHE = new Set(['torch.cuda.empty_cache', 'torch.cuda.memory.empty_cache']);
 
@@ -44,3 +45,11 @@ export function hr005(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR005 = defineRule({
+  id: 'HR005',
+  name: 'empty-cache-in-step-loop',
+  severities: ['info', 'warning'],
+  dependsOn: [],
+  run: hr005,
+});

@@ -3,6 +3,7 @@ import { versionGuarded } from '../analysis/facts';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { addArgument, keyword } from './kwargs';
+import { defineRule } from './rule';
 
 const CHECKPOINT = new Set(['torch.utils.checkpoint.checkpoint', 'torch.utils.checkpoint.checkpoint_sequential']);
 
@@ -22,3 +23,11 @@ export function hr006(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR006 = defineRule({
+  id: 'HR006',
+  name: 'checkpoint-use-reentrant',
+  severities: ['warning'],
+  dependsOn: [],
+  run: hr006,
+});

@@ -3,6 +3,7 @@ import { calleeOf, callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
 import { versionGuarded } from '../analysis/facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 /** Deprecated torch.{cuda,cpu}.amp names, with the device their torch.amp replacement needs. */
 const DEPRECATED: Record<string, { device: 'cuda' | 'cpu'; name: string }> = {
@@ -48,3 +49,11 @@ export function hr007(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR007 = defineRule({
+  id: 'HR007',
+  name: 'deprecated-cuda-amp',
+  severities: ['warning'],
+  dependsOn: [],
+  run: hr007,
+});

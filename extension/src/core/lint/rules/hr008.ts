@@ -2,6 +2,7 @@ import { calleeOf, callsNamed } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';
+import { defineRule } from './rule';
 
 /** HR008 zero-grad-writes-zeros: `zero_grad(set_to_none=False)` keeps every gradient allocated and writes zeros into it. */
 export function hr008(ctx: RuleContext): Finding[] {
@@ -19,3 +20,11 @@ export function hr008(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR008 = defineRule({
+  id: 'HR008',
+  name: 'zero-grad-writes-zeros',
+  severities: ['info'],
+  dependsOn: [],
+  run: hr008,
+});

@@ -2,6 +2,7 @@ import { innermostStepLoops, isModelCall } from '../analysis/facts';
 import { calleeOf, nodesOf } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 /** HR009 zero-grad-after-forward: clearing grads after the forward keeps last step's grads alive through it. */
 export function hr009(ctx: RuleContext): Finding[] {
@@ -23,3 +24,11 @@ export function hr009(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR009 = defineRule({
+  id: 'HR009',
+  name: 'zero-grad-after-forward',
+  severities: ['info'],
+  dependsOn: [],
+  run: hr009,
+});

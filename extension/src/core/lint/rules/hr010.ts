@@ -4,6 +4,7 @@ import { ancestors } from '../analysis/facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { addArgument, keyword } from './kwargs';
+import { defineRule } from './rule';
 
 const FACTORIES = /^torch\.(tensor|zeros|ones|full|eye|arange|linspace|rand|randn|empty|zeros_like|ones_like)$/;
 
@@ -33,3 +34,11 @@ export function hr010(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR010 = defineRule({
+  id: 'HR010',
+  name: 'constant-tensor-moved-in-loop',
+  severities: ['info'],
+  dependsOn: [],
+  run: hr010,
+});

@@ -3,6 +3,7 @@ import { calleeOf, nodesOf, occurrences } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword } from './kwargs';
+import { defineRule } from './rule';
 
 const DATASET = /(^|\.)(Iterable)?Dataset$/;
 
@@ -69,3 +70,12 @@ export function hr011(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR011 = defineRule({
+  id: 'HR011',
+  name: 'cuda-in-dataloader-worker',
+  severities: ['warning', 'error'],
+  dependsOn: ['file'],
+  fileKey: workersKey,
+  run: hr011,
+});

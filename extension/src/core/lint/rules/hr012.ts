@@ -4,6 +4,7 @@ import { anchored, calleeOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';
+import { defineRule } from './rule';
 
 /** HR012 pin-memory-misuse: (a) pinning each tensor in a loop; (c) a non-blocking copy to the host read before a sync. */
 export function hr012(ctx: RuleContext): Finding[] {
@@ -41,3 +42,11 @@ export function hr012(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR012 = defineRule({
+  id: 'HR012',
+  name: 'pin-memory-misuse',
+  severities: ['info', 'warning'],
+  dependsOn: [],
+  run: hr012,
+});

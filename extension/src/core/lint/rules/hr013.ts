@@ -5,6 +5,7 @@ import { backwardTarget } from '../analysis/gradFlow';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword, removeArgument } from './kwargs';
+import { defineRule } from './rule';
 
 /** The name a backward starts from: `loss` in `loss[k].sum().backward()`, `part` in `torch.autograd.backward(part)`. */
 function graphName(c: SyntaxNode): string | undefined {
@@ -50,3 +51,11 @@ export function hr013(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR013 = defineRule({
+  id: 'HR013',
+  name: 'retain-graph-in-loop',
+  severities: ['warning'],
+  dependsOn: ['other-functions'],
+  run: hr013,
+});

@@ -4,6 +4,7 @@ import type { LoopFacts } from '../analysis/facts';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 /** HR014 rnn-hidden-not-detached: a hidden state fed back across steps chains every step's graph. */
 export function hr014(ctx: RuleContext): Finding[] {
@@ -50,3 +51,11 @@ export function hr014(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR014 = defineRule({
+  id: 'HR014',
+  name: 'rnn-hidden-not-detached',
+  severities: ['warning'],
+  dependsOn: [],
+  run: hr014,
+});

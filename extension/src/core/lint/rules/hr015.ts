@@ -2,6 +2,7 @@ import { isModelCall } from '../analysis/facts';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 const OOM = new Set(['torch.cuda.OutOfMemoryError', 'torch.OutOfMemoryError']);
 
@@ -25,3 +26,11 @@ export function hr015(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR015 = defineRule({
+  id: 'HR015',
+  name: 'oom-retry-in-except',
+  severities: ['warning'],
+  dependsOn: [],
+  run: hr015,
+});

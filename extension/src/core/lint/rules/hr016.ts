@@ -3,6 +3,7 @@ import { anchored, calleeOf, callsNamed, qualifiedCallee } from '../syntax/nodeI
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { addArgument, keyword } from './kwargs';
+import { defineRule } from './rule';
 
 /** HR016 gpu-checkpoint-load-surge: `torch.load(p)` into `load_state_dict` puts a second copy of the weights on the GPU. */
 export function hr016(ctx: RuleContext): Finding[] {
@@ -25,3 +26,11 @@ export function hr016(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR016 = defineRule({
+  id: 'HR016',
+  name: 'gpu-checkpoint-load-surge',
+  severities: ['info'],
+  dependsOn: [],
+  run: hr016,
+});

@@ -5,6 +5,7 @@ import { ancestors, bindsName, scopeOf, versionGuarded } from '../analysis/facts
 import { within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 const MODULES = (manifest as { modules: Record<string, { names: string[] }> }).modules;
 const VERSION = (manifest as { torch_version: string }).torch_version.split('+')[0]!;
@@ -118,3 +119,11 @@ export function hr017(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR017 = defineRule({
+  id: 'HR017',
+  name: 'nonexistent-torch-api',
+  severities: ['error'],
+  dependsOn: [],
+  run: hr017,
+});

@@ -3,6 +3,7 @@ import { calleeOf, callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
 import { versionGuarded } from '../analysis/facts';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
+import { defineRule } from './rule';
 
 /** Deprecated memory APIs and their replacements (data, so a new deprecation is a row). */
 const RENAMED: Record<string, string> = {
@@ -54,3 +55,11 @@ export function hr018(ctx: RuleContext): Finding[] {
   }
   return out;
 }
+
+export const HR018 = defineRule({
+  id: 'HR018',
+  name: 'deprecated-memory-api',
+  severities: ['warning'],
+  dependsOn: [],
+  run: hr018,
+});
