@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { isModelCall, MAY_CALL_MODEL } from '../../extension/src/core/lint/analysis/facts';
+import { isModelCall, MAY_CALL_MODEL } from '../../extension/src/core/lint/analysis/calls';
 import { rootOf } from '../../extension/src/core/lint/syntax/syntaxTree';
 import type { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';

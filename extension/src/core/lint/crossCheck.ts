@@ -1,6 +1,8 @@
 import type { SyntaxNode } from './syntax/syntaxNode';
 import { MODE_SWITCH, modeCalls } from './analysis/evalContext';
-import { helperFacts, isModelCall, scopeOf, underNoGrad } from './analysis/facts';
+import { helperFacts, isModelCall } from './analysis/calls';
+import { scopeOf } from './analysis/scopes';
+import { underNoGrad } from './analysis/gradMode';
 import { GradFlow, graphSummary } from './analysis/gradFlow';
 import { qualifier } from './analysis/imports';
 import { NodeIndex, anchored, calleeOf, nodesOf } from './syntax/nodeIndex';

@@ -1,6 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import type { Qualify } from './facts';
-import { ancestors, scopeOf, underNoGrad } from './facts';
+import type { Qualify } from './scopes';
+import { ancestors, scopeOf } from './scopes';
+import { underNoGrad } from './gradMode';
 import { anchored, calleeOf, memo } from '../syntax/nodeIndex';
 import { crossRefs } from './summaries';
 

@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import type { Qualify } from './facts';
-import { isLossCall, isModelCall, outsideStepCall } from './facts';
+import type { Qualify } from './scopes';
+import { isLossCall, isModelCall, outsideStepCall } from './calls';
 import { calleeOf, memo, qualifiedCallee, within } from '../syntax/nodeIndex';
 import { calledFunctions, mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
 import { passesToHelper } from './stores';

@@ -1,6 +1,8 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import type { LoopFacts, Qualify } from './facts';
-import { growsAcrossSteps, underNoGrad } from './facts';
+import type { LoopFacts } from './loops';
+import type { Qualify } from './scopes';
+import { growsAcrossSteps } from './growth';
+import { underNoGrad } from './gradMode';
 import { GradFlow, graphAtom } from './gradFlow';
 import { calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
 import { stored } from './stores';

@@ -1,7 +1,10 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { growsAcrossSteps, ownedBy, scopeOf, stepLoops, underNoGrad } from '../analysis/facts';
+import { growsAcrossSteps } from '../analysis/growth';
+import { ownedBy, stepLoops } from '../analysis/loops';
+import { scopeOf } from '../analysis/scopes';
+import { underNoGrad } from '../analysis/gradMode';
 import { within } from '../syntax/nodeIndex';
-import type { LoopFacts } from '../analysis/facts';
+import type { LoopFacts } from '../analysis/loops';
 import { GradFlow, graphAtom } from '../analysis/gradFlow';
 import { perBatchHooks, resetInHook, selfAttribute } from '../analysis/hooks';
 import { findingAt } from '../types';

@@ -1,6 +1,8 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { within } from '../syntax/nodeIndex';
-import { growsAcrossSteps, ownedBy, stepLoops, underNoGrad } from '../analysis/facts';
+import { growsAcrossSteps } from '../analysis/growth';
+import { ownedBy, stepLoops } from '../analysis/loops';
+import { underNoGrad } from '../analysis/gradMode';
 import { GradFlow, graphAtom } from '../analysis/gradFlow';
 import { perBatchHooks, resetInHook } from '../analysis/hooks';
 import { helperStores } from '../analysis/helperStores';

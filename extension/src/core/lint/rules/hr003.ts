@@ -1,5 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { growsAcrossSteps, isModelCall, loopFacts } from '../analysis/facts';
+import { growsAcrossSteps } from '../analysis/growth';
+import { isModelCall } from '../analysis/calls';
+import { loopFacts } from '../analysis/loops';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';

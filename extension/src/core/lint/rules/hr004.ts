@@ -1,6 +1,9 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../analysis/evalContext';
-import { isModelCall, loopFacts, scopeOf, takesGradients, underNoGrad } from '../analysis/facts';
+import { isModelCall, takesGradients } from '../analysis/calls';
+import { loopFacts } from '../analysis/loops';
+import { scopeOf } from '../analysis/scopes';
+import { underNoGrad } from '../analysis/gradMode';
 import { calledFunctions } from '../analysis/summaries';
 import { GradFlow } from '../analysis/gradFlow';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';

@@ -1,6 +1,8 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
-import { ancestors, guarded, innermostStepLoops, stepLoopOf } from '../analysis/facts';
+import { ancestors } from '../analysis/scopes';
+import { guarded } from '../analysis/guards';
+import { innermostStepLoops, stepLoopOf } from '../analysis/loops';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { defineRule } from './rule';

@@ -1,5 +1,5 @@
 import { callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
-import { versionGuarded } from '../analysis/facts';
+import { versionGuarded } from '../analysis/guards';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { addArgument, keyword } from './kwargs';

@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
-import { versionGuarded } from '../analysis/facts';
+import { versionGuarded } from '../analysis/guards';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { defineRule } from './rule';

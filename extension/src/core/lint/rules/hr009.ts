@@ -1,4 +1,5 @@
-import { innermostStepLoops, isModelCall } from '../analysis/facts';
+import { innermostStepLoops } from '../analysis/loops';
+import { isModelCall } from '../analysis/calls';
 import { calleeOf, nodesOf } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';

@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, anchored, qualifiedCallee } from '../syntax/nodeIndex';
-import { ancestors } from '../analysis/facts';
+import { ancestors } from '../analysis/scopes';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { addArgument, keyword } from './kwargs';

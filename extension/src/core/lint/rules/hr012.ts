@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { ancestors, scopeOf } from '../analysis/facts';
+import { ancestors, scopeOf } from '../analysis/scopes';
 import { anchored, calleeOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';

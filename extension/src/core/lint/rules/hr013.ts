@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { anchored, calleeOf, qualifiedCallee, within } from '../syntax/nodeIndex';
-import { stepLoopOf } from '../analysis/facts';
+import { stepLoopOf } from '../analysis/loops';
 import { backwardTarget } from '../analysis/gradFlow';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';

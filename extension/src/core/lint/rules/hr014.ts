@@ -1,6 +1,8 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { innermostStepLoops, isModelCall, loopFacts, MAY_CALL_MODEL, underNoGrad } from '../analysis/facts';
-import type { LoopFacts } from '../analysis/facts';
+import { innermostStepLoops, loopFacts } from '../analysis/loops';
+import { isModelCall, MAY_CALL_MODEL } from '../analysis/calls';
+import { underNoGrad } from '../analysis/gradMode';
+import type { LoopFacts } from '../analysis/loops';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';

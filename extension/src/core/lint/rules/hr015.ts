@@ -1,4 +1,4 @@
-import { isModelCall } from '../analysis/facts';
+import { isModelCall } from '../analysis/calls';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';

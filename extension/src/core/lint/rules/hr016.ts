@@ -1,4 +1,4 @@
-import { scopeOf } from '../analysis/facts';
+import { scopeOf } from '../analysis/scopes';
 import { anchored, calleeOf, callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';

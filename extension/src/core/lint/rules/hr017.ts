@@ -1,7 +1,8 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { importStatements } from '../analysis/imports';
 import manifest from './torch_manifest.json';
-import { ancestors, bindsName, scopeOf, versionGuarded } from '../analysis/facts';
+import { ancestors, bindsName, scopeOf } from '../analysis/scopes';
+import { versionGuarded } from '../analysis/guards';
 import { within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';

@@ -1,6 +1,5 @@
 import { ChildWalk, ERROR_SYMBOL } from './childWalk';
 import type { Views } from './childWalk';
-import type { LanguageTables } from './wasmTables';
 
 /**
  * What a scan reads of a node and of its tree, and how it has a node made: mirrorTree.ts's

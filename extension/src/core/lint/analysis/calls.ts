@@ -1,0 +1,59 @@
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { calleeOf, memo } from '../syntax/nodeIndex';
+import { calledFunctions, ownCalls } from './summaries';
+
+// What a call does: runs a model, computes a loss, steps an optimizer, trains through a helper or a step defined elsewhere.
+/** Names that look like data to iterate over in a training or eval loop. */
+export const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter|\bdl\b|_dl\b|\bdl_|pbar/i;
+const MODEL_WORDS = 'model|net|network|encoder|decoder|module|backbone|generator|discriminator';
+/** `model(x)`, `self.net(x)`, `x.forward(…)`, and running methods on a model-like object: `model.predict(x)`, `module.validation_step(b)`. */
+const MODEL_CALLEE = new RegExp(`(^|\\.)(${MODEL_WORDS})\\w*$|\\.forward$|(^|\\.)(${MODEL_WORDS})\\w*\\.(predict|infer|inference|encode|decode|\\w+_step)$`, 'i');
+// Between a callee and its `(`: spaces, line continuations, comments (each to its line's end: one way to read a run of `#`s).
+const GAP = '(?:\\s|\\\\|#[^\\n]*\\n)*';
+/**
+ * Text that may hold a call isModelCall accepts (a superset, read before any node: most loops call
+ * no model): a model word then `(` (or a subscript and `(`), `.forward(`, or a model-like method.
+ */
+export const MAY_CALL_MODEL = new RegExp(`(${MODEL_WORDS})\\w*${GAP}(\\[[^\\]]*\\]${GAP})?\\(|\\.${GAP}(forward|predict|infer|inference|encode|decode|\\w+_step)${GAP}\\(`, 'i');
+const LOSS_CALLEE = /loss|criterion|crit\b/i;
+/** A call that runs a model (not one that builds it: model_cls(), model_fn()). */
+export const isModelCall = (callee: string): boolean => {
+  // self.model["generator"](z), self.nets[k](x): the model picked from a container.
+  const c = callee.replace(/\[[^\]]*\]$/, '');
+  return MODEL_CALLEE.test(c) && !/_(cls|class|fn|factory|type|name|path|config|kwargs)$/i.test(c) && !/^torch\./.test(c); // torch.Generator is a random-number generator
+};
+export const isLossCall = (callee: string, q: string | undefined): boolean =>
+  LOSS_CALLEE.test(callee.split('.').pop() ?? '') || /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
+
+export const isBackward = (name: string, method: string | undefined) => method === 'backward' || /(^|\.)backward$/.test(name); // accelerator.backward(loss)
+export const isStep = (name: string) => /(optim\w*|opt|scaler)\.step$/i.test(name) || /zero_grad$/.test(name);
+
+/** A training step's helper by its name (`train_util.train_step(...)`, `trainer.train_on_batch(...)`). */
+const STEP_HELPER = /(?:^|\.)(?:train(?:ing)?_(?:one_)?(?:step|batch)|train_on_batch)$/i;
+
+/** A call to a training step defined in another file: it trains, and what it returns is unknown here. */
+export function outsideStepCall(c: SyntaxNode): boolean {
+  return STEP_HELPER.test(calleeOf(c).text) && calledFunctions(c).length === 0;
+}
+
+/** What a helper of this file does when a loop calls it (`self.train_one_batch(x)`): its own calls, one level deep. */
+export function helperFacts(fn: SyntaxNode): { train: boolean; model: boolean } {
+  return memo(fn, `helper:${fn.id}`, () => {
+    let train = false;
+    let model = false;
+    for (const c of ownCalls(fn)) {
+      const { text, method } = calleeOf(c);
+      train ||= isBackward(text, method) || isStep(text);
+      model ||= isModelCall(text);
+    }
+    return { train, model };
+  });
+}
+
+/**
+ * Whether a helper of this file needs grad on: it trains, or takes gradients itself with
+ * torch.autograd.grad (an adversarial attack, a saliency map), in its own body.
+ */
+export function takesGradients(fn: SyntaxNode): boolean {
+  return helperFacts(fn).train || ownCalls(fn).some((c) => /(^|\.)autograd\.grad$/.test(calleeOf(c).text));
+}

@@ -1,0 +1,24 @@
+import type { SyntaxNode } from '../syntax/syntaxNode';
+
+// Where a node is: its ancestors, its scope (the function or module around it), what an assignment binds.
+export type Qualify = (n: SyntaxNode | null) => string | undefined;
+
+export function ancestors(n: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let p = n.parent; p; p = p.parent) out.push(p);
+  return out;
+}
+
+/** The innermost function around n (nested functions are their own scope), or the module. */
+export function scopeOf(n: SyntaxNode): SyntaxNode {
+  for (const p of ancestors(n)) if (p.type === 'function_definition' || p.type === 'module') return p;
+  return n;
+}
+
+/** Whether an assignment target binds `name`: `name = …`, `a, name = …`, `(name, b) = …` (and `(name) = …`, a tuple pattern too). */
+export function bindsName(left: SyntaxNode | null, name: string): boolean {
+  if (!left) return false;
+  if (left.type === 'identifier') return left.text === name;
+  if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern') return left.namedChildren.some((c) => bindsName(c, name));
+  return false;
+}
