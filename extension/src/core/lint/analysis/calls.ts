@@ -3,6 +3,7 @@ import { calleeOf, memo } from '../syntax/nodeIndex';
 import { calledFunctions, ownCalls } from './summaries';
 
 // What a call does: runs a model, computes a loss, steps an optimizer, trains through a helper or a step defined elsewhere.
+
 /** Names that look like data to iterate over in a training or eval loop. */
 export const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter|\bdl\b|_dl\b|\bdl_|pbar/i;
 const MODEL_WORDS = 'model|net|network|encoder|decoder|module|backbone|generator|discriminator';

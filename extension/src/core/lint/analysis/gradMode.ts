@@ -4,6 +4,7 @@ import { ancestors } from './scopes';
 import type { Qualify } from './scopes';
 
 // Whether code runs with autograd off: no_grad/inference_mode blocks and decorators, ExitStack, Lightning eval steps.
+
 const NO_GRAD = new Set(['torch.no_grad', 'torch.inference_mode', 'torch.autograd.no_grad', 'torch.autograd.grad_mode.no_grad']);
 /** Lightning runs these without grad. */
 const NO_GRAD_STEPS = new Set(['validation_step', 'test_step', 'predict_step']);

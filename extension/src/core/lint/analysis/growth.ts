@@ -5,6 +5,7 @@ import { iterOf, loopFacts } from './loops';
 import { ancestors, bindsName, scopeOf } from './scopes';
 
 // Whether a name grows across the steps of a loop (kept, appended to, gathered after the loop).
+
 /**
  * Whether `name`, added to at `at` inside `loop`, grows across steps: bound before the loop in the
  * same scope, never re-bound inside it (a per-step reset bounds it), and not back-propagated later

@@ -2,6 +2,7 @@ import type { SyntaxNode } from '../syntax/syntaxNode';
 import { ancestors } from './scopes';
 
 // Code that runs only sometimes: in an except handler, after an OOM flag, every N steps, behind a version check.
+
 /** An `if` on an out-of-memory flag, as an OOM handler sets it (`has_oom`, `self.oom`, `ooms > 0`; not `zoom`). */
 const OOM_CONDITION = /(?:^|[^a-z0-9])ooms?(?![a-z0-9])|out_?of_?memory/i;
 

@@ -5,6 +5,7 @@ import { DATA_ITER, helperFacts, isBackward, isModelCall, isStep, outsideStepCal
 import { ancestors, scopeOf } from './scopes';
 
 // Step loops: what a loop walks and whether it steps an optimizer, runs a model or calls backward; the loop a statement belongs to.
+
 /** Calls in a loop body that show it is a step loop: backward, an optimizer step, zero_grad, a model; in the body or in a helper it calls. */
 function stepCalls(loop: SyntaxNode): { backward: SyntaxNode[]; step: boolean; model: boolean } {
   const backward: SyntaxNode[] = [];

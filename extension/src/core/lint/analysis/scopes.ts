@@ -1,6 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 
 // Where a node is: its ancestors, its scope (the function or module around it), what an assignment binds.
+
 export type Qualify = (n: SyntaxNode | null) => string | undefined;
 
 export function ancestors(n: SyntaxNode): SyntaxNode[] {
