@@ -56,8 +56,9 @@ function main() {
     ensureNativeTools();
     step('build the native addon (cmake-js, from source)', process.execPath, ['node_modules/cmake-js/bin/cmake-js', 'compile', '--directory', 'native', '--out', 'native/build']);
   }
+  // A layer's folder and its subfolders (test/unit/rules/: a file a lint rule).
   const files = layers.flatMap((l) =>
-    readdirSync(LAYERS[l].dir)
+    readdirSync(LAYERS[l].dir, { recursive: true })
       .filter((f) => f.endsWith('.test.ts'))
       .sort()
       .map((f) => join(LAYERS[l].dir, f)),

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
+import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
+import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+
+// HR002's tests: its page (docs/rules/HR002.md) says what it finds and when it stays silent.
+
+let parser: PythonParser;
+const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
+
+describe('HR002 store-grad-tensor-in-container', () => {
+  before(async () => {
+    parser = await loadParser();
+  });
+
+  it('losses.append(loss) in a training loop: .item() for a loss, .detach() for other tensors', () => {
+    const src = code(`
+import torch
+losses, outs = [], []
+for x, y in loader:
+    out = model(x)
+    loss = criterion(out, y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss)
+    outs.append(out)
+`);
+    const fs = lint(src, 'HR002');
+    assert.deepEqual(fs.map((f) => f.start.line), [7, 8]);
+    assert.equal(fixed(src, fs[0]!), src.replace('losses.append(loss)', 'losses.append(loss.item())'));
+    assert.equal(fixed(src, fs[1]!), src.replace('outs.append(out)', 'outs.append(out.detach())'));
+  });
+
+  it('no finding for detached values, a list that is back-propagated, or a list reset each step', () => {
+    const src = code(`
+import torch
+kept, summed = [], []
+for x, y in loader:
+    loss = criterion(model(x), y)
+    kept.append(loss.detach())
+    summed.append(loss)
+    step_losses = []
+    step_losses.append(loss)
+torch.stack(summed).sum().backward()
+`);
+    assert.deepEqual(lint(src, 'HR002'), []);
+  });
+
+  it('chunks of one result joined after the loop are not kept across steps (tiled decoding, micro-batches); a loader or a training loop still is', () => {
+    // diffusers' tiled encoders and trl's micro-batch log-probs: torch.cat / torch.stack right after.
+    const chunks = code(`
+import torch as th
+def encode(self, x):
+    h = [self.encoder(x[:, :, :1])]
+    for i in range(1, x.shape[2], self.frames_batch_size):
+        h.append(self.encoder(x[:, :, i : i + self.frames_batch_size]))
+    return th.cat(h, dim=2)
+
+def logps(self, model, batch, num_steps):
+    aux = []
+    for i in range(num_steps):
+        outputs = model(batch[i])
+        aux.append(outputs.aux_loss)
+    return th.stack(aux).mean()
+`);
+    assert.deepEqual(lint(chunks, 'HR002'), []);
+    const kept = code(`
+import torch as th
+def predict(model, loader):
+    preds = []
+    for x in loader:
+        preds.append(model(x))
+    return th.cat(preds)
+
+def train(model, loader):
+    outs = []
+    for x, y in loader:
+        out = model(x)
+        criterion(out, y).backward()
+        outs.append(out)
+    return th.cat(outs)
+`);
+    assert.deepEqual(lint(kept, 'HR002').map((f) => f.start.line), [4, 12]);
+  });
+});

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
+import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
+import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+
+// HR003's tests: its page (docs/rules/HR003.md) says what it finds and when it stays silent.
+
+let parser: PythonParser;
+const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
+
+describe('HR003 outputs-retained-on-gpu', () => {
+  before(async () => {
+    parser = await loadParser();
+  });
+
+  it('HR003 is off unless asked for; then it moves collected outputs to the host', () => {
+    const src = code(`
+import torch
+preds = []
+with torch.no_grad():
+    for x in loader:
+        out = model(x)
+        preds.append(out)
+`);
+    assert.deepEqual(lint(src).filter((f) => f.rule === 'HR003'), []);
+    const [f] = lint(src, 'HR003');
+    assert.equal(f?.severity, 'info');
+    assert.equal(fixed(src, f!), src.replace('preds.append(out)', 'preds.append(out.detach().cpu())'));
+    assert.deepEqual(lint(src.replace('preds.append(out)', 'preds.append(out.cpu())'), 'HR003'), []);
+    // Rebound to a host copy before it is kept (a time-series repository's test loop).
+    assert.deepEqual(lint(src.replace('        preds.append(out)', '        out = out[:, -24:].cpu().numpy()\n        preds.append(out)'), 'HR003'), []);
+    // Loops over `val_dl` or a tqdm `pbar` are data loops too (real code names them so).
+    for (const it of ['val_dl', 'pbar']) assert.equal(lint(src.replace('for x in loader:', `for x in ${it}:`), 'HR003').length, 1, it);
+    assert.equal(lint(src.replace('for x in loader:', 'for x in names:'), 'HR003').length, 0);
+  });
+});
