@@ -23,6 +23,24 @@ describe('the rules’ declarations', () => {
     for (const r of RULE_LIST) assert.equal(!!r.fileKey, r.dependsOn.includes('file'), `${r.id}: a file key exactly when it depends on the file`);
   });
 
+  it('every example on a rule’s page fires the rule on each line marked with it', () => {
+    for (const r of RULE_LIST) {
+      const page = readFileSync(join(ROOT, 'docs', 'rules', `${r.id}.md`), 'utf8');
+      const blocks = [...page.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]!);
+      assert.ok(blocks.length, `${r.id}: its page has no example`);
+      let checked = 0;
+      for (const b of blocks) {
+        const src = /^\s*(import torch|from torch)/m.test(b) ? b : `import torch\n${b}`;
+        const marked = src.split('\n').flatMap((l, i) => (new RegExp(`#\\s*${r.id}\\b`).test(l) ? [i] : []));
+        if (!marked.length) continue;
+        const found = new Set(lintText(parser, src, { select: [r.id] }).findings.filter((f) => f.rule === r.id).map((f) => f.start.line));
+        assert.deepEqual(marked.filter((i) => !found.has(i)), [], `${r.id}: marked lines with no finding in\n${src}`);
+        checked += marked.length;
+      }
+      assert.ok(checked > 0, `${r.id}: no line of its examples is marked # ${r.id}`);
+    }
+  });
+
   it('every finding has a severity its rule declares, on real code', () => {
     const seen = new Map<RuleId, Set<string>>();
     const files = [...pythonFiles(join(ROOT, 'test', 'fixtures', 'lintcorpus')), ...pythonFiles(join(ROOT, 'test', 'e2e')), ...pythonFiles(join(ROOT, 'demo'))];

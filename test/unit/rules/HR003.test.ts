@@ -34,4 +34,17 @@ with torch.no_grad():
     for (const it of ['val_dl', 'pbar']) assert.equal(lint(src.replace('for x in loader:', `for x in ${it}:`), 'HR003').length, 1, it);
     assert.equal(lint(src.replace('for x in loader:', 'for x in names:'), 'HR003').length, 0);
   });
+
+  it('the model call appended as it is, or through attributes, methods and indexing that keep it on the device', () => {
+    const at = (append: string) => lint(code(`
+import torch
+preds = []
+with torch.no_grad():
+    for x in loader:
+        out = model(x)
+        ${append}
+`), 'HR003').length;
+    for (const kept of ['preds.append(model(x))', 'preds.append(self.model(x).logits)', 'preds.append(model(x)[0].softmax(-1))', 'preds.append(out.logits.detach())']) assert.equal(at(kept), 1, kept);
+    for (const host of ['preds.append(model(x).cpu())', 'preds.append(model(x).argmax(-1).tolist())', 'preds.append(x)', 'preds.append(len(out))', 'preds.append(torch.zeros(1))']) assert.equal(at(host), 0, host);
+  });
 });

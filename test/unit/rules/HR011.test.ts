@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { LintSession } from '../../../extension/src/core/lint/session';
 import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
 import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
 import { code, lintWith, loadParser } from '../lintHelpers';
@@ -28,5 +29,60 @@ loader = DataLoader(Images(), num_workers=4)
     const fs = lint(src, 'HR011');
     assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[4, 'error']]);
     assert.equal(lint(src.replace('num_workers=4', 'num_workers=0'), 'HR011')[0]?.severity, 'warning');
+  });
+
+  const workers = code(`
+import torch
+from torch.utils.data import DataLoader, Dataset
+import torchvision.transforms as T
+
+def to_gpu(batch):
+    return torch.stack(batch).cuda()
+
+def unused_collate(batch):
+    return torch.stack(batch).cuda()
+
+class ToDevice:
+    def __call__(self, x):
+        return x.to("cuda")
+
+class NotATransform:
+    def __call__(self, x):
+        return x.to("cuda")
+
+class Pairs(Dataset):
+    def __init__(self):
+        self.transform = T.Compose([ToDevice()])
+    def collate_fn(self, batch):
+        return torch.stack(batch).to(self.device)
+
+loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)
+`);
+
+  it('other code the workers run: a collate_fn or worker_init_fn handed to a DataLoader, a Dataset’s collate hook, a transform’s __call__', () => {
+    const fs = lint(workers, 'HR011');
+    const lines = workers.split('\n');
+    assert.deepEqual(fs.map((f) => [lines[f.start.line]!.trim(), f.severity]), [
+      ['return torch.stack(batch).cuda()', 'error'],
+      ['return x.to("cuda")', 'error'],
+      ['return torch.stack(batch).to(self.device)', 'error'],
+    ]);
+    assert.deepEqual(fs.map((f) => f.start.line), [5, 12, 22], 'to_gpu, ToDevice.__call__ and Pairs.collate_fn; not the collate function nobody hands over, nor a callable used as no transform');
+    assert.match(fs[0]!.message, /CUDA in to_gpu \(run by the DataLoader's workers\)/);
+    assert.match(fs[1]!.message, /CUDA in ToDevice\.__call__ \(a transform the Dataset runs per item\)/);
+    const init = workers.replace('collate_fn=to_gpu', 'worker_init_fn=unused_collate');
+    assert.deepEqual(lint(init, 'HR011').map((f) => f.start.line), [8, 12, 22]);
+  });
+
+  it('handing a function to a DataLoader in another statement re-lints the function, as a full lint does', () => {
+    const before = workers.replace(', collate_fn=to_gpu', '');
+    const s = new LintSession(parser, { select: ['HR011'] });
+    assert.deepEqual(s.update(before).map((f) => f.start.line), [12, 22]);
+    const at = before.indexOf('num_workers=4') + 'num_workers=4'.length;
+    const line = before.slice(0, at).split('\n').length - 1;
+    const col = at - (before.lastIndexOf('\n', at - 1) + 1);
+    const inc = s.update(workers, [{ offset: at, length: 0, text: ', collate_fn=to_gpu', start: { line, col }, end: { line, col } }]);
+    assert.deepEqual(inc.map((f) => [f.start.line, f.severity]), lint(workers, 'HR011').map((f) => [f.start.line, f.severity]));
+    s.dispose();
   });
 });

@@ -19,6 +19,25 @@ function deviceOutput(body: SyntaxNode, name: string, at: SyntaxNode): boolean {
   return last?.type === 'call' && isModelCall(calleeOf(last).text);
 }
 
+/**
+ * Whether what is appended at `at` is a model output on the device: the model call itself
+ * (`preds.append(model(x))`), a name assigned from one, or either under methods, attributes or
+ * indexing that keep it there (`out.logits.softmax(-1)`, `out[0]`).
+ */
+function onDevice(body: SyntaxNode, e: SyntaxNode, at: SyntaxNode): boolean {
+  for (let n: SyntaxNode | null = e; n; ) {
+    if (n.type === 'identifier') return deviceOutput(body, n.text, at);
+    if (n.type === 'call') {
+      if (isModelCall(calleeOf(n).text)) return true;
+      const f = n.childForFieldName('function');
+      n = f?.type === 'attribute' ? f.childForFieldName('object') : null;
+    } else if (n.type === 'attribute') n = n.childForFieldName('object');
+    else if (n.type === 'subscript') n = n.childForFieldName('value');
+    else return false;
+  }
+  return false;
+}
+
 /** HR003 outputs-retained-on-gpu (off by default): predictions collected on the GPU grow with the dataset. */
 export function hr003(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
@@ -32,8 +51,7 @@ export function hr003(ctx: RuleContext): Finding[] {
       const obj = fn?.childForFieldName('object');
       const arg = c.childForFieldName('arguments')?.namedChild(0);
       if (fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'append' || obj?.type !== 'identifier' || !arg) continue;
-      const root = arg.type === 'call' ? arg.childForFieldName('function')?.childForFieldName('object') : arg;
-      if (!root || !deviceOutput(body, root.text.split('.')[0]!, c) || /\.(cpu|numpy|tolist|item)\(/.test(arg.text) || !growsAcrossSteps(obj.text, c, loop)) continue;
+      if (!onDevice(body, arg, c) || /\.(cpu|numpy|tolist|item)\(/.test(arg.text) || !growsAcrossSteps(obj.text, c, loop)) continue;
       out.push(
         findingAt('HR003', 'info', c, `\`${obj.text}\` collects model outputs on the GPU: device memory grows with the dataset until the loop ends. Move them to the host as they come.`, [
           { title: `Keep a host copy: ${arg.text}.detach().cpu()`, preferred: true, edits: [{ start: arg.startIndex, end: arg.endIndex, text: `${arg.text}.detach().cpu()` }] },

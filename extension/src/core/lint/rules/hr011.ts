@@ -30,9 +30,25 @@ function dataLoaders(file: SyntaxNode, text: string): SyntaxNode[] {
   return out;
 }
 
-/** What HR011's findings depend on outside the statement they are in: the DataLoaders' worker settings. */
+/** Methods of a Dataset that its DataLoader's workers run. */
+const DATASET_HOOKS = ['__getitem__', '__getitems__', '__iter__', '__next__', 'collate_fn', 'collate', 'collater'];
+
+/**
+ * What else runs in the workers, named in the file's text: functions handed to a DataLoader
+ * (`collate_fn=`, `worker_init_fn=`), and classes used as transforms (`transform=Cls(…)`,
+ * `target_transform=`, `Compose([Cls(…), …])`), whose `__call__` the Dataset runs per item.
+ */
+function workerNames(text: string): { fns: Set<string>; transforms: Set<string> } {
+  const fns = new Set([...text.matchAll(/\b(?:collate_fn|worker_init_fn)\s*=\s*(?:self\.)?(\w+)/g)].map((m) => m[1]!));
+  const transforms = new Set([...text.matchAll(/\b(?:transform|target_transform|transforms)\s*=\s*(\w+)\s*\(/g)].map((m) => m[1]!));
+  for (const m of text.matchAll(/Compose\(\s*\[([^\]]*)\]/g)) for (const c of m[1]!.matchAll(/(\w+)\s*\(/g)) transforms.add(c[1]!);
+  return { fns, transforms };
+}
+
+/** What HR011's findings depend on outside the statement they are in: the DataLoaders' worker settings, what runs in the workers. */
 export function workersKey(file: SyntaxNode, text: string): string {
-  return dataLoaders(file, text).map((c) => c.text).join('|') + (text.includes('set_start_method') && /set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '');
+  const w = workerNames(text);
+  return dataLoaders(file, text).map((c) => c.text).join('|') + (text.includes('set_start_method') && /set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '') + `|${[...w.fns].join(',')}|${[...w.transforms].join(',')}`;
 }
 
 /** Whether a DataLoader in the file runs workers in forked processes. */
@@ -44,27 +60,43 @@ function forkedWorkers(ctx: RuleContext): boolean {
   });
 }
 
-/** The Dataset class whose method `def` is (directly in its body, decorated or not). */
-function datasetOf(def: SyntaxNode, ctx: RuleContext): SyntaxNode | undefined {
+/** The class whose method `def` is (directly in its body, decorated or not). */
+function classOf(def: SyntaxNode): SyntaxNode | undefined {
   const holder = def.parent?.type === 'decorated_definition' ? def.parent : def;
   const cls = holder.parent?.type === 'block' ? holder.parent.parent : null;
-  const bases = cls?.type === 'class_definition' ? (cls.childForFieldName('superclasses')?.namedChildren ?? []) : [];
-  return bases.some((b) => b && DATASET.test(ctx.qualify(b) ?? b.text)) ? cls! : undefined;
+  return cls?.type === 'class_definition' ? cls : undefined;
+}
+
+/** The Dataset class whose method `def` is. */
+function datasetOf(def: SyntaxNode, ctx: RuleContext): SyntaxNode | undefined {
+  const cls = classOf(def);
+  const bases = cls?.childForFieldName('superclasses')?.namedChildren ?? [];
+  return bases.some((b) => b && DATASET.test(ctx.qualify(b) ?? b.text)) ? cls : undefined;
+}
+
+/** How a function runs in the workers, in words, or undefined when it does not. */
+function workerEntry(def: SyntaxNode, name: string, ctx: RuleContext, names: () => ReturnType<typeof workerNames>): string | undefined {
+  if (DATASET_HOOKS.includes(name) && datasetOf(def, ctx)) return name;
+  if (names().fns.has(name)) return `${name} (run by the DataLoader's workers)`;
+  const cls = classOf(def)?.childForFieldName('name')?.text;
+  if ((name === '__call__' || name === 'forward') && cls && names().transforms.has(cls)) return `${cls}.${name} (a transform the Dataset runs per item)`;
+  return undefined;
 }
 
 /** HR011 cuda-in-dataloader-worker: CUDA work in a Dataset runs in every worker process. */
 export function hr011(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   let forked: boolean | undefined;
+  let names: ReturnType<typeof workerNames> | undefined;
   // From the methods (not the class), so that re-linting one method finds the same.
   for (const def of nodesOf(ctx.root, 'function_definition')) {
-    const name = def.childForFieldName('name')?.text ?? '';
-    if (!['__getitem__', '__iter__', '__next__'].includes(name) || !datasetOf(def, ctx)) continue;
+    const where = workerEntry(def, def.childForFieldName('name')?.text ?? '', ctx, () => (names ??= workerNames(ctx.text)));
+    if (!where) continue;
     for (const c of nodesOf(def, 'call')) {
       if (!cudaPlacement(c)) continue;
       forked ??= forkedWorkers(ctx);
       out.push(
-        findingAt('HR011', forked ? 'error' : 'warning', c, `CUDA in ${name}: DataLoader workers run this in separate processes, each creating its own CUDA context (hundreds of MiB of device memory per worker)${forked ? ', and CUDA cannot be re-initialized in a forked worker' : ''}. Return CPU tensors and move the batch in the training loop (pin_memory=True, .to(device, non_blocking=True)).`),
+        findingAt('HR011', forked ? 'error' : 'warning', c, `CUDA in ${where}: DataLoader workers run this in separate processes, each creating its own CUDA context (hundreds of MiB of device memory per worker)${forked ? ', and CUDA cannot be re-initialized in a forked worker' : ''}. Return CPU tensors and move the batch in the training loop (pin_memory=True, .to(device, non_blocking=True)).`),
       );
     }
   }
