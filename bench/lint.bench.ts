@@ -1,8 +1,8 @@
 // npm run bench:lint: the linter on a 5,000-line file (full lint, and re-lint after a one-character
 // edit), and optionally on whole corpora (HEADROOM_CORPUS=dir1:dir2), against tree-sitter's own
 // parse and CPython's ast.parse of the same text, measured in the same run (for corpora also each
-// file's full lint against its own parse). Goals: full lint ≤ 1.25× tree-sitter's full parse,
-// re-lint ≤ 5 ms. HEADROOM_TORCHFIX=<a TorchFix source checkout> also times TorchFix (run from its
+// file's full lint against its own parse). Goals (issue 36's, re-set from issue 21's 1.25× and 5 ms):
+// full lint ≤ 1.75× tree-sitter's full parse; re-lint ≤ 5 ms median and ≤ 16 ms at p95. HEADROOM_TORCHFIX=<a TorchFix source checkout> also times TorchFix (run from its
 // source with the machine's libcst; there is no PyPI here) on the same file.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -125,11 +125,11 @@ async function main(): Promise<void> {
   const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!;
   const [py] = cpythonParse([path], 30);
   console.log(`file: ${what}, ${text.split('\n').length} lines, ${(text.length / 1024).toFixed(0)} KiB\n`);
-  // Goals (issue 21): a full lint within 1.25× the parser's own full parse, measured here in the same run; a re-lint within 5 ms.
+  // Goals (issue 36): a full lint within 1.75× the parser's own full parse, measured here in the same run; a re-lint within 5 ms median, 16 ms at p95 (a frame).
   const ratio = median(full) / median(parseOnly);
-  console.log(`full lint (parse + all rules)       ${median(full).toFixed(1).padStart(7)} ms   = ${ratio.toFixed(2)}× tree-sitter's full parse (${median(parseOnly).toFixed(1)} ms)   goal ≤ 1.25×: ${ratio <= 1.25 ? 'met' : 'NOT met'}`);
+  console.log(`full lint (parse + all rules)       ${median(full).toFixed(1).padStart(7)} ms   = ${ratio.toFixed(2)}× tree-sitter's full parse (${median(parseOnly).toFixed(1)} ms)   goal ≤ 1.75×: ${ratio <= 1.75 ? 'met' : 'NOT met'}`);
   console.log(`  (the same rules on the parser API's nodes: ${median(viaApi).toFixed(1)} ms = ${(median(viaApi) / median(parseOnly)).toFixed(2)}×)`);
-  console.log(`re-lint after a 1-char edit         ${median(inc).toFixed(1).padStart(7)} ms   = ${(median(inc) / median(incParse)).toFixed(2)}× the incremental parse (${median(incParse).toFixed(1)} ms)   goal ≤ 5 ms: ${median(inc) <= 5 ? 'met' : 'NOT met'} (p95 ${p95(inc).toFixed(1)} ms; the first, warming pass: median ${median(cold).toFixed(1)} ms)`);
+  console.log(`re-lint after a 1-char edit         ${median(inc).toFixed(1).padStart(7)} ms   = ${(median(inc) / median(incParse)).toFixed(2)}× the incremental parse (${median(incParse).toFixed(1)} ms)   goal ≤ 5 ms median, ≤ 16 ms p95: ${median(inc) <= 5 && p95(inc) <= 16 ? 'met' : 'NOT met'} (p95 ${p95(inc).toFixed(1)} ms; the first, warming pass: median ${median(cold).toFixed(1)} ms)`);
   console.log(`CPython ast.parse alone (baseline)  ${py!.toFixed(1).padStart(7)} ms   full lint / ast.parse = ${(median(full) / py!).toFixed(2)}×, incremental re-lint / ast.parse = ${(median(inc) / py!).toFixed(3)}×`);
 
   const torchfix = process.env.HEADROOM_TORCHFIX;
