@@ -85,4 +85,29 @@ loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)
     assert.deepEqual(inc.map((f) => [f.start.line, f.severity]), lint(workers, 'HR011').map((f) => [f.start.line, f.severity]));
     s.dispose();
   });
+
+  it('edits a session reads the file key again for (inside a multi-line DataLoader or Compose list, a key word typed or broken) equal a full lint', () => {
+    const multi = workers
+      .replace('self.transform = T.Compose([ToDevice()])', 'self.transform = T.Compose([\n            T.Resize(8),\n        ])')
+      .replace('loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)', 'loader = DataLoader(\n    Pairs(),\n    num_workers=4,\n)');
+    const s = new LintSession(parser, { select: ['HR011'] });
+    let text = multi;
+    s.update(text);
+    const edit = (find: string, replace: string) => {
+      const at = text.indexOf(find);
+      assert.ok(at >= 0, find);
+      const pos = (i: number) => ({ line: text.slice(0, i).split('\n').length - 1, col: i - (text.lastIndexOf('\n', i - 1) + 1) });
+      const change = { offset: at, length: find.length, text: replace, start: pos(at), end: pos(at + find.length) };
+      text = text.slice(0, at) + replace + text.slice(at + find.length);
+      const inc = s.update(text, [change]);
+      assert.deepEqual(inc.map((f) => [f.start.line, f.severity]), lint(text, 'HR011').map((f) => [f.start.line, f.severity]), `after ${find} → ${replace}`);
+    };
+    edit('    num_workers=4,', '    num_workers=0,'); // a line of the DataLoader call without the word DataLoader
+    edit('            T.Resize(8),', '            T.Resize(8),\n            ToDevice(),'); // a class added to a Compose list, on its own line
+    edit('    num_workers=0,', '    num_workers=2,\n    collate_fn=to_gp,');
+    edit('collate_fn=to_gp,', 'collate_fn=to_gpu,'); // one letter typed
+    edit('collate_fn=to_gpu', 'colate_fn=to_gpu'); // a letter of the key word deleted
+    edit('ToDevice(),', 'NotATransform(),');
+    s.dispose();
+  });
 });

@@ -6,7 +6,7 @@ import { NodeIndex } from './syntax/nodeIndex';
 import { NotLintedError } from './notLinted';
 import type { PythonParser } from './syntax/parser';
 import { RULE_LIST } from './rules/registry';
-import type { RuleDef } from './rules/rule';
+import type { FileKey, RuleDef } from './rules/rule';
 import type { Finding, RuleContext, RuleId, Severity, TextEdit } from './types';
 
 /** The rules by id (rules/registry.ts lists them; each declares itself: rules/rule.ts). */
@@ -75,7 +75,7 @@ export function importsKey(bindings: ReadonlyMap<string, string>): string {
 }
 
 /** Lints a parsed file, or only the given parts of it (the rest is unchanged); `imports`: the file's bindings, when known. */
-export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly SyntaxNode[], imports?: Map<string, string>): Finding[] {
+export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly SyntaxNode[], imports?: Map<string, string>, fileKeys?: FilesKey): Finding[] {
   const file = rootOf(tree, text);
   // Attached first, so that what the bindings read is read once (HR017 reads the imports too).
   const ix = NodeIndex.attach(file);
@@ -89,7 +89,7 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
     const fileOff = mayHaveFilePragma(text) ? named(FILE_PRAGMA.exec(text)) : undefined;
     const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
     for (const root of scopes ?? [file]) {
-      const ctx: RuleContext = { root, file, text, qualify, bindings, torch };
+      const ctx: RuleContext = { root, file, text, qualify, bindings, torch, ...(fileKeys ? { fileData: (id: RuleId) => fileKeys.byRule.get(id)?.data } : {}) };
       for (const rule of RULE_LIST) {
         const id = rule.id;
         if (opts.select && !opts.select.includes(id)) continue;
@@ -118,7 +118,17 @@ export function applyEdits(text: string, edits: readonly TextEdit[]): string {
   return out;
 }
 
-/** What the rules' findings read of the whole file, as a key (rules/rule.ts fileKey): a change re-lints the file. */
-export function rulesFileKey(file: SyntaxNode, text: string): string {
-  return RULE_LIST.map((r) => r.fileKey?.(file, text) ?? '').join('\n');
+/** Every rule's file key in one: the key, its spans, and each rule's own. */
+export interface FilesKey extends FileKey {
+  byRule: ReadonlyMap<RuleId, FileKey>;
 }
+
+/** What the rules' findings read of the whole file, as a key, and where (rules/rule.ts fileKey): a change re-lints the file. */
+export function rulesFileKey(file: SyntaxNode, text: string): FilesKey {
+  const byRule = new Map(RULE_LIST.flatMap((r) => (r.fileKey ? [[r.id, r.fileKey(file, text)] as const] : [])));
+  const keys = [...byRule.values()];
+  return { key: keys.map((k) => k.key).join('\n'), spans: keys.flatMap((k) => k.spans), byRule };
+}
+
+/** Every rule's fileKeyWords: an edit on lines without any of them, outside the key's spans, leaves the key as it was. */
+export const FILE_KEY_WORDS: readonly string[] = RULE_LIST.flatMap((r) => r.fileKeyWords ?? []);

@@ -3,7 +3,8 @@ import { NotLintedError } from './notLinted';
 import { forgetRoot, rootOf } from './syntax/syntaxTree';
 import type { SyntaxNode } from './syntax/syntaxNode';
 import { importBindings, importStatements } from './analysis/imports';
-import { filePragmaKey, importsKey, lintTree, rulesFileKey } from './lint';
+import { FILE_KEY_WORDS, filePragmaKey, importsKey, lintTree, rulesFileKey } from './lint';
+import type { FilesKey } from './lint';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './syntax/parser';
 import type { Finding } from './types';
@@ -97,6 +98,8 @@ export class LintSession {
   /** The file's import bindings and where its import statements are, reused while edits stay clear of them. */
   private bindings: Map<string, string> | undefined;
   private importRanges: (readonly [number, number])[] = [];
+  /** What the rules read of the whole file (lint.ts rulesFileKey), and where: asked again only after an edit there or on lines with one of FILE_KEY_WORDS. */
+  private fileKey: FilesKey | undefined;
   /** Functions whose summaries or callers findings read (summaries.ts), from the lints so far. */
   private refs: CrossRefs = { defs: new Set(), callers: new Set() };
   private cross = new CrossSignatures();
@@ -126,6 +129,7 @@ export class LintSession {
       this.findings = [];
       this.bindings = undefined;
       this.importRanges = [];
+      this.fileKey = undefined;
       this.refs = { defs: new Set(), callers: new Set() };
       this.cross.clear();
       throw NotLintedError.from(e);
@@ -137,6 +141,7 @@ export class LintSession {
     const incremental = !!old && changes.length > 0;
     let kept: Finding[] = [];
     let importsMayChange = !incremental || !this.bindings;
+    let fileKeyMayChange = !incremental || !this.fileKey;
     // Re-lint the whole file when a finding a loop reports in a helper it calls (helperStores.ts) exists
     // (it depends on both units), or when several changes at once touch a mode switch (HR004 reads
     // those from other statements; one change is compared by modeSignature below).
@@ -164,6 +169,12 @@ export class LintSession {
         const d = c.text.length - c.length;
         const removed = cur.slice(c.offset, c.offset + c.length);
         if (removed.includes('import') || this.importRanges.some(([a, b]) => c.offset <= b && c.offset + c.length >= a)) importsMayChange = true;
+        // The lines the change touched as they were: a key word there may be what it removes.
+        const wasFrom = cur.lastIndexOf('\n', c.offset - 1) + 1;
+        const wasTo = cur.indexOf('\n', c.offset + c.length);
+        const were = cur.slice(wasFrom, wasTo < 0 ? cur.length : wasTo);
+        if (this.fileKey?.spans.some(([a, b]) => c.offset <= b && c.offset + c.length >= a) || FILE_KEY_WORDS.some((w) => were.includes(w))) fileKeyMayChange = true;
+        if (this.fileKey) this.fileKey = { ...this.fileKey, spans: this.fileKey.spans.map(([a, b]) => (a >= c.offset + c.length ? ([a + d, b + d] as const) : b >= c.offset ? ([a, b + d] as const) : ([a, b] as const))) };
         if (modeBefore === undefined && MODE.test(removed)) modeMayChange = true;
         this.importRanges = this.importRanges.map(([a, b]) => (a >= c.offset + c.length ? ([a + d, b + d] as const) : ([a, b] as const)));
         cur = changes.length === 1 ? text : cur.slice(0, c.offset) + c.text + cur.slice(c.offset + c.length);
@@ -172,6 +183,7 @@ export class LintSession {
         const to = cur.indexOf('\n', c.offset + c.text.length);
         const lines = cur.slice(from, to < 0 ? cur.length : to);
         if (lines.includes('import')) importsMayChange = true;
+        if (FILE_KEY_WORDS.some((w) => lines.includes(w))) fileKeyMayChange = true;
         if (modeBefore === undefined && MODE.test(lines)) modeMayChange = true;
       }
     }
@@ -184,7 +196,8 @@ export class LintSession {
       this.importRanges = statements.map((n) => [n.startIndex, n.endIndex] as const);
     }
     const bindings = this.bindings!;
-    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${rulesFileKey(root, text)}`;
+    if (fileKeyMayChange) this.fileKey = rulesFileKey(root, text);
+    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${this.fileKey!.key}`;
     let out: Finding[];
     if (incremental && key === this.key && !modeMayChange) {
       const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];
@@ -198,7 +211,7 @@ export class LintSession {
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
       // An edit that changed what a helper returns (or a caller's context) changes findings elsewhere: re-lint all.
       if ((crossBefore !== undefined && this.cross.of(tree, root, dirty, bindings, this.refs) !== crossBefore) || (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)) out = this.full(tree, text, bindings);
-      else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
+      else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings, this.fileKey)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
       const r = crossRefs(root.tree);
       for (const d of r.defs) this.refs.defs.add(d);
       for (const d of r.callers) this.refs.callers.add(d);
@@ -225,7 +238,7 @@ export class LintSession {
 
   /** A full lint, which also starts the record of cross-function reads afresh. */
   private full(tree: Tree, text: string, bindings: Map<string, string>): Finding[] {
-    const out = lintTree(tree, text, this.opts, undefined, bindings);
+    const out = lintTree(tree, text, this.opts, undefined, bindings, this.fileKey);
     const r = crossRefs(rootOf(tree, text).tree);
     this.refs = { defs: new Set(r.defs), callers: new Set(r.callers) };
     return out;

@@ -64,6 +64,8 @@ export interface RuleContext {
   bindings: ReadonlyMap<string, string>;
   /** The local name bound to `torch`, for code the fixes write. */
   torch: string | undefined;
+  /** What a rule's fileKey read of this file, when an editing session has it at hand (still true of this text). */
+  fileData?: (rule: RuleId) => unknown;
 }
 
 export function findingAt(rule: RuleId, severity: Severity, n: SyntaxNode, message: string, fixes: Fix[] = [], evidence?: Finding['evidence']): Finding {

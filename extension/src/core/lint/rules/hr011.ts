@@ -4,6 +4,7 @@ import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword } from './kwargs';
 import { defineRule } from './rule';
+import type { FileKey } from './rule';
 
 const DATASET = /(^|\.)(Iterable)?Dataset$/;
 
@@ -37,33 +38,45 @@ const DATASET_HOOKS = ['__getitem__', '__getitems__', '__iter__', '__next__', 'c
 // checked to start a word by hand (a \b in the pattern doubles its cost on a 5,000-line file).
 // The name after a keyword is read ahead, not taken: `transform = Compose([...])` has a list to read.
 const WORKER_NAMES = /(collate_fn|worker_init_fn|target_transform|transforms?)\s*=\s*(?=(?:self\.)?(\w+)(\s*\()?)|Compose\(\s*\[([^\]]*)\]/g;
-let lastNames: { text: string; names: { fns: Set<string>; transforms: Set<string> } } | undefined;
+type WorkerNames = { fns: Set<string>; transforms: Set<string>; spans: (readonly [number, number])[] };
+let lastNames: { text: string; names: WorkerNames } | undefined;
 
 /**
  * What else runs in the workers, named in the file's text: functions handed to a DataLoader
  * (`collate_fn=`, `worker_init_fn=`), and classes used as transforms (`transform=Cls(…)`,
  * `target_transform=`, `Compose([Cls(…), …])`), whose `__call__` the Dataset runs per item.
  */
-function workerNames(text: string): { fns: Set<string>; transforms: Set<string> } {
+function workerNames(text: string): WorkerNames {
   // The session's file key and the rule read the same text in one re-lint: read once.
   if (lastNames?.text === text) return lastNames.names;
   const fns = new Set<string>();
   const transforms = new Set<string>();
+  const spans: (readonly [number, number])[] = [];
   for (const m of text.matchAll(WORKER_NAMES)) {
     if (m.index > 0 && /\w/.test(text[m.index - 1]!)) continue;
+    // Where it was read: the match and the name read ahead of it (a Compose list may span lines).
+    spans.push([m.index, m.index + m[0].length + (m[2]?.length ?? 0) + 16]);
     if (m[4] !== undefined) for (const c of m[4].matchAll(/(\w+)\s*\(/g)) transforms.add(c[1]!);
     else if (m[1] === 'collate_fn' || m[1] === 'worker_init_fn') fns.add(m[2]!);
     else if (m[3]) transforms.add(m[2]!);
   }
-  lastNames = { text, names: { fns, transforms } };
+  lastNames = { text, names: { fns, transforms, spans } };
   return lastNames.names;
 }
 
-/** What HR011's findings depend on outside the statement they are in: the DataLoaders' worker settings, what runs in the workers. */
-export function workersKey(file: SyntaxNode, text: string): string {
+/** What HR011's findings depend on outside the statement they are in (the DataLoaders' worker settings, what runs in the workers), and where it is. */
+export function workersKey(file: SyntaxNode, text: string): FileKey {
   const w = workerNames(text);
-  return dataLoaders(file, text).map((c) => c.text).join('|') + (text.includes('set_start_method') && /set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '') + `|${[...w.fns].join(',')}|${[...w.transforms].join(',')}`;
+  const loaders = dataLoaders(file, text);
+  return {
+    key: loaders.map((c) => c.text).join('|') + (text.includes('set_start_method') && /set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '') + `|${[...w.fns].join(',')}|${[...w.transforms].join(',')}`,
+    spans: [...loaders.map((c) => [c.startIndex, c.endIndex] as const), ...w.spans],
+    data: w,
+  };
 }
+
+/** No text without one of these can change workersKey. */
+export const WORKER_WORDS = ['DataLoader', 'set_start_method', 'collate_fn', 'worker_init_fn', 'transform', 'Compose'];
 
 /** Whether a DataLoader in the file runs workers in forked processes. */
 function forkedWorkers(ctx: RuleContext): boolean {
@@ -89,7 +102,7 @@ function datasetOf(def: SyntaxNode, ctx: RuleContext): SyntaxNode | undefined {
 }
 
 /** How a function runs in the workers, in words, or undefined when it does not. */
-function workerEntry(def: SyntaxNode, name: string, ctx: RuleContext, names: () => ReturnType<typeof workerNames>): string | undefined {
+function workerEntry(def: SyntaxNode, name: string, ctx: RuleContext, names: () => WorkerNames): string | undefined {
   if (DATASET_HOOKS.includes(name) && datasetOf(def, ctx)) return name;
   if (names().fns.has(name)) return `${name} (run by the DataLoader's workers)`;
   const cls = classOf(def)?.childForFieldName('name')?.text;
@@ -101,10 +114,11 @@ function workerEntry(def: SyntaxNode, name: string, ctx: RuleContext, names: () 
 export function hr011(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   let forked: boolean | undefined;
-  let names: ReturnType<typeof workerNames> | undefined;
+  let names: WorkerNames | undefined;
   // From the methods (not the class), so that re-linting one method finds the same.
   for (const def of nodesOf(ctx.root, 'function_definition')) {
-    const where = workerEntry(def, def.childForFieldName('name')?.text ?? '', ctx, () => (names ??= workerNames(ctx.text)));
+    // The names the session's file key read, while it stands; else read here.
+    const where = workerEntry(def, def.childForFieldName('name')?.text ?? '', ctx, () => (names ??= (ctx.fileData?.('HR011') as WorkerNames | undefined) ?? workerNames(ctx.text)));
     if (!where) continue;
     for (const c of nodesOf(def, 'call')) {
       if (!cudaPlacement(c)) continue;
@@ -123,5 +137,6 @@ export const HR011 = defineRule({
   severities: ['warning', 'error'],
   dependsOn: ['file'],
   fileKey: workersKey,
+  fileKeyWords: WORKER_WORDS,
   run: hr011,
 });

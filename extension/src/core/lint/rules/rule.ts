@@ -12,6 +12,13 @@ import type { Finding, RuleContext, RuleId, Severity } from '../types';
  */
 export type Dependency = 'mode-switches' | 'other-functions' | 'file';
 
+export interface FileKey {
+  key: string;
+  spans: (readonly [number, number])[];
+  /** What the rule read to make it, handed back to its run while the key stands (RuleContext.fileData). */
+  data?: unknown;
+}
+
 export interface RuleDef {
   id: RuleId;
   /** Its kebab-case name, the title of its page in docs/rules/. */
@@ -21,8 +28,14 @@ export interface RuleDef {
   /** Off unless selected or given a severity (noisy by nature). */
   off?: boolean;
   dependsOn: readonly Dependency[];
-  /** With `file`: what its findings read of the whole file, as a key (a change re-lints the file). */
-  fileKey?(file: SyntaxNode, text: string): string;
+  /**
+   * With `file`: what its findings read of the whole file, as a key (a change re-lints the file),
+   * and where in the text that is read. An editing session asks again only after an edit inside
+   * one of those spans, or on lines holding one of `fileKeyWords` before or after it.
+   */
+  fileKey?(file: SyntaxNode, text: string): FileKey;
+  /** The words without which no text can change the key (`DataLoader`, `collate_fn`, …). */
+  fileKeyWords?: readonly string[];
   /** After every rule ran: its own findings adjusted by the others' (`given`: the user set its severity). */
   settle?(mine: readonly Finding[], all: readonly Finding[], given: boolean): void;
   run(ctx: RuleContext): Finding[];
