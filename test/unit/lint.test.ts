@@ -5,7 +5,7 @@ import { lintText, mayHaveFilePragma } from '../../extension/src/core/lint/lint'
 import type { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
 import { ROOT } from './helpers';
-import { code, lintWith, loadParser, pythonFiles } from './lintHelpers';
+import { code, EVAL_LOOP, lintWith, loadParser, pythonFiles } from './lintHelpers';
 
 let parser: PythonParser;
 const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
@@ -15,17 +15,6 @@ describe('lint: the driver (suppressions, files it skips, broken code) and the c
     parser = await loadParser();
   });
 
-  const evalLoop = code(`
-import torch
-
-def evaluate(model, loader, criterion):
-    total_loss = 0
-    for x, y in loader:
-        out = model(x)
-        loss = criterion(out, y)
-        total_loss += loss  # running sum
-    return total_loss / len(loader)
-`);
 
   it('trap: code that does not import torch (TensorFlow, NumPy)', () => {
     const src = 'import tensorflow as tf\ntotal_loss = 0\nfor x, y in loader:\n    loss = model(x)\n    total_loss += loss\n';
@@ -33,7 +22,7 @@ def evaluate(model, loader, criterion):
   });
 
   it('suppressions: a line pragma, a file pragma, and a rule turned off', () => {
-    const base = evalLoop;
+    const base = EVAL_LOOP;
     const rules = (src: string) => lint(src).map((f) => f.rule);
     assert.deepEqual(rules(base), ['HR004', 'HR001']);
     assert.deepEqual(rules(base.replace('# running sum', '# headroom: ignore[HR001]')), ['HR004']);
@@ -54,7 +43,7 @@ def evaluate(model, loader, criterion):
   });
 
   it('a syntax error elsewhere leaves the rest of the file linted', () => {
-    const src = evalLoop + '\ndef broken(:\n    pass\n';
+    const src = EVAL_LOOP + '\ndef broken(:\n    pass\n';
     const r = lintText(parser, src);
     assert.equal(r.broken, true);
     assert.equal(r.findings.filter((f) => f.rule === 'HR001').length, 1);

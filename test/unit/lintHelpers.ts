@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { before, describe } from 'node:test';
 import { applyEdits, lintText } from '../../extension/src/core/lint/lint';
 import { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import type { Finding, RuleId } from '../../extension/src/core/lint/types';
@@ -25,3 +26,30 @@ export function pythonFiles(dir: string, out: string[] = []): string[] {
   }
   return out;
 }
+
+/**
+ * A rule's test file (test/unit/rules/): its describe, the parser loaded before the tests, `lint`
+ * bound to it, and `parser()` for the tests that drive a session or lintText themselves.
+ */
+export function describeRule(title: string, body: (lint: (src: string, rule?: RuleId) => Finding[], parser: () => PythonParser) => void): void {
+  let parser: PythonParser;
+  describe(title, () => {
+    before(async () => {
+      parser = await loadParser();
+    });
+    body((src, rule) => lintWith(parser, src, rule), () => parser);
+  });
+}
+
+/** An eval loop that sums losses with their graphs: HR001's first case, and the driver tests' file. */
+export const EVAL_LOOP = code(`
+import torch
+
+def evaluate(model, loader, criterion):
+    total_loss = 0
+    for x, y in loader:
+        out = model(x)
+        loss = criterion(out, y)
+        total_loss += loss  # running sum
+    return total_loss / len(loader)
+`);

@@ -1,41 +1,21 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { code, describeRule, EVAL_LOOP, fixed } from '../lintHelpers';
 
 // HR001's tests: its page (docs/rules/HR001.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR001 accumulate-grad-history', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
-  const evalLoop = code(`
-import torch
-
-def evaluate(model, loader, criterion):
-    total_loss = 0
-    for x, y in loader:
-        out = model(x)
-        loss = criterion(out, y)
-        total_loss += loss  # running sum
-    return total_loss / len(loader)
-`);
+describeRule('HR001 accumulate-grad-history', (lint) => {
 
   it('an eval loop without no_grad keeps whole graphs: an error, with .item() and .detach() fixes', () => {
-    const [f, ...rest] = lint(evalLoop, 'HR001');
+    const [f, ...rest] = lint(EVAL_LOOP, 'HR001');
     assert.equal(rest.length, 0);
     assert.equal(f!.severity, 'error');
     assert.equal(f!.start.line, 7);
     assert.match(f!.message, /`total_loss` accumulates `loss`/);
     // The statement, and the loop it repeats in (its last line is the statement's).
     assert.deepEqual(f!.evidence, { line: 7, loopLine: 4, loopEndLine: 7, name: 'total_loss' });
-    assert.equal(fixed(evalLoop, f!), evalLoop.replace('total_loss += loss  #', 'total_loss += loss.item()  #'));
-    assert.equal(fixed(evalLoop, f!, 1), evalLoop.replace('total_loss += loss  #', 'total_loss += loss.detach()  #'));
+    assert.equal(fixed(EVAL_LOOP, f!), EVAL_LOOP.replace('total_loss += loss  #', 'total_loss += loss.item()  #'));
+    assert.equal(fixed(EVAL_LOOP, f!, 1), EVAL_LOOP.replace('total_loss += loss  #', 'total_loss += loss.detach()  #'));
     assert.equal(f!.fixes[0]!.preferred, true);
   });
 

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { code, describeRule, fixed } from '../lintHelpers';
 
 // HR002's tests: its page (docs/rules/HR002.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR002 store-grad-tensor-in-container', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR002 store-grad-tensor-in-container', (lint) => {
   it('losses.append(loss) in a training loop: .item() for a loss, .detach() for other tensors', () => {
     const src = code(`
 import torch

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { code, describeRule, fixed } from '../lintHelpers';
 
 // HR003's tests: its page (docs/rules/HR003.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR003 outputs-retained-on-gpu', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR003 outputs-retained-on-gpu', (lint) => {
   it('HR003 is off unless asked for; then it moves collected outputs to the host', () => {
     const src = code(`
 import torch

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { code, describeRule, fixed } from '../lintHelpers';
 
 // HR005's tests: its page (docs/rules/HR005.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR005 empty-cache-in-step-loop', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR005 empty-cache-in-step-loop', (lint) => {
   it('in a step loop: a warning; the fix removes the line and keeps the comment above', () => {
     const src = code(`
 import torch

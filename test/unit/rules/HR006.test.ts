@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { code, describeRule, fixed } from '../lintHelpers';
 
 // HR006's tests: its page (docs/rules/HR006.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR006 checkpoint-use-reentrant', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR006 checkpoint-use-reentrant', (lint) => {
   it('adds use_reentrant=False, whatever the import spelling and trailing comma', () => {
     const cases: [string, string][] = [
       ['from torch.utils.checkpoint import checkpoint\ny = checkpoint(f, x)\n', 'y = checkpoint(f, x, use_reentrant=False)\n'],

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { code, describeRule, fixed } from '../lintHelpers';
 
 // HR007's tests: its page (docs/rules/HR007.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR007 deprecated-cuda-amp', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR007 deprecated-cuda-amp', (lint) => {
   it('rewrites full spellings to torch.amp with the device', () => {
     const src = code(`
 import torch

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { describeRule } from '../lintHelpers';
 
 // HR009's tests: its page (docs/rules/HR009.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR009 zero-grad-after-forward', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR009 zero-grad-after-forward', (lint) => {
   it('HR009 flags zero_grad between forward and backward, not gradient accumulation', () => {
     const late = 'import torch\nfor x in loader:\n    loss = model(x).sum()\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n';
     assert.deepEqual(lint(late, 'HR009').map((f) => f.start.line), [3]);

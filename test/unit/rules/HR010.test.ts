@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { describeRule, fixed } from '../lintHelpers';
 
 // HR010's tests: its page (docs/rules/HR010.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR010 constant-tensor-moved-in-loop', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR010 constant-tensor-moved-in-loop', (lint) => {
   it('HR010 folds the copy into the factory', () => {
     const src = 'import torch\nfor x in loader:\n    m = torch.zeros(3, 4).cuda()\n    n = torch.ones(8, dtype=torch.int64).to(dev)\n    k = torch.zeros(2, device="cuda")\n';
     const fs = lint(src, 'HR010');

@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import { LintSession } from '../../../extension/src/core/lint/session';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, lintWith, loadParser } from '../lintHelpers';
+import { code, describeRule } from '../lintHelpers';
 
 // HR011's tests: its page (docs/rules/HR011.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR011 cuda-in-dataloader-worker', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR011 cuda-in-dataloader-worker', (lint, parser) => {
   it('HR011: CUDA in __getitem__, an error with forked workers', () => {
     const src = code(`
 import torch
@@ -76,7 +67,7 @@ loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)
 
   it('handing a function to a DataLoader in another statement re-lints the function, as a full lint does', () => {
     const before = workers.replace(', collate_fn=to_gpu', '');
-    const s = new LintSession(parser, { select: ['HR011'] });
+    const s = new LintSession(parser(), { select: ['HR011'] });
     assert.deepEqual(s.update(before).map((f) => f.start.line), [12, 22]);
     const at = before.indexOf('num_workers=4') + 'num_workers=4'.length;
     const line = before.slice(0, at).split('\n').length - 1;
@@ -90,7 +81,7 @@ loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)
     const multi = workers
       .replace('self.transform = T.Compose([ToDevice()])', 'self.transform = T.Compose([\n            T.Resize(8),\n        ])')
       .replace('loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)', 'loader = DataLoader(\n    Pairs(),\n    num_workers=4,\n)');
-    const s = new LintSession(parser, { select: ['HR011'] });
+    const s = new LintSession(parser(), { select: ['HR011'] });
     let text = multi;
     s.update(text);
     const edit = (find: string, replace: string) => {

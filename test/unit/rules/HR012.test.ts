@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { describeRule, fixed } from '../lintHelpers';
 
 // HR012's tests: its page (docs/rules/HR012.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR012 pin-memory-misuse', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR012 pin-memory-misuse', (lint) => {
   it('HR012: per-tensor pinning in a loop, and a host read before the copy is done', () => {
     const pin = 'import torch\nfor x in batches:\n    y = x.pin_memory().to(dev, non_blocking=True)\n';
     const [a] = lint(pin, 'HR012');

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { code, describeRule, fixed } from '../lintHelpers';
 
 // HR013's tests: its page (docs/rules/HR013.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR013 retain-graph-in-loop', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR013 retain-graph-in-loop', (lint) => {
   it('HR013 removes retain_graph=True unless a second backward follows in the step', () => {
     const one = code(`
 import torch

@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import { isModelCall, MAY_CALL_MODEL } from '../../../extension/src/core/lint/analysis/calls';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
 import { rootOf } from '../../../extension/src/core/lint/syntax/syntaxTree';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
 import { ROOT } from '../helpers';
-import { code, fixed, lintWith, loadParser, pythonFiles } from '../lintHelpers';
+import { code, describeRule, fixed, pythonFiles } from '../lintHelpers';
 
 // HR014's tests: its page (docs/rules/HR014.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR014 rnn-hidden-not-detached', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR014 rnn-hidden-not-detached', (lint, parser) => {
   it('HR014: a hidden state fed back without detach; fine once detached', () => {
     const src = code(`
 import torch
@@ -71,7 +62,7 @@ for data, target in batches:
     let n = 0;
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
-      const tree = parser.parse(text);
+      const tree = parser().parse(text);
       for (const c of rootOf(tree, text).descendantsOfType('call')) {
         const fn = c!.childForFieldName('function');
         const args = c!.childForFieldName('arguments');

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { describeRule } from '../lintHelpers';
 
 // HR015's tests: its page (docs/rules/HR015.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR015 oom-retry-in-except', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR015 oom-retry-in-except', (lint) => {
   it('HR015: retrying the model inside except, not logging or skipping', () => {
     const retry = 'import torch\ntry:\n    out = model(x)\nexcept torch.cuda.OutOfMemoryError:\n    out = model(x[:1])\n';
     assert.equal(lint(retry, 'HR015').length, 1);

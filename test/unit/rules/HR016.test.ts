@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { describeRule, fixed } from '../lintHelpers';
 
 // HR016's tests: its page (docs/rules/HR016.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR016 gpu-checkpoint-load-surge', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR016 gpu-checkpoint-load-surge', (lint) => {
   it('HR016 adds map_location="cpu" when the checkpoint goes into load_state_dict', () => {
     const src = 'import torch\nsd = torch.load(path)\nmodel.load_state_dict(sd["model"])\nother = torch.load(p2)\n';
     const fs = lint(src, 'HR016');

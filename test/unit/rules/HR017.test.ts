@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { code, fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { code, describeRule, fixed } from '../lintHelpers';
 
 // HR017's tests: its page (docs/rules/HR017.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR017 nonexistent-torch-api', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR017 nonexistent-torch-api', (lint) => {
   it('HR017: the invented efficient_coalesce is an error that names the real memory APIs', () => {
     const src = 'import torch\ntorch.cuda.memory.efficient_coalesce()\ntorch.cuda.memory.empty_cache()\ntorch.cuda.emtpy_cache()\nfrom torch.cuda.memory import memory_sumary\nif hasattr(torch.cuda, "new_api"):\n    torch.cuda.new_api()\ntorch.cuda._private()\n';
     const fs = lint(src, 'HR017');

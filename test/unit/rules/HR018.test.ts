@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { PythonParser } from '../../../extension/src/core/lint/syntax/parser';
-import type { Finding, RuleId } from '../../../extension/src/core/lint/types';
-import { fixed, lintWith, loadParser } from '../lintHelpers';
+import { it } from 'node:test';
+import { describeRule, fixed } from '../lintHelpers';
 
 // HR018's tests: its page (docs/rules/HR018.md) says what it finds and when it stays silent.
 
-let parser: PythonParser;
-const lint = (src: string, rule?: RuleId): Finding[] => lintWith(parser, src, rule);
-
-describe('HR018 deprecated-memory-api', () => {
-  before(async () => {
-    parser = await loadParser();
-  });
-
+describeRule('HR018 deprecated-memory-api', (lint) => {
   it('HR018 renames cached → reserved and converts list constructors', () => {
     const src = 'import torch as th\na = th.cuda.memory_cached()\nth.cuda.reset_max_memory_allocated()\nt = th.cuda.FloatTensor([1.0, 2.0])\nu = th.cuda.FloatTensor(3, 4)\n';
     const fs = lint(src, 'HR018');
