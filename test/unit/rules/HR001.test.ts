@@ -90,6 +90,29 @@ def train_test(model, train_data):
     assert.equal(lint(src, 'HR001').length, 1);
   });
 
+  const negatives: [string, string][] = [
+    ['.item() already', 'total_loss += loss.item()'],
+    ['float()', 'total_loss += float(loss)'],
+    ['.detach()', 'total_loss += loss.detach()'],
+    ['a comparison count', 'correct += (out.argmax(1) == y).sum()'],
+    ['len()', 'seen += len(y)'],
+  ];
+  for (const [why, line] of negatives) {
+    it(`no finding for ${why}`, () => {
+      const src = code(`
+import torch
+total_loss = 0
+correct = 0
+seen = 0
+for x, y in loader:
+    out = model(x)
+    loss = criterion(out, y)
+    ${line}
+`);
+      assert.deepEqual(lint(src, 'HR001'), []);
+    });
+  }
+
   it('no finding under torch.no_grad (with, parenthesized with, decorator, alias)', () => {
     for (const wrap of [
       (b: string) => `with torch.no_grad():\n${b}`,
