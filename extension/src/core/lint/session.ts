@@ -4,6 +4,7 @@ import { forgetRoot, rootOf } from './syntax/syntaxTree';
 import type { SyntaxNode } from './syntax/syntaxNode';
 import { importBindings, importStatements } from './analysis/imports';
 import { FILE_KEY_WORDS, filePragmaKey, importsKey, lintTree, rulesFileKey } from './lint';
+import { moduleFacts } from './analysis/modules';
 import type { FilesKey } from './lint';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './syntax/parser';
@@ -35,7 +36,7 @@ function toEdit(c: TextChange): Edit {
   };
 }
 
-const MODE = /\.\s*(eval|train)\b/;
+const MODE = /\.\s*(eval|train)\b|set_grad_enabled|__enter__/;
 
 /** Where a position after a change's old end lands after the change (no scan of the text). */
 function moved(p: { line: number; col: number }, c: TextChange): { line: number; col: number } {
@@ -197,7 +198,8 @@ export class LintSession {
     }
     const bindings = this.bindings!;
     if (fileKeyMayChange) this.fileKey = rulesFileKey(root, text);
-    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${this.fileKey!.key}`;
+    // Which names hold a module: read anew each time (each statement's evidence is kept by its text), a change re-lints all.
+    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${this.fileKey!.key}\n${moduleFacts(root, bindings).key}`;
     let out: Finding[];
     if (incremental && key === this.key && !modeMayChange) {
       const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];

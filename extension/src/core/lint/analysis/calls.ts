@@ -1,6 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, memo } from '../syntax/nodeIndex';
-import { calledFunctions, ownCalls } from './summaries';
+import { calledFunctions, ofCall, ownCalls } from './summaries';
+import { callsModule, classOfNode, modulesOf } from './modules';
 
 // What a call does: runs a model, computes a loss, steps an optimizer, trains through a helper or a step defined elsewhere.
 
@@ -21,7 +22,16 @@ const LOSS_CALLEE = /loss|criterion|crit\b/i;
 export const isModelCall = (callee: string): boolean => {
   // self.model["generator"](z), self.nets[k](x): the model picked from a container.
   const c = callee.replace(/\[[^\]]*\]$/, '');
-  return MODEL_CALLEE.test(c) && !/_(cls|class|fn|factory|type|name|path|config|kwargs)$/i.test(c) && !/^torch\./.test(c); // torch.Generator is a random-number generator
+  // `Model(cfg)`, `nn.ModuleList(…)`: a class called builds a model, it does not run one.
+  if (/(^|\.)[A-Z]\w*[a-z]\w*$/.test(c)) return false;
+  // `get_model(…)`, `self.build_network(…)`: what hands a model over does not run it.
+  if (/(^|\.)(get|build|make|create|load|init|setup|prepare|wrap|unwrap)_\w*$/.test(c)) return false;
+  return MODEL_CALLEE.test(c) && !/_(cls|class|fn|func|factory|type|name|path|config|kwargs|provider|builder|getter|info|spec|specs|args)$/i.test(c) && !/^torch\./.test(c); // torch.Generator is a random-number generator
+};
+/** A call that runs a model: by its callee's words (isModelCall) or because the file shows the callee holds a module. */
+export const runsModule = (c: SyntaxNode): boolean => {
+  const t = calleeOf(c).text;
+  return isModelCall(t) || callsModule(t, modulesOf(c), t.startsWith('self.') ? classOfNode(c) : undefined);
 };
 export const isLossCall = (callee: string, q: string | undefined): boolean =>
   LOSS_CALLEE.test(callee.split('.').pop() ?? '') || /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
@@ -45,8 +55,10 @@ export function helperFacts(fn: SyntaxNode): { train: boolean; model: boolean } 
     for (const c of ownCalls(fn)) {
       const { text, method } = calleeOf(c);
       train ||= isBackward(text, method) || isStep(text);
-      model ||= isModelCall(text);
+      model ||= runsModule(c);
     }
+    // Or through its own helpers (`update` → `update_all`, which steps the optimizer); a recursion reads as no.
+    if (!train) train = ownCalls(fn).some((c) => /^(?:(?:self|cls)\.)?\w+$/.test(calleeOf(c).text) && ofCall(c, 'helper-train', (g) => helperFacts(g).train).some((x) => x));
     return { train, model };
   });
 }

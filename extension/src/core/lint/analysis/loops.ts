@@ -1,7 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, memo, nodesOf, within } from '../syntax/nodeIndex';
 import { calledFunctions } from './summaries';
-import { DATA_ITER, helperFacts, isBackward, isModelCall, isStep, outsideStepCall } from './calls';
+import { DATA_ITER, helperFacts, isBackward, isStep, outsideStepCall, runsModule } from './calls';
 import { ancestors, scopeOf } from './scopes';
 
 // Step loops: what a loop walks and whether it steps an optimizer, runs a model or calls backward; the loop a statement belongs to.
@@ -18,7 +18,7 @@ function stepCalls(loop: SyntaxNode): { backward: SyntaxNode[]; step: boolean; m
     const { text: name, method } = calleeOf(c);
     if (isBackward(name, method)) backward.push(c);
     if (isStep(name) || outsideStepCall(c)) step = true;
-    if (isModelCall(name)) model = true;
+    if (runsModule(c)) model = true;
     else if (!(step && model) && /^(self\.)?\w+$/.test(name)) {
       // A helper that trains or runs a model makes a loop over data a step loop; a loop over the
       // optimizers of one step (coqui's Trainer) or a `while` retrying with half the batch after
@@ -58,7 +58,10 @@ function computeLoopFacts(loop: SyntaxNode): LoopFacts {
   const s = stepCalls(loop);
   // A loop inside forward() runs within one step (micro-batches, layers), never across steps.
   const fn = scopeOf(loop);
-  const intraStep = fn.type === 'function_definition' && /^(forward|__call__)$/.test(fn.childForFieldName('name')?.text ?? '');
+  // So does a loop over chunks of one batch: `for i in range(0, n, chunk)` slicing `x[i : i + chunk]`.
+  const target = loop.type === 'for_statement' ? loop.childForFieldName('left')?.text : undefined;
+  const chunks = !!target && /^\w+$/.test(target) && /^range\(\s*0\s*,[^,]+,[^,]+\)$/s.test(iter) && new RegExp(`\\[\\s*${target}\\s*:`).test(loop.childForFieldName('body')?.text ?? '');
+  const intraStep = chunks || (fn.type === 'function_definition' && /^(forward|__call__)$/.test(fn.childForFieldName('name')?.text ?? ''));
   const step = !intraStep && (s.backward.length > 0 || s.step || (s.model && DATA_ITER.test(iter)));
   return { node: loop, step, train: s.backward.length > 0 || s.step, backward: s.backward };
 }

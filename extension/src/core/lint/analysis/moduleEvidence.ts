@@ -1,0 +1,104 @@
+import type { SyntaxNode } from '../syntax/syntaxNode';
+
+// What each top-level statement shows about modules, read once per text of the statement: an edit
+// re-reads the one it is in, not the file (analysis/modules.ts puts the statements' evidence together).
+
+export interface ClassInfo {
+  name: string;
+  bases: string[];
+  /** Defines forward() / __call__ itself. */
+  forward: boolean;
+  call: boolean;
+  /** nn.Module its only base and nothing built onto self: no parameters. */
+  free: boolean;
+}
+
+export interface Binding {
+  /** `model`, `Net:self.enc` (a `self.` name keyed by its class). */
+  target: string;
+  callee: string;
+  /** The first argument, keyed like target (`DDP(model)`). */
+  arg?: string;
+  /** The callee's object, keyed (`model` in `model.to(dev)`). */
+  object?: string;
+  /** Classes built in the call's arguments (`nn.Linear`, `Block`): does a container hold parameters. */
+  built: string[];
+}
+
+export interface UnitEvidence {
+  classes: ClassInfo[];
+  /** Names used as modules (`x.eval()`, `x.parameters()`), keyed. */
+  used: string[];
+  /** `name: Type` parameters, keyed name and the type's text. */
+  annotated: [string, string][];
+  bindings: Binding[];
+}
+
+const MODULE_METHOD = /(?<![\w.])((?:self\.)?\w+)\s*\.\s*(eval|parameters|named_parameters|modules|named_modules|children|named_children|buffers|register_forward_hook|register_forward_pre_hook)\s*\(/g;
+const BINDING = /^[ \t]*((?:self\.)?\w+)[ \t]*(?::[^=\n]+)?=[ \t]*([\w.]+)[ \t]*\(([ \t]*(?:self\.)?\w+)?/gm;
+const ANNOTATED = /[(,][ \t]*(\w+)[ \t]*:[ \t]*([\w.]+)/g;
+
+const cache = new Map<string, UnitEvidence>();
+
+/** The evidence of every top-level statement of the file, each read once per text it has had. */
+export function unitsEvidence(file: SyntaxNode): UnitEvidence[] {
+  // A stranger's file, or a long session: the cache holds what one large file's statements need, then starts again.
+  if (cache.size > 20000) cache.clear();
+  const out: UnitEvidence[] = [];
+  for (const u of file.namedChildren) {
+    if (!u) continue;
+    const t = u.text;
+    if (!/class|\(/.test(t)) continue;
+    let e = cache.get(t);
+    if (!e) cache.set(t, (e = extract(u, t)));
+    out.push(e);
+  }
+  return out;
+}
+
+function extract(u: SyntaxNode, text: string): UnitEvidence {
+  const classAt = (offset: number): string => {
+    for (let n: SyntaxNode | null = u.descendantForIndex(u.startIndex + offset); n; n = n.equals(u) ? null : n.parent) if (n.type === 'class_definition') return n.childForFieldName('name')?.text ?? '';
+    return '';
+  };
+  const key = (name: string, offset: number) => (name.startsWith('self.') ? `${classAt(offset)}:${name}` : name);
+  const classes: ClassInfo[] = [];
+  for (const m of text.matchAll(/^[ \t]*class[ \t]+(\w+)/gm)) {
+    const c = u.descendantForIndex(u.startIndex + m.index + m[0].length - m[1]!.length)?.parent;
+    if (c?.type !== 'class_definition' || c.childForFieldName('name')?.text !== m[1]) continue;
+    const bases = (c.childForFieldName('superclasses')?.namedChildren ?? []).map((b) => b?.text ?? '');
+    const body = c.childForFieldName('body')?.text ?? '';
+    const free = bases.length === 1 && /^(torch\.)?(nn\.)?Module$/.test(bases[0]!) && !/self\.\w+\s*=\s*[\w.]+\s*\(|Parameter|register_|setattr|add_module/.test(body);
+    classes.push({ name: m[1]!, bases, forward: /^[ \t]*def[ \t]+forward[ \t]*\(/m.test(body), call: /def\s+__call__\s*\(/.test(body), free });
+  }
+  const used: string[] = [];
+  if (/\.\s*(eval|parameters|named_parameters|modules|named_modules|children|named_children|buffers|register_forward)/.test(text)) for (const m of text.matchAll(MODULE_METHOD)) if (m[1] !== 'self') used.push(key(m[1]!, m.index));
+  const annotated: [string, string][] = [];
+  if (text.includes(':')) for (const m of text.matchAll(ANNOTATED)) annotated.push([key(m[1]!, m.index), m[2]!]);
+  const bindings: Binding[] = [];
+  for (const m of text.matchAll(BINDING)) {
+    const [, t, callee, arg] = m;
+    const dot = callee!.lastIndexOf('.');
+    const container = /(Sequential|ModuleList|ModuleDict)$/.test(callee!);
+    bindings.push({
+      target: key(t!, m.index),
+      callee: callee!,
+      ...(arg ? { arg: key(arg.trim(), m.index) } : {}),
+      ...(dot > 0 ? { object: key(callee!.slice(0, dot), m.index) } : {}),
+      built: container ? [...callArgs(text, m.index).matchAll(/((?:nn\.)?[A-Z]\w*)\s*\(/g)].map((x) => x[1]!) : [],
+    });
+  }
+  return { classes, used, annotated, bindings };
+}
+
+/** The text of the first call's arguments from `at` on (balanced parentheses, at most 20,000 characters). */
+function callArgs(text: string, at: number): string {
+  const open = text.indexOf('(', at);
+  let depth = 0;
+  for (let i = open; i >= 0 && i < text.length && i < open + 20000; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 40) depth++;
+    else if (ch === 41 && --depth === 0) return text.slice(open, i + 1);
+  }
+  return text.slice(open, open + 20000);
+}
