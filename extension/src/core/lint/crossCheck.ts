@@ -1,12 +1,13 @@
 import type { SyntaxNode } from './syntax/syntaxNode';
 import { MODE_SWITCH, modeCalls } from './analysis/evalContext';
-import { helperFacts, isModelCall } from './analysis/calls';
+import { helperFacts, runsModule } from './analysis/calls';
 import { scopeOf } from './analysis/scopes';
-import { underNoGrad } from './analysis/gradMode';
+import { underNoGradHere } from './analysis/gradMode';
 import { GradFlow, graphSummary } from './analysis/gradFlow';
 import { qualifier } from './analysis/imports';
 import { NodeIndex, anchored, calleeOf, nodesOf } from './syntax/nodeIndex';
 import { storeFlows } from './analysis/helperStores';
+import { keptParams } from './analysis/objectState';
 import { ownCalls } from './analysis/summaries';
 import type { CrossRefs } from './analysis/summaries';
 
@@ -25,22 +26,24 @@ export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], b
   const ix = NodeIndex.attach(root, bindings);
   try {
     const qualify = qualifier(bindings);
-    const noGrad = (n: SyntaxNode) => underNoGrad(n, qualify);
+    // What the function does itself: its callers' grad mode is compared where they are edited.
+    const noGrad = (n: SyntaxNode) => underNoGradHere(n, qualify);
     const flow = new GradFlow(qualify, noGrad);
     for (const u of units) {
       // A call to a function whose callers an eval loop reads: what that loop reads of it (eval mode before it, no-grad around it).
       if (callers?.test(u.text)) {
         for (const c of nodesOf(u, 'call')) {
-          const name = /^(?:(?:self|cls)\.)?(\w+)$/.exec(calleeOf(c).text)?.[1];
-          if (name && refs.callers.has(name)) out.push(`caller:${name}:${modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true}:${underNoGrad(c, qualify)}`);
+          // `f(…)`, `self.f(…)`, and a method's `obj.f(…)` (evalContext.ts callersOf).
+          const name = /(?:^|\.)(\w+)$/.exec(calleeOf(c).text)?.[1];
+          if (name && refs.callers.has(name)) out.push(`caller:${name}:${modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true}:${underNoGradHere(c, qualify)}`);
         }
       }
       const defs = u.type === 'function_definition' ? [u, ...nodesOf(u, 'function_definition').filter((d) => d.id !== u.id)] : nodesOf(u, 'function_definition');
       for (const fn of defs) {
         const name = fn.childForFieldName('name')?.text ?? '';
         if (!refs.defs.has(name)) continue;
-        const model = ownCalls(fn).some((x) => !noGrad(x) && (isModelCall(calleeOf(x).text) || flow.runsModel(x)));
-        out.push(`${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}:${storeFlows(fn, qualify, noGrad)}`);
+        const model = ownCalls(fn).some((x) => !noGrad(x) && (runsModule(x) || flow.runsModel(x)));
+        out.push(`${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}:${storeFlows(fn, qualify, noGrad)}:${keptParams(fn, qualify, noGrad)}`);
       }
     }
   } finally {
@@ -89,7 +92,11 @@ export function modeSignature(units: readonly SyntaxNode[]): string {
       const calls = anchored(u, /\.\s*(?<at>eval|train)\s*\(/, ['call'])
         .filter((c) => /\.(eval|train)$/.test(calleeOf(c).text) && scopeOf(c).type === 'module')
         .map((c) => `${calleeOf(c).method}${c.childForFieldName('arguments')?.text}`);
-      return `${calls.join(',')}|${u.text.match(new RegExp(MODE_SWITCH.source, 'g'))?.length ?? 0}`;
+      // A module-level statement that turns grad off for the rest of the script (gradMode.ts disabledFrom).
+      const off = anchored(u, /set_grad_enabled|__enter__/, ['call'])
+        .filter((c) => scopeOf(c).type === 'module')
+        .map((c) => c.text);
+      return `${calls.join(',')}|${off.join(',')}|${u.text.match(new RegExp(MODE_SWITCH.source, 'g'))?.length ?? 0}`;
     })
     .join(';');
 }

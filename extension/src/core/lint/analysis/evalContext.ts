@@ -3,7 +3,7 @@ import type { Qualify } from './scopes';
 import { ancestors, scopeOf } from './scopes';
 import { underNoGrad } from './gradMode';
 import { anchored, calleeOf, memo } from '../syntax/nodeIndex';
-import { crossRefs } from './summaries';
+import { callersOf } from './callers';
 
 /** eval*, valid*, test*, predict*, infer*: names of evaluation code. */
 const EVAL_NAME = /^_*(eval|valid|test|predict|infer)/i;
@@ -34,41 +34,6 @@ export function evalNamed(fn: SyntaxNode, bindings: ReadonlyMap<string, string>,
   if (!walksData) return false;
   if ([...bindings.values()].some((q) => /^(pytest|unittest)(\.|$)/.test(q))) return false;
   return !/^\s*assert\b/m.test(fn.childForFieldName('body')?.text ?? '');
-}
-
-/** Calls in the file that run fn: `name(…)`, `self.name(…)`. */
-export function callersOf(fn: SyntaxNode): SyntaxNode[] {
-  const name = fn.childForFieldName('name')?.text;
-  if (!name) return [];
-  crossRefs(fn.tree).callers.add(name);
-  return memo(fn, `callers:${fn.id}`, () => {
-    const file = fn.tree.rootNode;
-    return callSites(file, name).flatMap((at) => {
-      const c = anchoredAt(file, at);
-      const t = c && calleeOf(c).text;
-      return c && (t === name || t === `self.${name}` || t === `cls.${name}`) && !(c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) ? [c] : [];
-    });
-  });
-}
-
-/** Where the file's text calls `name` (`name(`, `self.name(`): a scan for the literal name, the fastest here. */
-function callSites(file: SyntaxNode, name: string): number[] {
-  const text = file.text;
-  const out: number[] = [];
-  for (const m of text.matchAll(new RegExp(`${name}\\s*\\(`, 'g'))) {
-    const before = text.slice(Math.max(0, m.index - 5), m.index);
-    if (/\w$/.test(before) || (before.endsWith('.') && !/(^|[^\w.])(self|cls)\.$/.test(before))) continue;
-    out.push(file.startIndex + m.index);
-  }
-  return out;
-}
-
-/** The call at a text offset (not in a comment or string). */
-function anchoredAt(file: SyntaxNode, at: number): SyntaxNode | undefined {
-  let n: SyntaxNode | null = file.descendantForIndex(at);
-  if (!n || n.type === 'comment' || n.type.startsWith('string')) return undefined;
-  while (n && n.type !== 'call') n = n.type === 'module' ? null : n.parent;
-  return n ?? undefined;
 }
 
 /** A caller put the model in eval mode just before calling fn, with grad on (`model.eval(); evaluate(model, dl)`). */
@@ -106,6 +71,8 @@ export function flagSwitched(loop: SyntaxNode, backward: readonly SyntaxNode[], 
   const all = [...backward, ...steps];
   const conditions = all.map((c) => gateOf(c, loop));
   if (!all.length || conditions.some((c) => c === undefined)) return false;
+  // Two phases that both train (a GAN's `phase == "G"` and `phase == "D"`, each with its backward): no eval pass.
+  if (new Set(backward.map((c) => gateOf(c, loop))).size > 1) return false;
   // The flag changes between calls: the function takes it as a parameter, or switches the model's mode itself.
   const scope = scopeOf(loop);
   const params = scope.type === 'function_definition' ? (scope.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : (p?.childForFieldName('name')?.text ?? p?.namedChild(0)?.text ?? ''))) : [];
@@ -114,10 +81,13 @@ export function flagSwitched(loop: SyntaxNode, backward: readonly SyntaxNode[], 
 
 /** The flag condition an `if` inside the loop gates n with (`train` in `if train: loss.backward()`). */
 export function gateOf(n: SyntaxNode, loop: SyntaxNode): string | undefined {
+  let from: SyntaxNode = n;
   for (const p of ancestors(n)) {
     if (p.equals(loop)) return undefined;
-    const cond = p.type === 'if_statement' ? p.childForFieldName('condition') : null;
-    if (cond && TRAIN_FLAG.test(cond.text)) return cond.text;
+    // In an `elif` its own condition gates it; in the `else`, the negation.
+    const cond = from.type === 'elif_clause' ? from.childForFieldName('condition') : p.type === 'if_statement' ? p.childForFieldName('condition') : null;
+    if (cond && TRAIN_FLAG.test(cond.text)) return from.type === 'else_clause' ? `not (${cond.text})` : cond.text;
+    from = p;
   }
   return undefined;
 }

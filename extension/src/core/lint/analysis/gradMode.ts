@@ -1,6 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
+import { NodeIndex, calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
 import { ancestors } from './scopes';
+import { callersOf, referencesOf } from './callers';
 import type { Qualify } from './scopes';
 
 // Whether code runs with autograd off: no_grad/inference_mode blocks and decorators, ExitStack, Lightning eval steps.
@@ -40,7 +41,7 @@ function enteredNoGradAt(w: SyntaxNode, qualify: Qualify): number {
 }
 
 function defDisablesGrad(fn: SyntaxNode, qualify: Qualify): boolean {
-  if (NO_GRAD_STEPS.has(fn.childForFieldName('name')?.text ?? '')) return true;
+  if (NO_GRAD_STEPS.has(fn.childForFieldName('name')?.text ?? '') && lightningFile(fn)) return true;
   const dec = fn.parent?.type === 'decorated_definition' ? fn.parent : null;
   for (const d of dec?.namedChildren ?? []) {
     if (d?.type !== 'decorator') continue;
@@ -52,14 +53,83 @@ function defDisablesGrad(fn: SyntaxNode, qualify: Qualify): boolean {
   return false;
 }
 
+/** Lightning's eval steps run without grad; a file that does not import Lightning has its own `validation_step` (a trainer's), with grad on. */
+function lightningFile(fn: SyntaxNode): boolean {
+  const b = NodeIndex.of(fn)?.bindings;
+  if (!b || [...b.values()].some((q) => /^(pytorch_lightning|lightning)(\.|$)/.test(q))) return true;
+  // Or the class says so (`class M(pl.LightningModule)`, a base imported under another name).
+  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
+  const cls = holder.parent?.parent;
+  return cls?.type === 'class_definition' && /Lightning/.test(cls.childForFieldName('superclasses')?.text ?? '');
+}
+
+/**
+ * Where a scope turns grad off for the rest of it with a statement (inference scripts):
+ * `torch.set_grad_enabled(False)` or `torch.no_grad().__enter__()`; Infinity when it does not.
+ */
+function disabledFrom(scope: SyntaxNode, qualify: Qualify): number {
+  if (!/set_grad_enabled|__enter__/.test(scope.text)) return Infinity;
+  for (const c of nodesOf(scope, 'call')) {
+    if (c.parent?.type !== 'expression_statement') continue;
+    const f = c.childForFieldName('function');
+    const q = qualify(f);
+    const off = (q === 'torch.set_grad_enabled' || q === 'torch.autograd.set_grad_enabled') && /^\(\s*False\s*\)$/.test(c.childForFieldName('arguments')?.text ?? '');
+    const inner = f?.type === 'attribute' && f.childForFieldName('attribute')?.text === '__enter__' ? f.childForFieldName('object') : null;
+    const entered = inner?.type === 'call' && NO_GRAD.has(qualify(inner.childForFieldName('function')) ?? '');
+    if ((off || entered) && scopeOfCall(c).equals(scope)) return c.startIndex;
+  }
+  return Infinity;
+}
+
+function scopeOfCall(n: SyntaxNode): SyntaxNode {
+  for (let p = n.parent; p; p = p.parent) if (p.type === 'function_definition' || p.type === 'module') return p;
+  return n;
+}
+
+const asking = new Set<number>();
+let cycle = false;
+
+/**
+ * Every caller of fn in the file runs it with grad off (then so does fn). A recursion reads as no,
+ * and an answer that met one is not kept: kept, it would depend on which function was asked first
+ * (an editor re-linting one function asks in another order than a full lint).
+ */
+function callersAllNoGrad(fn: SyntaxNode, qualify: Qualify): boolean {
+  const key = `callersoff:${fn.id}`;
+  const ix = NodeIndex.of(fn);
+  if (ix?.memo.has(key)) return ix.memo.get(key) as boolean;
+  if (asking.has(fn.id)) return !(cycle = true);
+  const outer = cycle;
+  cycle = false;
+  asking.add(fn.id);
+  try {
+    // Callers first: one with grad on settles it, before the name's other uses are looked for.
+    const calls = callersOf(fn);
+    const v = calls.every((c) => underNoGrad(c, qualify)) && ((uses) => calls.length + uses.length > 0 && uses.every((r) => underNoGrad(r, qualify)))(referencesOf(fn));
+    if (!cycle) ix?.memo.set(key, v);
+    return v;
+  } finally {
+    asking.delete(fn.id);
+    cycle ||= outer;
+  }
+}
+
 /** Whether n runs with grad disabled: a `with torch.no_grad():` (any alias, parenthesized or not), a decorator, or a Lightning eval step. */
-export function underNoGrad(n: SyntaxNode, qualify: Qualify): boolean {
+export function underNoGrad(n: SyntaxNode, qualify: Qualify, viaCallers = true): boolean {
   for (const p of ancestors(n)) {
     if (p.type === 'with_statement') {
       if (memo(p, `with:${p.id}`, () => withDisablesGrad(p, qualify))) return true;
       if (memo(p, `enter:${p.id}`, () => enteredNoGradAt(p, qualify)) <= n.startIndex) return true;
     }
     if (p.type === 'function_definition' && memo(p, `def:${p.id}`, () => defDisablesGrad(p, qualify))) return true;
+    if ((p.type === 'function_definition' || p.type === 'module') && memo(p, `off:${p.id}`, () => disabledFrom(p, qualify)) < n.startIndex) return true;
+    if (viaCallers && p.type === 'function_definition' && callersAllNoGrad(p, qualify)) return true;
   }
   return false;
 }
+
+/**
+ * underNoGrad from the code around n alone, not its function's callers: what an edit's effect on a
+ * caller is compared by (crossCheck.ts), the callers' own callers being compared when they are edited.
+ */
+export const underNoGradHere = (n: SyntaxNode, qualify: Qualify): boolean => underNoGrad(n, qualify, false);
