@@ -73,4 +73,127 @@ def fit(model, loader):
     assert.deepEqual(lint(seeded, 'HR004'), []);
     assert.equal(lint(seeded.replace('out = x.flip(0)', 'out = generator(x)'), 'HR004').length, 1);
   });
+
+  // The generalization: an inference loop told by what it does, whatever the loop, the function and the model are called.
+  it('a loop that runs a model on inputs that change every pass, in code that never trains, is evaluation whatever its names', () => {
+    const run = code(`
+import torch
+from tqdm import tqdm
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 2, 1)
+    def forward(self, x):
+        return self.conv(x)
+def score_images(images):
+    net = Net()
+    masks = []
+    for img in tqdm(images):
+        masks.append(net(img.cuda()).argmax(1).cpu())
+    return masks
+def dump(m, dataset):
+    for i in range(len(dataset)):
+        torch.save(m(dataset[i]), f"{i}.pt")
+`);
+    // A module by what built it (Net subclasses nn.Module), not by its name; `m` is not known to be one.
+    assert.deepEqual(lint(run, 'HR004').map((f) => f.start.line), [11]);
+    assert.deepEqual(lint(run.replace('def dump(m, dataset):', 'def dump(m, dataset):\n    m.eval()'), 'HR004').map((f) => f.start.line), [11, 16]);
+    // A module without parameters (`x * 2`) is a function of its inputs: no graph unless they carry one.
+    assert.deepEqual(lint(run.replace('        return self.conv(x)', '        return x * 2').replace('        self.conv = torch.nn.Conv2d(3, 2, 1)\n', ''), 'HR004'), []);
+    // The same loop training, or under no_grad: silent.
+    assert.deepEqual(lint(run.replace('    return masks', '    torch.stack(masks).float().sum().backward()\n    return masks'), 'HR004').map((f) => f.start.line), []);
+    assert.deepEqual(lint(run.replace('def score_images', '@torch.no_grad()\ndef score_images'), 'HR004'), []);
+  });
+
+  it('a sampler whose output feeds the next pass, returned to a caller that only saves it; not when a caller trains on it', () => {
+    const sampler = (caller: string) =>
+      code(`
+import torch
+class UNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 3, 1)
+    def forward(self, x, t):
+        return self.conv(x)
+def denoise(unet, x, steps):
+    for t in reversed(range(steps)):
+        eps = unet(x, t)
+        x = x - 0.1 * eps
+    return x
+def main():
+    unet = UNet()
+    ${caller}
+`);
+    assert.deepEqual(lint(sampler('torch.save(denoise(unet, torch.randn(1, 3), 50), "x.pt")'), 'HR004').map((f) => f.start.line), [8]);
+    assert.deepEqual(lint(sampler('loss = denoise(unet, torch.randn(1, 3), 5).mean()\n    loss.backward()'), 'HR004'), []);
+    // With no caller in the file it may be differentiated through (a rollout's log-probabilities): left alone.
+    assert.deepEqual(lint(sampler('pass'), 'HR004'), []);
+  });
+
+  it('leaves alone what only looks like inference: a rollout trained on later, a benchmark, layers, a GAN step, a test file', () => {
+    const src = code(`
+import torch
+import torch.nn as nn
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+    def encode(self, x):
+        for i in range(3):
+            x = self.layers[i](x)
+        return x
+def run_episode(policy, env):
+    log_probs = []
+    state, done = env.reset(), False
+    while not done:
+        dist = torch.distributions.Categorical(policy(state))
+        a = dist.sample()
+        log_probs.append(dist.log_prob(a))
+        state, r, done, _ = env.step(a.item())
+    return log_probs
+def finish(policy, env, opt):
+    loss = -torch.stack(run_episode(policy, env)).sum()
+    loss.backward()
+    opt.step()
+def benchmark(model, x):
+    for _ in range(100):
+        y = model(x)
+def gan(G, D, opt_d, zs):
+    for z in zs:
+        D(G(z)).mean().backward()
+        opt_d.step()
+def models_agree(models, x):
+    for model in models:
+        print(model(x).shape)
+`);
+    assert.deepEqual(lint(src, 'HR004'), []);
+    const pytest = code(`
+import pytest
+import torch
+def check_shapes(model, batches):
+    for b in batches:
+        assert model(b).shape[0] == b.shape[0]
+`);
+    assert.deepEqual(lint(pytest, 'HR004'), []);
+    assert.equal(lint(pytest.replace('import pytest\n', ''), 'HR004').length, 1);
+  });
+
+  it("a trainer's own validation_step that sets eval mode runs with grad on; Lightning's runs without", () => {
+    const trainer = code(`
+import torch
+class Trainer:
+    def validation_step(self, batch):
+        self.model.eval()
+        out = self.model(batch)
+        return out.mean().item()
+    def fit(self, loader):
+        return [self.validation_step(b) for b in loader]
+`);
+    const fs = lint(trainer, 'HR004');
+    assert.deepEqual(fs.map((f) => f.start.line), [4]);
+    assert.equal(fixed(trainer, fs[0]!), trainer.replace('    def validation_step', '    @torch.no_grad()\n    def validation_step'));
+    assert.deepEqual(lint(trainer.replace('import torch\n', 'import torch\nimport lightning as L\n'), 'HR004'), []);
+    assert.deepEqual(lint(trainer.replace('        self.model.eval()\n', ''), 'HR004'), []);
+    assert.deepEqual(lint(trainer.replace('return out.mean().item()', 'out.mean().backward()'), 'HR004'), []);
+  });
 });

@@ -1,6 +1,9 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../analysis/evalContext';
-import { isModelCall, takesGradients } from '../analysis/calls';
+import { MAY_CALL_MODEL, runsModule, takesGradients } from '../analysis/calls';
+import { inferenceCalls } from '../analysis/inferenceLoop';
+import { evalStepCalls } from '../analysis/evalStep';
+import { mayCallModule } from '../analysis/modules';
 import { loopFacts } from '../analysis/loops';
 import { scopeOf } from '../analysis/scopes';
 import { underNoGrad } from '../analysis/gradMode';
@@ -35,14 +38,17 @@ const EVAL_HINTS = [/\.eval\s*\(|\.train\(\s*\w/i, /def\s+_*(eval|valid|test|pre
 /** HR004 eval-loop-without-no-grad: an evaluation loop builds graphs nobody back-propagates. */
 export function hr004(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  // Nothing here is evaluation: no .eval(), no .train(False) or .train(flag), no function named for it, no phase flag
-  // (three patterns, each over the whole file, take half as long as their alternation: every re-lint asks).
-  if (!EVAL_HINTS.some((p) => p.test(ctx.text))) return out;
+  // Nothing here is named or switched for evaluation: no .eval(), no .train(False) or .train(flag), no function named
+  // for it, no phase flag (three patterns, each over the whole file, take half as long as their alternation: every
+  // re-lint asks). Then only what loops do can make one an inference loop.
+  const hinted = EVAL_HINTS.some((p) => p.test(ctx.text));
   const torch = ctx.torch;
   const reported: SyntaxNode[] = [];
-  const flow = new GradFlow(ctx.qualify, (n) => underNoGrad(n, ctx.qualify));
+  const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
+  const flow = new GradFlow(ctx.qualify, noGrad);
+  const testFile = [...ctx.bindings.values()].some((q) => /^(pytest|unittest)(\.|$)/.test(q));
   // A model call: by its name, or a helper of this file that runs one with grad on (`self.infer(x)`).
-  const runsModel = (c: SyntaxNode) => isModelCall(calleeOf(c).text) || flow.runsModel(c);
+  const runsModel = (c: SyntaxNode) => runsModule(c) || flow.runsModel(c);
   // Every loop (nested ones too: an eval loop inside an epoch loop), in its own scope: a function or the module (scripts, notebooks).
   for (const loop of nodesOf(ctx.root, ['for_statement', 'while_statement'])) {
     if (reported.some((r) => r.startIndex <= loop.startIndex && loop.endIndex <= r.endIndex)) continue;
@@ -55,11 +61,11 @@ export function hr004(ctx: RuleContext): Finding[] {
     let calledInBody: SyntaxNode[] | undefined;
     const bodyCalls = () => (calledInBody ??= within(loop.childForFieldName('body') ?? loop, ['call']));
     // One loop for both phases, switched by a flag: its eval passes run with grad on unless the code switches grad per phase.
-    const flagged = f.train && flagSwitched(loop, f.backward, bodyCalls().filter((c) => /(optim\w*|opt|scaler)\.step$|zero_grad$/i.test(calleeOf(c).text)));
+    const flagged = hinted && f.train && flagSwitched(loop, f.backward, bodyCalls().filter((c) => /(optim\w*|opt|scaler)\.step$|zero_grad$/i.test(calleeOf(c).text)));
     if (f.train && !flagged) continue;
     // Named for evaluation, the last mode switch before the loop in its scope put the model in eval mode, or a caller did
     // (or the loop's own body switches to eval and never back: solaris's `self.model.eval()` before each tile's forward).
-    const modes = modeCalls(scope);
+    const modes = hinted ? modeCalls(scope) : [];
     // A model built in the loop (`model = model_cls(); model.eval()`, a unit test over classes) is not one evaluated over data.
     const inLoop = modes.filter((m) => m.at > loop.startIndex && m.at <= loop.endIndex);
     const built = (t: string) => {
@@ -67,11 +73,17 @@ export function hr004(ctx: RuleContext): Finding[] {
       return within(loop.childForFieldName('body') ?? loop, ['assignment']).some((a) => a.childForFieldName('left')?.text === t && !self.test(a.childForFieldName('right')?.text ?? ''));
     };
     const evalMode = modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
-    if (!flagged && !(fn && evalNamed(fn, ctx.bindings, f.step)) && !evalMode && !(fn && f.step && evalFromCallers(fn, ctx.qualify))) continue;
+    const named = hinted && (flagged || (fn && evalNamed(fn, ctx.bindings, f.step)) || evalMode || (fn && f.step && evalFromCallers(fn, ctx.qualify)));
+    // Else evaluation by what the loop does (a sampler, `for img in tqdm(images)`): a cheap text test first.
+    if (!named && !MAY_CALL_MODEL.test(loop.text) && !mayCallModule(ctx.file, loop.text)) continue;
     if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
     // A helper that takes gradients (an attack, a saliency map) needs grad on, whatever the loop walks.
     if (bodyCalls().some((c) => calledFunctions(c).some(takesGradients))) continue;
-    const calls = bodyCalls().filter((c) => runsModel(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
+    // A call picked by the loop's own target (`self.blocks[i](x)`, `layer(x)`) walks the model's layers, not data.
+    const targets = loop.type === 'for_statement' ? (loop.childForFieldName('left')?.text.match(/[A-Za-z_]\w*/g) ?? []) : [];
+    const layerwise = (c: SyntaxNode) => targets.some((t) => new RegExp(`(?<![\\w.])${t}(?!\\w)`).test(calleeOf(c).text));
+    const running = bodyCalls().filter((c) => runsModel(c) && !layerwise(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
+    const calls = named ? running : inferenceCalls(loop, running, ctx.qualify, noGrad, testFile);
     if (!calls.length) continue;
     reported.push(loop);
     const callee = calleeOf(calls[0]!).text;
@@ -97,6 +109,21 @@ export function hr004(ctx: RuleContext): Finding[] {
         line: target.startPosition.row,
         loopLine: target.startPosition.row,
         loopEndLine: target.endPosition.row,
+        name: callee,
+      }),
+    );
+  }
+  // A trainer's own per-batch eval method (not Lightning's, which runs without grad): no loop of its own.
+  for (const fn of hinted ? nodesOf(ctx.root, 'function_definition') : []) {
+    const calls = evalStepCalls(fn, runsModel, ctx.qualify, noGrad);
+    if (!calls.length) continue;
+    const name = fn.childForFieldName('name')?.text ?? '';
+    const callee = calleeOf(calls[0]!).text;
+    out.push(
+      findingAt('HR004', 'warning', calls[0]!, `\`${name}\` puts the model in eval mode and runs \`${callee}(…)\` with autograd on: every batch it is called for records a graph and keeps its activations for a backward that never comes. Decorate it with @torch.no_grad() (or run its body under torch.inference_mode()).`, torch ? [decorateFix(fn, ctx, torch)] : [], {
+        line: calls[0]!.startPosition.row,
+        loopLine: fn.startPosition.row,
+        loopEndLine: fn.endPosition.row,
         name: callee,
       }),
     );

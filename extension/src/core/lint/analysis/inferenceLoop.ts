@@ -1,0 +1,131 @@
+import type { SyntaxNode } from '../syntax/syntaxNode';
+import { anchored, calleeOf, memo, within } from '../syntax/nodeIndex';
+import { isBackward, isStep } from './calls';
+import { graphSummary } from './gradFlow';
+import { scopeOf } from './scopes';
+import { callersOf } from './callers';
+import { callsModule, classOfNode, modulesOf } from './modules';
+import type { ModuleFacts } from './modules';
+import type { Qualify } from './scopes';
+
+// An inference loop told by what it does, not by what it is called: the model runs on inputs that
+// change every pass, and nothing around it trains.
+
+/** Functions whose loops belong to a training step or to the model itself, whatever they do. */
+const NOT_INFERENCE = /^(forward|__call__|\w*_step|\w*loss\w*|_*train\w*|fit\w*|\w*backward\w*)$/i;
+
+/** Whether code directly in `scope` trains: a backward, an optimizer step or zero_grad, or torch.autograd.grad. */
+export function trainsIn(scope: SyntaxNode): boolean {
+  return memo(scope, `trains:${scope.id}`, () =>
+    anchored(scope, /backward|step|zero_grad|autograd|optim|\bopt\b/, ['call']).some((c) => {
+      if (!scopeOf(c).equals(scope)) return false;
+      const { text, method } = calleeOf(c);
+      // Handing an optimizer to a call (`model.train(phase, loader, optimizer)`) is training, wherever the step is.
+      return isBackward(text, method) || isStep(text) || /(^|\.)autograd\.grad$/.test(text) || givesOptimizer(c);
+    }),
+  );
+}
+
+/** A call given an optimizer (`optimizer`, `optim`, `opt_g`, `self.opt`): it steps it. */
+function givesOptimizer(c: SyntaxNode): boolean {
+  return (c.childForFieldName('arguments')?.namedChildren ?? []).some((a) => {
+    const v = a?.type === 'keyword_argument' ? a.childForFieldName('value') : a;
+    return (v?.type === 'identifier' || v?.type === 'attribute') && /(^|\.|_)(optim\w*|opt)(_\w+)?$/i.test(v.text) && !/^torch\.optim/.test(calleeOf(c).text);
+  });
+}
+
+/** The names a loop binds each pass: its targets and what its body assigns (a sampler's `x`, a rollout's `obs`). */
+function reboundNames(loop: SyntaxNode): Set<string> {
+  const out = new Set<string>();
+  const add = (n: SyntaxNode | null) => {
+    if (!n) return;
+    // `self.model = build()` too: a model built each pass is not one run over data.
+    if (n.type === 'identifier' || n.type === 'attribute') out.add(n.text);
+    else if (/pattern_list|tuple_pattern|list_pattern/.test(n.type)) for (const c of n.namedChildren) add(c);
+  };
+  if (loop.type === 'for_statement') add(loop.childForFieldName('left'));
+  for (const a of within(loop.childForFieldName('body') ?? loop, ['assignment', 'augmented_assignment', 'for_statement'])) add(a.childForFieldName('left'));
+  return out;
+}
+
+/** A model the file shows is one, or named as nothing else is (`model`, `net`, `ema_model`): `decoder.decode(…)` may be a video decoder. */
+function strong(c: SyntaxNode, facts: ModuleFacts): boolean {
+  const t = calleeOf(c).text.replace(/\[[^\]]*\]$/, '');
+  const cls = t.startsWith('self.') ? classOfNode(c) : undefined;
+  if (callsModule(t, facts, cls)) return true;
+  const base = t.replace(/\.(forward|predict)$/, '');
+  // A name its function (or, for `self.x`, its class) binds to an instance of some other class (`model = Predictor(cfg)`) is not one by its name.
+  const where = base.startsWith('self.') ? enclosingClass(c) : scopeOf(c);
+  const esc = base.replace(/\./g, '\\.');
+  if (where && new RegExp(`(?<![\\w.])${esc}\\s*=\\s*(?:\\w+\\.)*[A-Z]\\w*\\s*\\(`).test(where.text)) return false;
+  return STRONG_NAME.test(base.slice(base.lastIndexOf('.') + 1));
+}
+const STRONG_NAME = /^(model|net|network|(?!get_|build_|make_|load_|create_)\w+_model|\w+_net)$/i;
+
+/** A test by pytest's and unittest's conventions: `test_*` / `*_test` functions, `Test*` / `*Test(s)` classes around them. */
+export function testCode(fn: SyntaxNode): boolean {
+  for (let p: SyntaxNode | null = fn; p; p = p.parent) {
+    const name = p.type === 'function_definition' || p.type === 'class_definition' ? (p.childForFieldName('name')?.text ?? '') : '';
+    if (/^_*test_|_test$/i.test(name) || (p.type === 'class_definition' && /^Test|Tests?$/.test(name))) return true;
+  }
+  return false;
+}
+
+function enclosingClass(n: SyntaxNode): SyntaxNode | undefined {
+  for (let p = n.parent; p; p = p.parent) if (p.type === 'class_definition') return p;
+  return undefined;
+}
+
+/** The class a method is defined in (decorated or not), by name. */
+function classOf(fn: SyntaxNode): string | undefined {
+  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
+  const cls = holder.parent?.type === 'block' ? holder.parent.parent : null;
+  return cls?.type === 'class_definition' ? cls.childForFieldName('name')?.text : undefined;
+}
+
+/** fn's callers in the file exist and none trains, is part of a step or the model, or returns the graph on. */
+function keptByCallers(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): boolean {
+  const callers = callersOf(fn);
+  return (
+    callers.length > 0 &&
+    callers.every((c) => {
+      const s = scopeOf(c);
+      if (trainsIn(s)) return false;
+      return s.type !== 'function_definition' || (!NOT_INFERENCE.test(s.childForFieldName('name')?.text ?? '') && !graphSummary(s, qualify, noGrad).returnsGraph);
+    })
+  );
+}
+
+/** Whether a call's arguments read one of `names`. */
+function reads(call: SyntaxNode, names: ReadonlySet<string>): boolean {
+  const args = call.childForFieldName('arguments')?.text ?? '';
+  for (const m of args.matchAll(/(?<![\w.'"])([A-Za-z_]\w*)/g)) if (names.has(m[1]!)) return true;
+  return false;
+}
+
+/**
+ * A loop that runs a model on inputs that change every pass (its target, or a value it rebinds),
+ * with grad on, in a function (or script) that never trains and returns no graph-carrying value:
+ * evaluation, inference, sampling or a rollout whatever it is named. The model calls it runs on
+ * changing inputs are returned (none: not one).
+ */
+export function inferenceCalls(loop: SyntaxNode, modelCalls: readonly SyntaxNode[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean, testFile: boolean): SyntaxNode[] {
+  if (testFile || !modelCalls.length) return [];
+  const scope = scopeOf(loop);
+  const facts = modulesOf(loop);
+  if (scope.type === 'function_definition') {
+    if (NOT_INFERENCE.test(scope.childForFieldName('name')?.text ?? '') || testCode(scope)) return [];
+    // A method of a module class is the model's own computation (a helper forward() calls), not a loop over data.
+    const cls = classOf(scope);
+    if (cls && facts.classes.includes(cls)) return [];
+    // What it returns goes to its callers: a sampler's image to one that saves it, a rollout's
+    // log-probabilities to one that back-propagates them. Only callers of this file that never train say so.
+    if (graphSummary(scope, qualify, noGrad).returnsGraph && !keptByCallers(scope, qualify, noGrad)) return [];
+  }
+  if (trainsIn(scope)) return [];
+  // A loop that ends in an unconditional break runs once (a dry run to initialize lazy modules), over no data.
+  const body = loop.childForFieldName('body');
+  if (body && body.namedChild(body.namedChildCount - 1)?.type === 'break_statement') return [];
+  const names = reboundNames(loop);
+  return modelCalls.filter((c) => strong(c, facts) && reads(c, names) && !names.has(calleeOf(c).text));
+}
