@@ -204,4 +204,91 @@ def evaluate(model, criterion, data):
     const fair = ev.replace('loss2, output = model(d.text, d.label)\n        val_loss += loss2', 'loss2, sample_size, logging_output = criterion(model, d)\n        val_loss += sample_size');
     assert.deepEqual(lint(fair, 'HR001').map((f) => f.start.line), [6]);
   });
+
+  // The generalization: accumulation by any shape the code writes it in, and what helpers hand back.
+  it('accumulates through a joined tensor, a pair of running sums, and a builtin sum', () => {
+    const src = code(`
+import torch
+def run(model, loader, opt):
+    all_out = None
+    sums = [0, 0]
+    total = 0
+    for x, y in loader:
+        out = model(x)
+        loss = (out - y).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        all_out = out if all_out is None else torch.cat([all_out, out])
+        sums[0], sums[1] = sums[0] + loss, sums[1] + 1
+        total = total + sum([loss, loss])
+    return all_out, sums, total
+`);
+    const fs = lint(src, 'HR001');
+    assert.deepEqual(fs.map((f) => f.start.line), [11, 12, 13]);
+    // A joined tensor stays a tensor: the fix detaches, it does not take .item().
+    assert.equal(fixed(src, fs[0]!), src.replace('torch.cat([all_out, out])', 'torch.cat([all_out, out.detach()])'));
+    assert.deepEqual(lint(src.replace('torch.cat([all_out, out])', 'torch.cat([all_out, out.detach()])').replace('sums[0] + loss', 'sums[0] + loss.item()').replace('sum([loss, loss])', 'sum([loss.item(), 1])'), 'HR001'), []);
+  });
+
+  it("an object kept across steps whose method adds what it is given to its own state (a meter)", () => {
+    const src = (update: string) =>
+      code(`
+import torch
+class AverageMeter:
+    def __init__(self):
+        self.sum, self.count = 0, 0
+    def update(self, val, n=1):
+        ${update}
+        self.count += n
+def train(model, loader, opt):
+    losses = AverageMeter()
+    for x, y in loader:
+        loss = (model(x) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+        losses.update(loss, x.size(0))
+`);
+    const fs = lint(src('self.sum += val * n'), 'HR001');
+    assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[13, 'warning']]);
+    assert.equal(fixed(src('self.sum += val * n'), fs[0]!), src('self.sum += val * n').replace('losses.update(loss,', 'losses.update(loss.item(),'));
+    // The method keeps a number: nothing grows.
+    assert.deepEqual(lint(src('self.sum += float(val) * n'), 'HR001'), []);
+    // A meter from another file: AverageMeter.update adds its first argument to a running sum (pytorch/examples' idiom).
+    const imported = code(`
+import torch
+from utils import AverageMeter
+def train(model, loader, opt):
+    meter = AverageMeter("loss")
+    for x, y in loader:
+        loss = (model(x) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+        meter.update(loss, x.size(0))
+        meter.update(loss.item(), x.size(0))
+`);
+    assert.deepEqual(lint(imported, 'HR001').map((f) => f.start.line), [8]);
+    // A fresh meter every step holds one step.
+    assert.deepEqual(lint(imported.replace('    meter = AverageMeter("loss")\n    for x, y in loader:\n', '    for x, y in loader:\n        meter = AverageMeter("loss")\n'), 'HR001'), []);
+  });
+
+  it("a helper of this file that hands back what it is given (an all-reduce): graph in, graph out", () => {
+    const src = code(`
+import torch
+import torch.distributed as dist
+def reduce_mean(t):
+    rt = t.clone()
+    dist.all_reduce(rt)
+    return rt / dist.get_world_size()
+def train(model, loader, opt):
+    running = 0
+    for x, y in loader:
+        loss = (model(x) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+        running += reduce_mean(loss)
+        running += reduce_mean(loss.detach())
+`);
+    assert.deepEqual(lint(src, 'HR001').map((f) => f.start.line), [12]);
+  });
 });

@@ -74,4 +74,27 @@ def train(model, loader):
 `);
     assert.deepEqual(lint(kept, 'HR002').map((f) => f.start.line), [4, 12]);
   });
+
+  it("an object kept across steps whose method stores what it is given in its own state", () => {
+    const src = code(`
+import torch
+class History:
+    def __init__(self):
+        self.values = []
+    def add(self, v):
+        self.values.append(v)
+def train(model, loader, opt):
+    hist = History()
+    for x, y in loader:
+        loss = (model(x) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+        hist.add(loss)
+`);
+    const fs = lint(src, 'HR002');
+    assert.deepEqual(fs.map((f) => f.start.line), [12]);
+    assert.match(fs[0]!.message, /History\.add/);
+    assert.deepEqual(lint(src.replace('hist.add(loss)', 'hist.add(loss.item())'), 'HR002'), []);
+    assert.deepEqual(lint(src.replace('self.values.append(v)', 'self.values.append(float(v))'), 'HR002'), []);
+  });
 });

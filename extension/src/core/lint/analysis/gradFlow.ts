@@ -1,15 +1,18 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import type { Qualify } from './scopes';
-import { isLossCall, isModelCall, outsideStepCall } from './calls';
+import { isLossCall, outsideStepCall, runsModule } from './calls';
 import { calleeOf, memo, qualifiedCallee, within } from '../syntax/nodeIndex';
-import { calledFunctions, mergeGraph, ofCall, ownCalls, returnsOf } from './summaries';
-import { passesToHelper } from './stores';
+import { calledFunctions, mergeGraph, ofCall, ownCalls, paramNames, returnsOf } from './summaries';
+import { mayKeepInObject, passesToHelper } from './stores';
+import { moduleKey, modulesOf } from './modules';
 import type { GraphSummary } from './summaries';
 
 /** Calls whose result carries no graph: a Python number, a detached tensor, a list. */
 const KILL_METHODS = new Set(['item', 'detach', 'tolist', 'numpy', 'size', 'dim', 'numel', 'nelement']);
 const NOT_TENSOR = /size|count|^n_|^num|log|info|stats|metric|acc/i;
 const KILL_FUNCTIONS = new Set(['float', 'int', 'len', 'bool', 'str', 'round']);
+/** Builtins whose result is (one of) what they are given. */
+const PASS_FUNCTIONS = new Set(['sum', 'max', 'min', 'abs', 'sorted', 'list', 'tuple', 'reversed']);
 /** Comparisons, indices and tests: integer or boolean results that carry no graph (torch.X or x.X). */
 const NO_GRAD_OPS = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'less', 'greater_equal', 'less_equal', 'not_equal', 'equal', 'isclose', 'allclose', 'argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'isnan', 'isinf', 'isfinite', 'logical_and', 'logical_or', 'logical_not', 'logical_xor', 'bucketize', 'searchsorted', 'count_nonzero']);
 /** Attributes of a tensor that carry no graph: `.data` is detached, the rest are not tensors or have none. */
@@ -40,11 +43,16 @@ export class GradFlow {
 
   /** Whether the file's function(s) a call runs run a model with grad on (summaries.ts). */
   runsModel(c: SyntaxNode): boolean {
-    return ofCall(c, 'model', (fn) => ownCalls(fn).some((x) => !this.noGrad(x) && (isModelCall(calleeOf(x).text) || this.runsModel(x)))).some((x) => x);
+    return ofCall(c, 'model', (fn) => ownCalls(fn).some((x) => !this.noGrad(x) && (runsModule(x) || this.runsModel(x)))).some((x) => x);
   }
 
   has(name: string): boolean {
     return this.gt.has(name);
+  }
+
+  /** Starts with `name` carrying a graph (a helper's parameter given one). */
+  seed(name: string): void {
+    this.gt.add(name);
   }
 
   /** Whether `name` holds (part of) what another file's training step returned (`total = train_util.train_step(b)[4]`). */
@@ -124,20 +132,25 @@ export class GradFlow {
     const args = c.childForFieldName('arguments')?.namedChildren.filter((a): a is SyntaxNode => !!a) ?? [];
     if (!f) return false;
     if (f.type === 'identifier' && KILL_FUNCTIONS.has(f.text)) return false;
+    // sum(losses), max(a, b), abs(x): what they are given.
+    if (f.type === 'identifier' && PASS_FUNCTIONS.has(f.text) && !calledFunctions(c).length) return args.some((a) => this.carries(a));
     if (method !== undefined) {
       if (KILL_METHODS.has(method) || NO_GRAD_OPS.has(method)) return false;
       if (/(^|\.)scaler\.scale$/i.test(f.text)) return args.some((a) => this.carries(a));
     }
     const q = qualifiedCallee(c, this.qualify);
     if (q?.startsWith('torch.') && NO_GRAD_OPS.has(q.slice(q.lastIndexOf('.') + 1))) return false;
-    if (isModelCall(f.text)) return true;
+    // A module without parameters (`crit = nn.MSELoss()`, `self.drop = nn.Dropout()`): what it is given.
+    if (modulesOf(c).functions.has(moduleKey(f.text, c))) return args.some((a) => this.carries(a));
+    if (runsModule(c)) return true;
     // A loss by its name, unless the file defines it: then its body says (pytorch_geometric's `eval_loss` returns a float).
     if (isLossCall(f.text, q)) return calledFunctions(c).length ? this.graphOf(c).returnsGraph : true;
     if (q?.startsWith('torch.')) return args.some((a) => this.carries(a));
     // A method on a GT (loss.mean(), out.sum()) keeps the graph.
     if (f.type === 'attribute' && this.carries(f.childForFieldName('object'))) return true;
-    // A helper of this file that returns one (`loss = train_step(...)`, `self.compute_loss(...)`).
-    return this.graphOf(c).returnsGraph;
+    // A helper of this file that returns one (`loss = train_step(...)`, `self.compute_loss(...)`), or hands back what it is given.
+    const g = this.graphOf(c);
+    return g.returnsGraph || (!!g.fromArgs && args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a)));
   }
 
   /** Applies one statement's assignments. */
@@ -215,9 +228,25 @@ export class GradFlow {
 
 /** A function's graph summary from the data flow through its body: a return of a graph-carrying value (a tuple with one counts). */
 export function graphSummary(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): GraphSummary {
+  const own = returnedGraph(fn, [], qualify, noGrad);
+  if (own.returnsGraph) return own;
+  // Graph in, graph out: the same flow with the parameters (not self) carrying one.
+  const params = paramNames(fn, false).filter((p) => p && p !== 'self' && p !== 'cls');
+  // Only when the function reads a parameter after binding something from it, or returns one (most helpers return what they built themselves or nothing).
+  const returned = returnsOf(fn).map((r) => r.namedChild(0)?.text ?? '').join(' ');
+  if (!params.length || !returned || !params.some((p) => new RegExp(`(?<![\\w.])${p}(?!\\w)`).test(fn.childForFieldName('body')?.text ?? ''))) return own;
+  return returnedGraph(fn, params, qualify, noGrad).returnsGraph ? { ...own, fromArgs: true } : own;
+}
+
+function returnedGraph(fn: SyntaxNode, seeds: readonly string[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): GraphSummary {
   const flow = new GradFlow(qualify, noGrad);
+  for (const s of seeds) flow.seed(s);
   const body = fn.childForFieldName('body');
-  if (body) flow.run(body, () => undefined);
+  // Containers the function fills with graph-carrying values (`log_probs.append(dist.log_prob(a))`): returning one hands the graphs over.
+  const filled = new Set<string>();
+  if (body) flow.run(body, (n) => filledBy(n, flow, noGrad, filled));
+  // What is built from such a container (`torch.stack(preds_all)`) hands them over too.
+  for (const f of filled) flow.seed(f);
   let parts: boolean[] | undefined;
   let returnsGraph = false;
   for (const r of returnsOf(fn)) {
@@ -229,6 +258,19 @@ export function graphSummary(fn: SyntaxNode, qualify: Qualify, noGrad: (n: Synta
     returnsGraph ||= each.some((x) => x);
   }
   return { returnsGraph, ...(parts ? { parts } : {}) };
+}
+
+/** Notes the container a statement fills with a graph-carrying value: `xs.append(v)`, `xs.extend(vs)`, `d[k] = v`. */
+function filledBy(n: SyntaxNode, flow: GradFlow, noGrad: (n: SyntaxNode) => boolean, filled: Set<string>): void {
+  if (n.type === 'call') {
+    const { node: f, method } = calleeOf(n);
+    const obj = f?.type === 'attribute' ? f.childForFieldName('object') : null;
+    if (obj?.type === 'identifier' && /^(append|extend|insert|add)$/.test(method ?? '') && !filled.has(obj.text) && n.childForFieldName('arguments')?.namedChildren.some((x) => flow.carries(x)) && !noGrad(n)) filled.add(obj.text);
+    return;
+  }
+  const left = n.childForFieldName('left');
+  const base = left?.type === 'subscript' ? left.childForFieldName('value') : null;
+  if (base?.type === 'identifier' && !filled.has(base.text) && flow.carries(n.childForFieldName('right')) && !noGrad(n)) filled.add(base.text);
 }
 
 /**
@@ -248,9 +290,12 @@ export function backwardTarget(c: SyntaxNode): SyntaxNode | null | undefined {
 function mayStore(n: SyntaxNode): boolean {
   if (n.type === 'augmented_assignment') return true;
   // A helper of this file given two or more values may store one in another (helperStores.ts).
-  if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '') || passesToHelper(n);
+  if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '') || passesToHelper(n) || mayKeepInObject(n);
   const left = n.childForFieldName('left');
-  return left?.type === 'subscript' || n.childForFieldName('right')?.type === 'binary_operator';
+  const right = n.childForFieldName('right');
+  if (left?.type === 'subscript' || right?.type === 'binary_operator') return true;
+  // `a, b = a + x, b + y`; `acc = torch.cat([acc, x])` (accumulate.ts reads them).
+  return (left?.type === 'pattern_list' && right?.type === 'expression_list') || (!!right && (right.type === 'call' || right.type === 'conditional_expression') && /(cat|stack)\s*\(/.test(right.text));
 }
 
 /** The last name of a call's callee: `max` for torch.max(…) and out.max(…). */

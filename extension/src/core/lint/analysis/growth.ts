@@ -1,5 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { NodeIndex, calleeOf, occurrences } from '../syntax/nodeIndex';
+import { NodeIndex, anchored, calleeOf, occurrences } from '../syntax/nodeIndex';
+import { isStep } from './calls';
 import { qualifyDotted } from './imports';
 import { iterOf, loopFacts } from './loops';
 import { ancestors, bindsName, scopeOf } from './scopes';
@@ -26,6 +27,9 @@ export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode)
   const lazy = (x: SyntaxNode) => ancestors(x).some((p) => p.type === 'if_statement' && /^([\w.]+\s+is\s+None|not\s+[\w.]+)$/.test(p.childForFieldName('condition')?.text ?? ''));
   if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex && !lazy(x))) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
+  // Made anew in an outer loop that steps the optimizer, around micro-batches that do not: it holds one step's
+  // micro-batches (allennlp's batch_group_outputs), not every step's.
+  if (!stepsOptimizer(loop) && binds.some((x) => x.endIndex <= loop.startIndex && ancestors(loop).some((o) => (o.type === 'for_statement' || o.type === 'while_statement') && o.startIndex < x.startIndex && stepsOptimizer(o)))) return false;
   if (gatheredAfter(ids, loop, scope)) return false;
   // Back-propagated later, directly or through what is taken out of it (`loss = losses[i]`, `for loss in losses`).
   const aliases = [name, ...takenFrom(scope, name, loop)];
@@ -70,4 +74,9 @@ function gatheredAfter(ids: readonly SyntaxNode[], loop: SyntaxNode, scope: Synt
 function qualifiedName(n: SyntaxNode, dotted: string): string {
   const bindings = NodeIndex.of(n)?.bindings;
   return (bindings && qualifyDotted(bindings, dotted)) ?? dotted;
+}
+
+/** Whether a loop's body calls an optimizer step (or zero_grad), itself. */
+function stepsOptimizer(loop: SyntaxNode): boolean {
+  return anchored(loop, /step|zero_grad/, ['call']).some((c) => isStep(calleeOf(c).text));
 }

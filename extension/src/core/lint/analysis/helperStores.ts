@@ -6,7 +6,7 @@ import { underNoGrad } from './gradMode';
 import { GradFlow, graphAtom } from './gradFlow';
 import { calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
 import { stored } from './stores';
-import { calledFunctions } from './summaries';
+import { calledFunctions, paramNames } from './summaries';
 import type { RuleContext } from '../types';
 
 /** A store made by a helper of this file on behalf of a step loop's call: `self._accumulate(preds, predictions)`. */
@@ -14,12 +14,6 @@ export interface HelperStore {
   node: SyntaxNode;
   name: string;
   atom: SyntaxNode;
-}
-
-/** A function's positional parameter names, `self`/`cls` of a method left out when called as `self.f(…)`. */
-function params(fn: SyntaxNode, method: boolean): string[] {
-  const names = (fn.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : p?.type === 'typed_parameter' ? (p.namedChild(0)?.text ?? '') : (p?.childForFieldName('name')?.text ?? '')));
-  return method ? names.slice(1) : names;
 }
 
 /**
@@ -37,7 +31,7 @@ export function helperStores(ctx: RuleContext, loop: LoopFacts, call: SyntaxNode
   const method = /^(self|cls)\./.test(calleeOf(call).text);
   const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
   return calledFunctions(call).flatMap((fn) => {
-    const names = params(fn, method);
+    const names = paramNames(fn, method);
     return storesInto(fn, names.filter((_, i) => graphArgs[i]), new Set(names.filter((_, i) => containers[i])), ctx.qualify, noGrad);
   });
 }
@@ -61,7 +55,7 @@ function storesInto(fn: SyntaxNode, seeds: readonly string[], held: ReadonlySet<
  * graph-carrying value, ends up stored in which parameter ('' when it stores into none).
  */
 export function storeFlows(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): string {
-  const ps = params(fn, false);
+  const ps = paramNames(fn, false);
   const held = new Set(ps);
   if (!nodesOf(fn, ['call', 'assignment', 'augmented_assignment']).some((n) => held.has(stored(n)?.name ?? ''))) return '';
   return ps.flatMap((p) => storesInto(fn, [p], held, qualify, noGrad).map((x) => `${x.name}<${p}`)).join(',');

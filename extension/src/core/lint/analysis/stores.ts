@@ -1,7 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { selfAttribute } from './hooks';
 import { calleeOf } from '../syntax/nodeIndex';
-import { calledFunctions } from './summaries';
+import { calledFunctions, definitionSites } from './summaries';
 
 /** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs += [v]`, `d[k] = v`. */
 export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | undefined {
@@ -30,3 +30,13 @@ export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | und
 export function passesToHelper(c: SyntaxNode): boolean {
   return c.type === 'call' && (c.childForFieldName('arguments')?.namedChildCount ?? 0) >= 2 && calledFunctions(c).length > 0;
 }
+
+/** A call that may add to its object's state (read before the data flow): a method the file defines, or a meter's update. */
+export function mayKeepInObject(c: SyntaxNode): boolean {
+  const { node: f, method } = calleeOf(c);
+  const obj = f?.type === 'attribute' ? f.childForFieldName('object') : null;
+  if (!method || !obj || !(obj.type === 'identifier' || selfAttribute(obj)) || obj.text === 'self') return false;
+  if (!c.childForFieldName('arguments')?.namedChildCount) return false;
+  return method === 'update' || definitionSites(c.tree.rootNode).has(method);
+}
+

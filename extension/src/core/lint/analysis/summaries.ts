@@ -11,6 +11,14 @@ export interface GraphSummary {
   returnsGraph: boolean;
   /** For `return a, b`: which positions carry one (unpacked as `x, y = f()`). */
   parts?: boolean[];
+  /** It returns what its arguments carry (`def reduce(t): rt = t.clone(); …; return rt / n`): graph in, graph out. */
+  fromArgs?: boolean;
+}
+
+/** A function's positional parameter names, `self`/`cls` of a method left out when called as `self.f(…)`. */
+export function paramNames(fn: SyntaxNode, method: boolean): string[] {
+  const names = (fn.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : p?.type === 'typed_parameter' ? (p.namedChild(0)?.text ?? '') : (p?.childForFieldName('name')?.text ?? '')));
+  return method ? names.slice(1) : names;
 }
 
 /** A character of `\w` (ASCII letters, digits, underscore), by char code. */
@@ -129,6 +137,7 @@ export function ofCall<T>(c: SyntaxNode, part: string, compute: (fn: SyntaxNode)
 /** The graph parts of the summaries of what a call runs, merged: any return carries; positions by OR. */
 export function mergeGraph(xs: readonly GraphSummary[]): GraphSummary {
   const out: GraphSummary = { returnsGraph: xs.some((x) => x.returnsGraph) };
+  if (xs.some((x) => x.fromArgs)) out.fromArgs = true;
   for (const x of xs) if (x.parts) out.parts = out.parts && out.parts.length === x.parts.length ? out.parts.map((v, i) => v || x.parts![i]!) : x.parts;
   return out;
 }

@@ -10,6 +10,11 @@ import { perBatchHooks, resetInHook, selfAttribute } from '../analysis/hooks';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { defineRule } from './rule';
+import { accumulations } from '../analysis/accumulate';
+import type { Accumulation } from '../analysis/accumulate';
+import { objectState } from '../analysis/objectState';
+import type { ObjectState } from '../analysis/objectState';
+import { mayKeepInObject } from '../analysis/stores';
 
 const PRIMARY = new Set(['identifier', 'call', 'attribute', 'subscript', 'parenthesized_expression']);
 
@@ -22,23 +27,6 @@ function rewrite(atom: SyntaxNode, method: 'item' | 'detach', ctx: RuleContext):
     preferred: method === 'item',
     edits: [{ start: atom.startIndex, end: atom.endIndex, text }],
   };
-}
-
-/** The accumulator's name: `acc` in `acc += …`, `acc[k] += …`, `acc = acc + …`. */
-function accumulator(a: SyntaxNode): { name: string; rhs: SyntaxNode } | undefined {
-  const left = a.childForFieldName('left');
-  const right = a.childForFieldName('right');
-  if (!left || !right) return undefined;
-  if (a.type === 'augmented_assignment') {
-    if (a.childForFieldName('operator')?.text !== '+=') return undefined;
-    const base = left.type === 'subscript' ? left.childForFieldName('value') : left;
-    return base?.type === 'identifier' || selfAttribute(base) ? { name: base!.text, rhs: right } : undefined;
-  }
-  if (left.type === 'identifier' && right.type === 'binary_operator' && right.childForFieldName('operator')?.text === '+') {
-    const l = right.childForFieldName('left');
-    if (l?.type === 'identifier' && l.text === left.text) return { name: left.text, rhs: right.childForFieldName('right')! };
-  }
-  return undefined;
 }
 
 /**
@@ -61,31 +49,50 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   // A statement of a loop nested in this one is that loop's; with no accumulation of its own, no data flow to follow.
   const owned = ownedBy(loop, ctx.root);
   const backpropagated = (name: string) => loop.backward.some((c) => c.text.includes(name));
-  if (!within(body, ['augmented_assignment', 'assignment']).some((a) => owned(a) && accumulator(a))) return;
+  if (!within(body, ['augmented_assignment', 'assignment', 'call']).some((a) => owned(a) && (a.type === 'call' ? mayKeepInObject(a) : accumulations(a, ctx.qualify).length))) return;
   for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
-    if (a.type === 'call') continue;
-    const acc = accumulator(a);
-    if (!acc || noGrad(a) || !owned(a)) continue;
-    const atom = graphAtom(acc.rhs, flow);
-    if (!atom) {
-      outsideStep(ctx, loop, a, acc, flow, out);
+    if (noGrad(a) || !owned(a)) continue;
+    if (a.type === 'call') {
+      const o = objectState(a, loop.node, (x) => flow.carries(x), ctx.qualify, noGrad);
+      if (o?.kind === 'add') out.push(viaObject(ctx, loop, a, o));
       continue;
     }
-    if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) continue;
-    const v = atom.text;
-    const backedUp = backpropagated(v) || partOfBackpropagated(body, v, backpropagated);
-    const fixes = [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
-    const evidence = { line: a.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: acc.name };
-    if (backedUp) {
-      out.push(
-        findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${v}\`, which still has a grad_fn: the backward pass already freed its saved tensors, but each step's graph history stays reachable from \`${acc.name}\` until it is freed. Accumulate \`${v}.item()\` or \`${v}.detach()\`.`, fixes, evidence),
-      );
-    } else {
-      out.push(
-        findingAt('HR001', 'error', a, `\`${acc.name}\` accumulates \`${v}\`, which carries an autograd graph that is never backpropagated: every step's graph and its saved activations stay alive on the GPU until \`${acc.name}\` is freed. Accumulate \`${v}.item()\` or \`${v}.detach()\` (or run this loop under torch.no_grad()).`, fixes, evidence),
-      );
-    }
+    for (const acc of accumulations(a, ctx.qualify)) checkOne(ctx, loop, a, acc, flow, backpropagated, out);
   }
+}
+
+function checkOne(ctx: RuleContext, loop: LoopFacts, a: SyntaxNode, acc: Accumulation, flow: GradFlow, backpropagated: (name: string) => boolean, out: Finding[]): void {
+  const atom = acc.added.map((x) => graphAtom(x, flow)).find((x) => !!x);
+  if (!atom) {
+    if (acc.added.length === 1 && !acc.joined) outsideStep(ctx, loop, a, { name: acc.name, rhs: acc.added[0]! }, flow, out);
+    return;
+  }
+  if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) return;
+  const v = atom.text;
+  const backedUp = backpropagated(v) || partOfBackpropagated(loop.node.childForFieldName('body')!, v, backpropagated);
+  // A tensor joined onto the accumulator (`torch.cat([acc, out])`) stays a tensor: detach it.
+  const fixes = acc.joined ? [{ ...rewrite(atom, 'detach', ctx), preferred: true }] : [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
+  const advice = acc.joined ? `Join \`${v}.detach()\`` : `Accumulate \`${v}.item()\` or \`${v}.detach()\``;
+  const evidence = { line: a.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: acc.name };
+  out.push(
+    backedUp
+      ? findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${v}\`, which still has a grad_fn: the backward pass already freed its saved tensors, but each step's graph history stays reachable from \`${acc.name}\` until it is freed. ${advice}.`, fixes, evidence)
+      : findingAt('HR001', 'error', a, `\`${acc.name}\` accumulates \`${v}\`, which carries an autograd graph that is never backpropagated: every step's graph and its saved activations stay alive on the GPU until \`${acc.name}\` is freed. ${advice} (or run this loop under torch.no_grad()).`, fixes, evidence),
+  );
+}
+
+/** `meter.update(loss)`: the object adds what it is given to its own state, once per step. */
+function viaObject(ctx: RuleContext, loop: LoopFacts, call: SyntaxNode, o: ObjectState): Finding {
+  const v = o.atom.text;
+  const cost = loop.backward.length ? "each step's graph history stays reachable from it" : "each step's graph and its saved activations stay alive on the GPU";
+  return findingAt(
+    'HR001',
+    loop.backward.length ? 'warning' : 'error',
+    call,
+    `\`${o.name}\` accumulates \`${v}\` (\`${o.how}\` adds it to the object's state), which still has a grad_fn: ${cost} for as long as \`${o.name}\` lives. Pass \`${v}.item()\` or \`${v}.detach()\`.`,
+    [rewrite(o.atom, 'item', ctx), rewrite(o.atom, 'detach', ctx)],
+    { line: call.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: o.name },
+  );
 }
 
 /**
@@ -115,13 +122,14 @@ export function hr001(ctx: RuleContext): Finding[] {
     const body = fn.childForFieldName('body');
     if (!body) continue;
     for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
-      const acc = a.type === 'call' ? undefined : accumulator(a);
-      if (!acc || !acc.name.startsWith('self.') || noGrad(a) || resetInHook(fn, acc.name)) continue;
-      const atom = graphAtom(acc.rhs, flow);
+      for (const acc of a.type === 'call' ? [] : accumulations(a, ctx.qualify)) {
+      if (!acc.name.startsWith('self.') || noGrad(a) || resetInHook(fn, acc.name)) continue;
+      const atom = acc.added.map((x) => graphAtom(x, flow)).find((x) => !!x);
       if (!atom) continue;
       out.push(
         findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${atom.text}\`, which still has a grad_fn, once per batch (the framework calls this method for every batch): each batch's graph history stays reachable from \`${acc.name}\`. Accumulate \`${atom.text}.item()\` or \`${atom.text}.detach()\`.`, [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)], { line: a.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: acc.name }),
       );
+      }
     }
   }
   return out;

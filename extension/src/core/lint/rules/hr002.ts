@@ -6,7 +6,8 @@ import { underNoGrad } from '../analysis/gradMode';
 import { GradFlow, graphAtom } from '../analysis/gradFlow';
 import { perBatchHooks, resetInHook } from '../analysis/hooks';
 import { helperStores } from '../analysis/helperStores';
-import { passesToHelper, stored } from '../analysis/stores';
+import { mayKeepInObject, passesToHelper, stored } from '../analysis/stores';
+import { objectState } from '../analysis/objectState';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { defineRule } from './rule';
@@ -43,10 +44,12 @@ export function hr002(ctx: RuleContext): Finding[] {
     // A statement of a loop nested in this one is that loop's; with nothing stored of its own, no data flow to follow.
     const owned = ownedBy(loop, ctx.root);
     // With nothing stored of its own and no call that may store for it (two or more values to a helper of this file), no data flow to follow.
-    if (!within(body, ['call', 'augmented_assignment', 'assignment']).some((n) => owned(n) && (stored(n) || passesToHelper(n)))) continue;
+    if (!within(body, ['call', 'augmented_assignment', 'assignment']).some((n) => owned(n) && (stored(n) || passesToHelper(n) || mayKeepInObject(n)))) continue;
     for (const { node: n, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
       const s = stored(n);
       if (!s && n.type === 'call' && owned(n) && !noGrad(n)) {
+        const o = objectState(n, loop.node, (x) => flow.carries(x), ctx.qualify, noGrad);
+        if (o?.kind === 'store') out.push(report(n, o, o.atom, `\`${o.how}\` stores it in the object's state once per step, so ${loop.train ? "each step's graph history" : "each step's graph with its saved activations"}`, { line: loop.node.startPosition.row, end: loop.node.endPosition.row }));
         for (const h of helperStores(ctx, loop, n, (arg) => flow.carries(arg))) {
           if (seen.has(h.node.id)) continue;
           seen.add(h.node.id);
