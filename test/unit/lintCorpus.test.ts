@@ -11,6 +11,8 @@ import { lintWith, loadParser } from './lintHelpers';
 // correct look-alikes), labelled by reading the code before the linter ran on them. Each file's
 // first line names its source, licence and fix; labels.json beside them holds the expected findings.
 const CORPUS = join(ROOT, 'test', 'fixtures', 'lintcorpus');
+// The held-out set: 26 other repositories, labelled before the linter ran on them (its README says how).
+const HELDOUT = join(ROOT, 'test', 'fixtures', 'lintheld');
 
 interface Label {
   rule: string;
@@ -23,11 +25,11 @@ interface Entry {
   labels: Label[];
 }
 
-function corpus(): Entry[] {
+function corpus(root = CORPUS): Entry[] {
   const out: Entry[] = [];
-  for (const dir of readdirSync(CORPUS, { withFileTypes: true }).filter((d) => d.isDirectory())) {
-    const labels = JSON.parse(readFileSync(join(CORPUS, dir.name, 'labels.json'), 'utf8')) as { files: Record<string, { findings: Label[] }> };
-    for (const [file, l] of Object.entries(labels.files)) out.push({ file: `${dir.name}/${file}`, text: readFileSync(join(CORPUS, dir.name, file), 'utf8'), labels: l.findings });
+  for (const dir of readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+    const labels = JSON.parse(readFileSync(join(root, dir.name, 'labels.json'), 'utf8')) as { files: Record<string, { findings: Label[] }> };
+    for (const [file, l] of Object.entries(labels.files)) out.push({ file: `${dir.name}/${file}`, text: readFileSync(join(root, dir.name, file), 'utf8'), labels: l.findings });
   }
   return out.sort((a, b) => a.file.localeCompare(b.file));
 }
@@ -43,13 +45,17 @@ describe('lint on a labelled corpus of real code', () => {
     parser = await loadParser();
   });
 
-  it('every file names its source and licence, and every label points at a line of code', () => {
-    assert.ok(entries.length >= 40, `${entries.length} files`);
+  const heldout = corpus(HELDOUT);
+
+  /** Each file names its source and licence, each label points at a line of code, no source twice; the repositories it reads. */
+  const checkForm = (entries: readonly Entry[]): Set<string> => {
     const sources = new Set<string>();
+    const repos = new Set<string>();
     for (const e of entries) {
       const head = e.text.split('\n')[0]!;
       assert.match(head, /^# source: https:\/\/github\.com\/\S+\/blob\/[0-9a-f]{7,40}\/\S+.* · licence: (MIT|Apache-2\.0|BSD-[23]-Clause)\b/, e.file);
       const src = /github\.com\/([^/]+\/[^/]+)\/blob\/[0-9a-f]+\/(\S+)/.exec(head)!;
+      repos.add(src[1]!.toLowerCase());
       const key = `${src[1]}/${src[2]} ${e.labels.length ? 'pos' : 'clean'}`;
       assert.ok(!sources.has(key), `${e.file}: the same source twice (${key})`);
       sources.add(key);
@@ -58,9 +64,11 @@ describe('lint on a labelled corpus of real code', () => {
         assert.match(e.text.split('\n')[l.line - 1] ?? '', /\S/, `${e.file}:${l.line} is blank`);
       }
     }
-  });
+    return repos;
+  };
 
-  it('recall (printed) and precision (≥ 90 %) on the labelled rules, with no crash', () => {
+  /** Recall and precision on the labelled rules at warning and error level, printed; the precision returned. */
+  const score = (name: string, entries: readonly Entry[]): number => {
     const byRule = new Map<string, { found: number; labelled: number }>();
     let tp = 0;
     let fp = 0;
@@ -87,14 +95,31 @@ describe('lint on a labelled corpus of real code', () => {
     const labelled = [...byRule.values()].reduce((a, r) => a + r.labelled, 0);
     const found = [...byRule.values()].reduce((a, r) => a + r.found, 0);
     const lines = [
-      `corpus: ${entries.length} files, ${entries.filter((e) => e.labels.length).length} with labelled bugs, ${labelled} labels`,
+      `${name}: ${entries.length} files, ${entries.filter((e) => e.labels.length).length} with labelled bugs, ${labelled} labels`,
       `recall ${found}/${labelled} (${pct(found, labelled)}); precision ${tp}/${tp + fp} (${pct(tp, tp + fp)}) at warning and error level`,
       ...[...byRule].sort().map(([r, x]) => `  ${r}: ${x.found}/${x.labelled} (${pct(x.found, x.labelled)})`),
       `missed: ${missed.join(', ') || 'none'}`,
       `unlabelled findings: ${extra.join(', ') || 'none'}`,
     ];
     console.log(lines.join('\n'));
-    // The issue's goals: precision ≥ 90 % holds and is kept; recall (goal ≥ 80 %) is printed above until it holds.
-    assert.ok(tp / (tp + fp) >= 0.9, `precision ${pct(tp, tp + fp)}: ${extra.join(', ')}`);
+    return tp + fp ? tp / (tp + fp) : 1;
+  };
+
+  it('every file names its source and licence, and every label points at a line of code; the held-out set shares no repository with the tuned one', () => {
+    assert.ok(entries.length >= 40, `${entries.length} files`);
+    assert.ok(heldout.length >= 40, `${heldout.length} held-out files`);
+    const tuned = checkForm(entries);
+    const held = checkForm(heldout);
+    assert.deepEqual([...held].filter((r) => tuned.has(r)), []);
+  });
+
+  it('recall (printed) and precision (≥ 90 %) on the labelled rules, with no crash', () => {
+    const precision = score('tuned corpus', entries);
+    // The issue's goals: precision ≥ 90 % holds and is kept; recall (goal ≥ 85 %) is printed above.
+    assert.ok(precision >= 0.9, `precision ${pct(precision * 100, 100)}`);
+  });
+
+  it('recall and precision on the held-out corpus, printed (measured, never tuned on), with no crash', () => {
+    score('held-out corpus', heldout);
   });
 });
