@@ -231,6 +231,22 @@ def run(model, loader, opt):
     assert.deepEqual(lint(src.replace('torch.cat([all_out, out])', 'torch.cat([all_out, out.detach()])').replace('sums[0] + loss', 'sums[0] + loss.item()').replace('sum([loss, loss])', 'sum([loss.item(), 1])'), 'HR001'), []);
   });
 
+  it('accumulates in place: acc.add_(loss)', () => {
+    const src = code(`
+import torch
+def train(model, loader, opt):
+    running = torch.zeros(1, device="cuda")
+    for x, y in loader:
+        loss = (model(x) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+        running.add_(loss)
+`);
+    const fs = lint(src, 'HR001');
+    assert.deepEqual(fs.map((f) => f.start.line), [7]);
+    assert.deepEqual(lint(fixed(src, fs[0]!), 'HR001'), []);
+  });
+
   it("an object kept across steps whose method adds what it is given to its own state (a meter)", () => {
     const src = (update: string) =>
       code(`
@@ -249,8 +265,10 @@ def train(model, loader, opt):
         opt.step()
         losses.update(loss, x.size(0))
 `);
+    // Reported where the meter keeps it (as a helper's store is), naming the call; the fix passes a number at the call.
     const fs = lint(src('self.sum += val * n'), 'HR001');
-    assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[13, 'warning']]);
+    assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[5, 'warning']]);
+    assert.match(fs[0]!.message, /called at line 14/);
     assert.equal(fixed(src('self.sum += val * n'), fs[0]!), src('self.sum += val * n').replace('losses.update(loss,', 'losses.update(loss.item(),'));
     // The method keeps a number: nothing grows.
     assert.deepEqual(lint(src('self.sum += float(val) * n'), 'HR001'), []);

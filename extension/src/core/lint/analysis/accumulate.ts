@@ -51,9 +51,16 @@ function joinedTo(lhs: string, right: SyntaxNode, qualify: Qualify): SyntaxNode[
 
 /**
  * The accumulations a statement makes: `acc += x`, `acc[k] += x`, `acc = acc + x`,
- * `acc = torch.cat([acc, x])`, and each pair of `a[0], a[1] = a[0] + x, a[1] + y`.
+ * `acc = torch.cat([acc, x])`, `acc.add_(x)`, and each pair of `a[0], a[1] = a[0] + x, a[1] + y`.
  */
 export function accumulations(a: SyntaxNode, qualify: Qualify): Accumulation[] {
+  // `acc.add_(x)`, `acc[k].add_(x)`: in place, the same as `+=`.
+  if (a.type === 'call') {
+    const f = calleeOf(a).node;
+    const name = f?.type === 'attribute' && f.childForFieldName('attribute')?.text === 'add_' ? target(f.childForFieldName('object')) : undefined;
+    const x = a.childForFieldName('arguments')?.namedChildren.find((n) => n?.type !== 'keyword_argument');
+    return name && x ? [{ name, added: [x] }] : [];
+  }
   const left = a.childForFieldName('left');
   const right = a.childForFieldName('right');
   if (!left || !right) return [];

@@ -290,7 +290,7 @@ export function backwardTarget(c: SyntaxNode): SyntaxNode | null | undefined {
 function mayStore(n: SyntaxNode): boolean {
   if (n.type === 'augmented_assignment') return true;
   // A helper of this file given two or more values may store one in another (helperStores.ts).
-  if (n.type === 'call') return /^(append|extend)$/.test(calleeOf(n).method ?? '') || passesToHelper(n) || mayKeepInObject(n);
+  if (n.type === 'call') return /^(append|extend|add_)$/.test(calleeOf(n).method ?? '') || passesToHelper(n) || mayKeepInObject(n);
   const left = n.childForFieldName('left');
   const right = n.childForFieldName('right');
   if (left?.type === 'subscript' || right?.type === 'binary_operator') return true;

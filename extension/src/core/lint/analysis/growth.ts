@@ -27,9 +27,9 @@ export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode)
   const lazy = (x: SyntaxNode) => ancestors(x).some((p) => p.type === 'if_statement' && /^([\w.]+\s+is\s+None|not\s+[\w.]+)$/.test(p.childForFieldName('condition')?.text ?? ''));
   if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex && !lazy(x))) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
-  // Made anew in an outer loop that steps the optimizer, around micro-batches that do not: it holds one step's
+  // Made anew in an outer loop that steps the optimizer, around micro-batches that back-propagate but do not step: it holds one step's
   // micro-batches (allennlp's batch_group_outputs), not every step's.
-  if (!stepsOptimizer(loop) && binds.some((x) => x.endIndex <= loop.startIndex && ancestors(loop).some((o) => (o.type === 'for_statement' || o.type === 'while_statement') && o.startIndex < x.startIndex && stepsOptimizer(o)))) return false;
+  if (loopFacts(loop).backward.length > 0 && !stepsOptimizer(loop) && binds.some((x) => x.endIndex <= loop.startIndex && ancestors(loop).some((o) => (o.type === 'for_statement' || o.type === 'while_statement') && o.startIndex < x.startIndex && stepsOptimizer(o)))) return false;
   if (gatheredAfter(ids, loop, scope)) return false;
   // Back-propagated later, directly or through what is taken out of it (`loss = losses[i]`, `for loss in losses`).
   const aliases = [name, ...takenFrom(scope, name, loop)];

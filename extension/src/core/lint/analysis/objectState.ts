@@ -19,6 +19,8 @@ export interface ObjectState {
   kind: 'add' | 'store';
   /** `AverageMeter.update`, for the message. */
   how: string;
+  /** Where the method keeps it (`self.sum += val * n`), when the class is this file's: reported there, as a helper's store is. */
+  at?: SyntaxNode;
 }
 
 /** The class an object was built from in this file (`meter = AverageMeter()`, `self.m = utils.AverageMeter('loss')`): its last name. */
@@ -44,14 +46,14 @@ function methodOf(file: SyntaxNode, cls: string, name: string): SyntaxNode | und
 }
 
 /** What a method does with its parameters `seeds` (given graphs): adds one to, or stores one in, `self`'s state. */
-function keeps(fn: SyntaxNode, seeds: readonly string[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): 'add' | 'store' | undefined {
+function keeps(fn: SyntaxNode, seeds: readonly string[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): { kind: 'add' | 'store'; at: SyntaxNode } | undefined {
   const body = fn.childForFieldName('body');
   if (!body || !seeds.length) return undefined;
   for (const { node, flow } of GradFlow.traceFrom(body, seeds, qualify, noGrad)) {
     if (noGrad(node)) continue;
-    if (node.type !== 'call' && accumulations(node, qualify).some((a) => a.name.startsWith('self.') && a.added.some((x) => graphAtom(x, flow)))) return 'add';
+    if (node.type !== 'call' && accumulations(node, qualify).some((a) => a.name.startsWith('self.') && a.added.some((x) => graphAtom(x, flow)))) return { kind: 'add', at: node };
     const s = stored(node);
-    if (s?.name.startsWith('self.') && graphAtom(s.value, flow)) return 'store';
+    if (s?.name.startsWith('self.') && graphAtom(s.value, flow)) return { kind: 'store', at: node };
   }
   return undefined;
 }
@@ -76,14 +78,14 @@ export function objectState(call: SyntaxNode, loop: SyntaxNode, carries: (arg: S
     return /Meter$/.test(cls) && method === 'update' && first === 0 ? { name: obj, atom, kind: 'add', how: `${cls}.update` } : undefined;
   }
   const params = paramNames(fn, true);
-  const kind = keeps(fn, params.filter((_, i) => graphArgs[i]), qualify, noGrad);
-  return kind ? { name: obj, atom, kind, how: `${cls}.${method}` } : undefined;
+  const k = keeps(fn, params.filter((_, i) => graphArgs[i]), qualify, noGrad);
+  return k ? { name: obj, atom, kind: k.kind, how: `${cls}.${method}`, at: k.at } : undefined;
 }
 
 /** What a method keeps of each parameter in `self`'s state, as crossCheck.ts compares it before and after an edit. */
 export function keptParams(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): string {
   if (!/self\./.test(fn.text)) return '';
   return paramNames(fn, true)
-    .map((p) => `${p}:${keeps(fn, [p], qualify, noGrad) ?? ''}`)
+    .map((p) => `${p}:${keeps(fn, [p], qualify, noGrad)?.kind ?? ''}`)
     .join(',');
 }

@@ -49,12 +49,14 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   // A statement of a loop nested in this one is that loop's; with no accumulation of its own, no data flow to follow.
   const owned = ownedBy(loop, ctx.root);
   const backpropagated = (name: string) => loop.backward.some((c) => c.text.includes(name));
-  if (!within(body, ['augmented_assignment', 'assignment', 'call']).some((a) => owned(a) && (a.type === 'call' ? mayKeepInObject(a) : accumulations(a, ctx.qualify).length))) return;
+  if (!within(body, ['augmented_assignment', 'assignment', 'call']).some((a) => owned(a) && ((a.type === 'call' && mayKeepInObject(a)) || accumulations(a, ctx.qualify).length))) return;
   for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
     if (noGrad(a) || !owned(a)) continue;
     if (a.type === 'call') {
       const o = objectState(a, loop.node, (x) => flow.carries(x), ctx.qualify, noGrad);
-      if (o?.kind === 'add') out.push(viaObject(ctx, loop, a, o));
+      // Once per place it is kept: six `meter.update(loss_i)` calls are one `self.sum += val * n`.
+      if (o?.kind === 'add' && !out.some((f) => f.rule === 'HR001' && f.startIndex === (o.at ?? a).startIndex)) out.push(viaObject(ctx, loop, a, o));
+      for (const acc of accumulations(a, ctx.qualify)) checkOne(ctx, loop, a, acc, flow, backpropagated, out);
       continue;
     }
     for (const acc of accumulations(a, ctx.qualify)) checkOne(ctx, loop, a, acc, flow, backpropagated, out);
@@ -88,10 +90,10 @@ function viaObject(ctx: RuleContext, loop: LoopFacts, call: SyntaxNode, o: Objec
   return findingAt(
     'HR001',
     loop.backward.length ? 'warning' : 'error',
-    call,
-    `\`${o.name}\` accumulates \`${v}\` (\`${o.how}\` adds it to the object's state), which still has a grad_fn: ${cost} for as long as \`${o.name}\` lives. Pass \`${v}.item()\` or \`${v}.detach()\`.`,
+    o.at ?? call,
+    `\`${o.name}\` accumulates \`${v}\` (\`${o.how}\` adds it to the object's state${o.at ? `, called at line ${call.startPosition.row + 1} once per step of the loop at line ${loop.node.startPosition.row + 1}` : ''}), which still has a grad_fn: ${cost} for as long as \`${o.name}\` lives. Pass \`${v}.item()\` or \`${v}.detach()\`.`,
     [rewrite(o.atom, 'item', ctx), rewrite(o.atom, 'detach', ctx)],
-    { line: call.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: o.name },
+    { line: (o.at ?? call).startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: o.name },
   );
 }
 

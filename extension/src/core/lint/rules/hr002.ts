@@ -49,7 +49,7 @@ export function hr002(ctx: RuleContext): Finding[] {
       const s = stored(n);
       if (!s && n.type === 'call' && owned(n) && !noGrad(n)) {
         const o = objectState(n, loop.node, (x) => flow.carries(x), ctx.qualify, noGrad);
-        if (o?.kind === 'store') out.push(report(n, o, o.atom, `\`${o.how}\` stores it in the object's state once per step, so ${loop.train ? "each step's graph history" : "each step's graph with its saved activations"}`, { line: loop.node.startPosition.row, end: loop.node.endPosition.row }));
+        if (o?.kind === 'store' && !out.some((f) => f.startIndex === (o.at ?? n).startIndex)) out.push(report(o.at ?? n, o, o.atom, `\`${o.how}\` stores it in the object's state once per step, so ${loop.train ? "each step's graph history" : "each step's graph with its saved activations"}`, { line: loop.node.startPosition.row, end: loop.node.endPosition.row }));
         for (const h of helperStores(ctx, loop, n, (arg) => flow.carries(arg))) {
           if (seen.has(h.node.id)) continue;
           seen.add(h.node.id);
