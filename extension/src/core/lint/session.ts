@@ -4,7 +4,9 @@ import { forgetRoot, rootOf } from './syntax/syntaxTree';
 import type { SyntaxNode } from './syntax/syntaxNode';
 import { importBindings, importStatements } from './analysis/imports';
 import { FILE_KEY_WORDS, filePragmaKey, importsKey, lintTree, rulesFileKey } from './lint';
-import { moduleFacts } from './analysis/modules';
+import { moduleFacts, sameModuleFacts } from './analysis/modules';
+import type { ModuleFacts } from './analysis/modules';
+import { unitEvidence } from './analysis/moduleEvidence';
 import type { FilesKey } from './lint';
 import type { LintOptions } from './lint';
 import type { PythonParser } from './syntax/parser';
@@ -70,6 +72,18 @@ function unitAt(root: SyntaxNode, i: number): SyntaxNode | undefined {
   return unit ?? top;
 }
 
+/** The one top-level statement that holds [a, b) (undefined when the range spans several or none). */
+function topAt(root: SyntaxNode, a: number, b: number): SyntaxNode | undefined {
+  const top = (i: number) => {
+    let t: SyntaxNode | undefined;
+    for (let n: SyntaxNode | null = root.descendantForIndex(i); n && n.type !== 'module'; n = n.parent) t = n;
+    return t;
+  };
+  const x = top(a);
+  const y = top(Math.max(a, b - 1));
+  return x && y && x.equals(y) ? x : undefined;
+}
+
 function errorRanges(root: SyntaxNode): [number, number][] {
   const out: [number, number][] = [];
   const walk = (n: SyntaxNode): void => {
@@ -104,6 +118,9 @@ export class LintSession {
   /** Functions whose summaries or callers findings read (summaries.ts), from the lints so far. */
   private refs: CrossRefs = { defs: new Set(), callers: new Set() };
   private cross = new CrossSignatures();
+  /** The module facts of the text last linted, and the bindings they were read with. */
+  private modules: ModuleFacts | undefined;
+  private modulesBindings: ReadonlyMap<string, string> | undefined;
 
   constructor(
     private readonly parser: PythonParser,
@@ -133,6 +150,7 @@ export class LintSession {
       this.fileKey = undefined;
       this.refs = { defs: new Set(), callers: new Set() };
       this.cross.clear();
+      this.modules = undefined;
       throw NotLintedError.from(e);
     }
   }
@@ -151,6 +169,9 @@ export class LintSession {
     const c0 = changes[0];
     const oldRoot = old && rootOf(old, this.text);
     const units = incremental && changes.length === 1 && c0 ? [unitAt(oldRoot!, c0.offset), unitAt(oldRoot!, Math.max(c0.offset, c0.offset + c0.length - 1))].filter((u, i, xs): u is SyntaxNode => !!u && xs.findIndex((x) => !!x && x.equals(u)) === i) : [];
+    // The top-level statement one change is inside, and what it showed about modules (analysis/moduleEvidence.ts).
+    const topBefore = incremental && changes.length === 1 && c0 ? topAt(oldRoot!, c0.offset, c0.offset + c0.length) : undefined;
+    const evidenceBefore = topBefore && unitEvidence(topBefore);
     // What loops in other statements read of the edited units' mode switches, before the edit.
     const modeBefore = units.length ? modeSignature(units) : undefined;
     // What other functions' findings read from the edited ones (summaries, callers), before the edit.
@@ -198,8 +219,14 @@ export class LintSession {
     }
     const bindings = this.bindings!;
     if (fileKeyMayChange) this.fileKey = rulesFileKey(root, text);
-    // Which names hold a module: read anew each time (each statement's evidence is kept by its text), a change re-lints all.
-    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${this.fileKey!.key}\n${moduleFacts(root, bindings).key}`;
+    // Which names hold a module (a change re-lints all): the old facts when the one statement edited shows what it showed.
+    const topAfter = topBefore && c0 ? topAt(root, c0.offset, c0.offset + c0.text.length) : undefined;
+    // (The same start: an edit that split or merged statements changes where the one around it starts or ends.)
+    const same = topAfter && topBefore && topAfter.startIndex === topBefore.startIndex && topAfter.endIndex - topBefore.endIndex === c0!.text.length - c0!.length;
+    if (this.modules && same && unitEvidence(topAfter) === evidenceBefore && this.modulesBindings === bindings) sameModuleFacts(text, bindings, this.modules);
+    this.modules = moduleFacts(root, bindings);
+    this.modulesBindings = bindings;
+    const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${this.fileKey!.key}\n${this.modules.key}`;
     let out: Finding[];
     if (incremental && key === this.key && !modeMayChange) {
       const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];

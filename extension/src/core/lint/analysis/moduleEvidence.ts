@@ -39,19 +39,35 @@ const BINDING = /^[ \t]*((?:self\.)?\w+)[ \t]*(?::[^=\n]+)?=[ \t]*([\w.]+)[ \t]*
 const ANNOTATED = /[(,][ \t]*(\w+)[ \t]*:[ \t]*([\w.]+)/g;
 
 const cache = new Map<string, UnitEvidence>();
+const interned = new Map<string, UnitEvidence>();
+
+/** The evidence of one top-level statement (none for one without a call or a class), read once per text. */
+export function unitEvidence(u: SyntaxNode): UnitEvidence | undefined {
+  const t = u.text;
+  if (!/class|\(/.test(t)) return undefined;
+  let e = cache.get(t);
+  if (!e) {
+    // The same evidence is the same object (a keystroke inside a name's use changes the text, not what it shows).
+    const fresh = extract(u, t);
+    const k = JSON.stringify(fresh);
+    e = interned.get(k) ?? fresh;
+    interned.set(k, e);
+    cache.set(t, e);
+  }
+  return e;
+}
 
 /** The evidence of every top-level statement of the file, each read once per text it has had. */
 export function unitsEvidence(file: SyntaxNode): UnitEvidence[] {
   // A stranger's file, or a long session: the cache holds what one large file's statements need, then starts again.
-  if (cache.size > 20000) cache.clear();
+  if (cache.size > 20000) {
+    cache.clear();
+    interned.clear();
+  }
   const out: UnitEvidence[] = [];
   for (const u of file.namedChildren) {
-    if (!u) continue;
-    const t = u.text;
-    if (!/class|\(/.test(t)) continue;
-    let e = cache.get(t);
-    if (!e) cache.set(t, (e = extract(u, t)));
-    out.push(e);
+    const e = u && unitEvidence(u);
+    if (e) out.push(e);
   }
   return out;
 }

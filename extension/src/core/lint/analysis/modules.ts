@@ -60,7 +60,11 @@ export function moduleFacts(file: SyntaxNode, bindings: ReadonlyMap<string, stri
     const text = file.text;
     const hit = kept.find((k) => k.text === text && k.bindings === bindings);
     if (hit) return hit.facts;
-    const facts = computeFacts(unitsEvidence(file), bindings);
+    // The same statements' evidence as last time (what most edits leave): the same facts.
+    const units = unitsEvidence(file);
+    const same = combined && combined.bindings === bindings && combined.units.length === units.length && combined.units.every((u, i) => u === units[i]);
+    const facts = same ? combined!.facts : computeFacts(units, bindings);
+    combined = { units, bindings, facts };
     kept.unshift({ text, bindings, facts });
     kept.length = Math.min(kept.length, 2);
     return facts;
@@ -68,6 +72,16 @@ export function moduleFacts(file: SyntaxNode, bindings: ReadonlyMap<string, stri
 }
 
 const kept: { text: string; bindings: ReadonlyMap<string, string>; facts: ModuleFacts }[] = [];
+
+/**
+ * After an edit inside one top-level statement whose evidence is what it was (unitEvidence gives the
+ * same object), the facts of the new text are those of the old: kept for it without reading every statement.
+ */
+export function sameModuleFacts(text: string, bindings: ReadonlyMap<string, string>, facts: ModuleFacts): void {
+  kept.unshift({ text, bindings, facts });
+  kept.length = Math.min(kept.length, 2);
+}
+let combined: { units: readonly UnitEvidence[]; bindings: ReadonlyMap<string, string>; facts: ModuleFacts } | undefined;
 
 function computeFacts(units: readonly UnitEvidence[], bindings: ReadonlyMap<string, string>): ModuleFacts {
   const infos = units.flatMap((u) => u.classes);
