@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { importBindings } from '../../extension/src/core/lint/analysis/imports';
-import { callsModule, moduleFacts } from '../../extension/src/core/lint/analysis/modules';
+import { moduleFacts } from '../../extension/src/core/lint/analysis/modules';
+import { callsModule } from '../../extension/src/core/lint/analysis/moduleNames';
 import type { PythonParser } from '../../extension/src/core/lint/syntax/parser';
 import { rootOf } from '../../extension/src/core/lint/syntax/syntaxTree';
 import { code, loadParser } from './lintHelpers';

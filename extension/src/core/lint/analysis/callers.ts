@@ -1,7 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, memo, occurrences } from '../syntax/nodeIndex';
 import { crossRefs } from './summaries';
-import { moduleKey, modulesOf } from './modules';
+import { moduleKey, modulesOf } from './moduleNames';
 
 // Who calls a function of this file: found from one index of the file's call sites by name.
 

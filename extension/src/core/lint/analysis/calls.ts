@@ -1,7 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, memo } from '../syntax/nodeIndex';
 import { calledFunctions, ofCall, ownCalls } from './summaries';
-import { callsModule, classOfNode, modulesOf } from './modules';
+import { callsModule, classOfNode, modulesOf } from './moduleNames';
 
 // What a call does: runs a model, computes a loss, steps an optimizer, trains through a helper or a step defined elsewhere.
 

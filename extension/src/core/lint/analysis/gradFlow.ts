@@ -4,7 +4,7 @@ import { isLossCall, outsideStepCall, runsModule } from './calls';
 import { calleeOf, memo, qualifiedCallee, within } from '../syntax/nodeIndex';
 import { calledFunctions, mergeGraph, ofCall, ownCalls, paramNames, returnsOf } from './summaries';
 import { mayKeepInObject, passesToHelper } from './stores';
-import { moduleKey, modulesOf } from './modules';
+import { moduleKey, modulesOf } from './moduleNames';
 import type { GraphSummary } from './summaries';
 
 /** Calls whose result carries no graph: a Python number, a detached tensor, a list. */

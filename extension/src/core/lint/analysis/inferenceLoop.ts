@@ -4,7 +4,7 @@ import { isBackward, isStep } from './calls';
 import { graphSummary } from './gradFlow';
 import { scopeOf } from './scopes';
 import { callersOf } from './callers';
-import { callsModule, classOfNode, modulesOf } from './modules';
+import { callsModule, classOfNode, modulesOf } from './moduleNames';
 import type { ModuleFacts } from './modules';
 import type { Qualify } from './scopes';
 

@@ -3,7 +3,7 @@ import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched
 import { MAY_CALL_MODEL, runsModule, takesGradients } from '../analysis/calls';
 import { inferenceCalls } from '../analysis/inferenceLoop';
 import { evalStepCalls } from '../analysis/evalStep';
-import { mayCallModule } from '../analysis/modules';
+import { mayCallModule } from '../analysis/moduleNames';
 import { loopFacts } from '../analysis/loops';
 import { scopeOf } from '../analysis/scopes';
 import { underNoGrad } from '../analysis/gradMode';
