@@ -97,4 +97,18 @@ def train(model, loader, opt):
     assert.deepEqual(lint(src.replace('hist.add(loss)', 'hist.add(loss.item())'), 'HR002'), []);
     assert.deepEqual(lint(src.replace('self.values.append(v)', 'self.values.append(float(v))'), 'HR002'), []);
   });
+
+  it('a constant key overwrites one entry each step: self.loss["rec"] = loss holds the last one; a varying key keeps each', () => {
+    const src = code(`
+import torch
+class Runner:
+    def train_step(self, x, y):
+        loss = (self.model(x) - y).pow(2).mean()
+        loss.backward()
+        self.optimizer.step()
+        self.loss["rec"] = loss
+        self.history[self.step_count] = loss
+`);
+    assert.deepEqual(lint(src, 'HR002').map((f) => f.start.line), [7]);
+  });
 });

@@ -167,6 +167,18 @@ def models_agree(models, x):
         print(model(x).shape)
 `);
     assert.deepEqual(lint(src, 'HR004'), []);
+    // An imagined rollout kept on the agent (`self.infos.append(…)`) feeds a loss in another method.
+    const dream = code(`
+import torch
+class Agent:
+    def imagine(self, state):
+        for t in range(15):
+            action = self.actor(state)
+            state = self.model(state, action)
+            self.infos.append(state)
+`);
+    assert.deepEqual(lint(dream, 'HR004'), []);
+    assert.equal(lint(dream.replace('            self.infos.append(state)\n', '            print(state.sum().item())\n'), 'HR004').length, 1);
     const pytest = code(`
 import pytest
 import torch

@@ -126,6 +126,8 @@ export function inferenceCalls(loop: SyntaxNode, modelCalls: readonly SyntaxNode
   // A loop that ends in an unconditional break runs once (a dry run to initialize lazy modules), over no data.
   const body = loop.childForFieldName('body');
   if (body && body.namedChild(body.namedChildCount - 1)?.type === 'break_statement') return [];
+  // What it makes kept on the object (`self.infos.append(…)`, `self.buf[i] = …`) reaches other methods, which may train on it.
+  if (/(?<![\w.])self\.\w+(\.(append|extend|insert)\s*\(|\s*\[[^\]]*\]\s*=(?!=))/.test(body?.text ?? '')) return [];
   const names = reboundNames(loop);
   return modelCalls.filter((c) => strong(c, facts) && reads(c, names) && !names.has(calleeOf(c).text));
 }

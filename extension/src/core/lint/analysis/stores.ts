@@ -21,6 +21,9 @@ export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | und
   if (!left || !right) return undefined;
   if (n.type === 'augmented_assignment' && n.childForFieldName('operator')?.text === '+=' && (left.type === 'identifier' || selfAttribute(left)) && right.type === 'list' && right.namedChild(0)) return { name: left.text, value: right.namedChild(0)! };
   const base = left.type === 'subscript' ? left.childForFieldName('value') : null;
+  // `d["loss"] = v` (a constant key) overwrites one entry every time: it holds the last value, not each one.
+  const key = left.type === 'subscript' ? left.childForFieldName('subscript') : null;
+  if (key && /^(string|integer|true|false|none)$/.test(key.type)) return undefined;
   if (n.type === 'assignment' && base && (base.type === 'identifier' || selfAttribute(base))) return { name: base.text, value: right };
   return undefined;
 }
