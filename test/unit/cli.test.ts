@@ -192,14 +192,17 @@ describe('headroom CLI', () => {
     writeFileSync(join(dir, 'notes.txt'), 'total += loss');
     const r = headroom('lint', dir);
     assert.equal(r.code, 1, r.err);
+    // HR004 too: the loop runs the model over data and nothing trains (evaluation, whatever the names).
     const lines = r.out.trim().split('\n');
-    assert.equal(lines.length, 1);
-    assert.match(lines[0]!, new RegExp(`^${join(dir, 'train.py').replace(/[.*+?^$()[\]\\]/g, '\\$&')}:5:5: error HR001 \`total\` accumulates \`loss\``));
+    assert.equal(lines.length, 2);
+    const at = join(dir, 'train.py').replace(/[.*+?^$()[\]\\]/g, '\\$&');
+    assert.match(lines[0]!, new RegExp(`^${at}:3:1: error HR004 `));
+    assert.match(lines[1]!, new RegExp(`^${at}:5:5: error HR001 \`total\` accumulates \`loss\``));
     const only = headroom('lint', dir, '--select', 'HR006');
     assert.deepEqual([only.code, only.out], [0, '']);
     const j = JSON.parse(headroom('lint', dir, '--json').out) as { files: number; findings: { rule: string; fixes: unknown[] }[] };
     assert.equal(j.files, 2);
-    assert.deepEqual(j.findings.map((f) => [f.rule, f.fixes.length]), [['HR001', 2]]);
+    assert.deepEqual(j.findings.map((f) => [f.rule, f.fixes.length]), [['HR004', 1], ['HR001', 2]]);
     const bad = headroom('lint', dir, '--select', 'HR999');
     assert.equal(bad.code, 2);
     assert.match(bad.err, /unknown rule HR999/);

@@ -30,7 +30,8 @@ interface SarifResult {
   locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region: { startLine: number; startColumn: number; endLine: number; endColumn: number } } }[];
 }
 
-// Line 5 (1-based) is `    total += loss`: the finding starts at column 5 and spans 13 characters.
+// Line 5 (1-based) is `    total += loss`: the finding starts at column 5 and spans 13 characters. Nothing trains:
+// the loop at line 3 is evaluation without no_grad (HR004, docs/rules/HR004.md "whatever the names").
 const TRAIN = 'import torch\ntotal = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    total += loss\n';
 // The same mistake in a loop that calls backward(): a warning, not an error (docs/rules/HR001.md).
 const WARN = 'import torch\nrunning = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward()\n    running += loss\n';
@@ -51,18 +52,19 @@ describe('headroom lint formats', () => {
     const r = await headroom(dir, 'lint', '.');
     assert.equal(r.code, 1, r.err);
     const lines = r.out.trim().split('\n').sort();
-    assert.equal(lines.length, 2);
-    assert.match(lines[0]!, /^src dir\/train#1\.py:5:5: error HR001 `total` accumulates `loss`/);
-    assert.match(lines[1]!, /^warn\.py:6:5: warning HR001 `running` accumulates `loss`/);
+    assert.equal(lines.length, 3);
+    assert.match(lines[0]!, /^src dir\/train#1\.py:3:1: error HR004 This evaluation loop runs `model/);
+    assert.match(lines[1]!, /^src dir\/train#1\.py:5:5: error HR001 `total` accumulates `loss`/);
+    assert.match(lines[2]!, /^warn\.py:6:5: warning HR001 `running` accumulates `loss`/);
   });
 
   it('json (and --json): lines and columns 1-based, end exclusive', async () => {
     const a = await headroom(dir, 'lint', '.', '--json');
     const b = await headroom(dir, 'lint', '.', '--format', 'json');
     assert.equal(a.out, b.out);
-    const j = JSON.parse(a.out) as { files: number; findings: { file: string; severity: string; start: { line: number; col: number }; end: { line: number; col: number }; evidence?: { line: number; loopLine: number } }[] };
+    const j = JSON.parse(a.out) as { files: number; findings: { file: string; rule: string; severity: string; start: { line: number; col: number }; end: { line: number; col: number }; evidence?: { line: number; loopLine: number } }[] };
     assert.equal(j.files, 2);
-    const f = j.findings.find((x) => x.file.endsWith('train#1.py'))!;
+    const f = j.findings.find((x) => x.file.endsWith('train#1.py') && x.rule === 'HR001')!;
     assert.deepEqual([f.start, f.end], [{ line: 5, col: 5 }, { line: 5, col: 5 + 'total += loss'.length }]);
     assert.deepEqual([f.evidence?.line, f.evidence?.loopLine], [5, 3]);
   });
@@ -107,8 +109,9 @@ describe('headroom lint formats', () => {
     const r = await headroom(dir, 'lint', '.', '--format', 'github');
     assert.equal(r.code, 1);
     const lines = r.out.trim().split('\n').sort();
-    assert.match(lines[0]!, /^::error file=src dir\/train#1\.py,line=5,col=5,endLine=5,endColumn=18,title=HR001::`total` accumulates/);
-    assert.match(lines[1]!, /^::warning file=warn\.py,line=6,col=5,endLine=6,endColumn=20,title=HR001::`running` accumulates/);
+    assert.match(lines[0]!, /^::error file=src dir\/train#1\.py,line=3,col=1,endLine=3,endColumn=4,title=HR004::This evaluation loop/);
+    assert.match(lines[1]!, /^::error file=src dir\/train#1\.py,line=5,col=5,endLine=5,endColumn=18,title=HR001::`total` accumulates/);
+    assert.match(lines[2]!, /^::warning file=warn\.py,line=6,col=5,endLine=6,endColumn=20,title=HR001::`running` accumulates/);
   });
 
   it('github: %, CR and LF escaped in the message; also , and : in properties; other controls made visible', () => {
