@@ -33,7 +33,7 @@ export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], b
       // A call to a function whose callers an eval loop reads: what that loop reads of it (eval mode before it, no-grad around it).
       if (callers?.test(u.text)) {
         for (const c of nodesOf(u, 'call')) {
-          // `f(…)`, `self.f(…)`, and a method's `obj.f(…)` (evalContext.ts callersOf).
+          // `f(…)`, `self.f(…)`, and a method's `obj.f(…)` (callers.ts callersOf).
           const name = /(?:^|\.)(\w+)$/.exec(calleeOf(c).text)?.[1];
           if (name && refs.callers.has(name)) out.push(`caller:${name}:${modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true}:${underNoGradHere(c, qualify)}`);
         }

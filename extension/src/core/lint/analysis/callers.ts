@@ -1,6 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, memo, occurrences } from '../syntax/nodeIndex';
-import { crossRefs } from './summaries';
+import { crossRefs, isWordChar } from './summaries';
+import { classOfMethod } from './scopes';
 import { moduleKey, modulesOf } from './moduleNames';
 
 // Who calls a function of this file: found from one index of the file's call sites by name.
@@ -18,11 +19,8 @@ function sitesOf(file: SyntaxNode, name: string): Site[] {
   const text = file.text;
   const out: Site[] = [];
   for (let i = text.indexOf(name); i >= 0; i = text.indexOf(name, i + name.length)) {
-    const c = text.charCodeAt(i - 1);
-    if (i > 0 && ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) continue;
+    if ((i > 0 && isWordChar(text.charCodeAt(i - 1))) || isWordChar(text.charCodeAt(i + name.length))) continue;
     let j = i + name.length;
-    const d = text.charCodeAt(j);
-    if ((d >= 48 && d <= 57) || (d >= 65 && d <= 90) || (d >= 97 && d <= 122) || d === 95) continue;
     while (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9 || text.charCodeAt(j) === 10 || text.charCodeAt(j) === 13) j++;
     if (text.charCodeAt(j) !== 40) continue;
     const before = text.slice(Math.max(0, i - 5), i);
@@ -40,7 +38,7 @@ function callIndex(file: SyntaxNode): Map<string, Site[]> {
       let e = p;
       while (e > 0 && (text.charCodeAt(e - 1) === 32 || text.charCodeAt(e - 1) === 9)) e--;
       let b = e;
-      while (b > 0 && isWord(text.charCodeAt(b - 1))) b--;
+      while (b > 0 && isWordChar(text.charCodeAt(b - 1))) b--;
       if (b === e || (text.charCodeAt(b) >= 48 && text.charCodeAt(b) <= 57)) continue;
       const name = text.slice(b, e);
       const before = text.slice(Math.max(0, b - 5), b);
@@ -51,14 +49,6 @@ function callIndex(file: SyntaxNode): Map<string, Site[]> {
     }
     return out;
   });
-}
-
-const isWord = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-
-/** Whether fn is defined directly in a class (decorated or not). */
-export function isMethod(fn: SyntaxNode): boolean {
-  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
-  return holder.parent?.type === 'block' && holder.parent.parent?.type === 'class_definition';
 }
 
 /** The call at a text offset (not in a comment or string). */
@@ -76,7 +66,7 @@ export function callersOf(fn: SyntaxNode): SyntaxNode[] {
   crossRefs(fn.tree).callers.add(name);
   return memo(fn, `callers:${fn.id}`, () => {
     const file = fn.tree.rootNode;
-    const method = isMethod(fn);
+    const method = !!classOfMethod(fn);
     return [...instanceCalls(fn, name), ...sitesOf(file, name).flatMap((s) => {
       if (s.kind === 'other' && !method) return [];
       const c = callAt(file, s.at);
@@ -90,8 +80,7 @@ export function callersOf(fn: SyntaxNode): SyntaxNode[] {
 /** For a class's forward() or __call__: the calls of its instances (`self.encoder(x)` where `self.encoder = Encoder()`). */
 function instanceCalls(fn: SyntaxNode, name: string): SyntaxNode[] {
   if (name !== 'forward' && name !== '__call__') return [];
-  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
-  const cls = holder.parent?.type === 'block' && holder.parent.parent?.type === 'class_definition' ? holder.parent.parent.childForFieldName('name')?.text : undefined;
+  const cls = classOfMethod(fn)?.childForFieldName('name')?.text;
   if (!cls) return [];
   const file = fn.tree.rootNode;
   const facts = modulesOf(fn);
@@ -113,7 +102,7 @@ function instanceCalls(fn: SyntaxNode, name: string): SyntaxNode[] {
  */
 export function referencesOf(fn: SyntaxNode): SyntaxNode[] {
   const name = fn.childForFieldName('name')?.text;
-  if (!name || isMethod(fn)) return [];
+  if (!name || classOfMethod(fn)) return [];
   return memo(fn, `refs:${fn.id}`, () => {
     const file = fn.tree.rootNode;
     const text = file.text;

@@ -2,6 +2,7 @@ import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, within } from '../syntax/nodeIndex';
 import { modeCalls, callersNoGrad } from './evalContext';
 import { testCode, trainsIn } from './inferenceLoop';
+import { classOfMethod } from './scopes';
 import type { Qualify } from './scopes';
 
 // A per-batch method of a trainer that is not Lightning's (`def validation_step(self, batch)`): when it
@@ -11,7 +12,7 @@ const STEP = /^_*\w*_step$/;
 
 /** The model calls after the method's own `.eval()`, with grad on, in a `*_step` that trains nothing and is not in a loop of its own. */
 export function evalStepCalls(fn: SyntaxNode, runsModel: (c: SyntaxNode) => boolean, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): SyntaxNode[] {
-  if (!STEP.test(fn.childForFieldName('name')?.text ?? '') || !/\.eval\s*\(/.test(fn.text) || !inClass(fn) || testCode(fn)) return [];
+  if (!STEP.test(fn.childForFieldName('name')?.text ?? '') || !/\.eval\s*\(/.test(fn.text) || !classOfMethod(fn) || testCode(fn)) return [];
   const evalAt = modeCalls(fn).find((m) => m.eval)?.at;
   if (evalAt === undefined || trainsIn(fn) || callersNoGrad(fn, qualify)) return [];
   const body = fn.childForFieldName('body');
@@ -22,10 +23,4 @@ export function evalStepCalls(fn: SyntaxNode, runsModel: (c: SyntaxNode) => bool
 function inLoop(n: SyntaxNode, fn: SyntaxNode): boolean {
   for (let p = n.parent; p && !p.equals(fn); p = p.parent) if (p.type === 'for_statement' || p.type === 'while_statement') return true;
   return false;
-}
-
-/** A method: a hook a trainer class calls per batch (a module-level `*_step` function is a callback handed elsewhere). */
-function inClass(fn: SyntaxNode): boolean {
-  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
-  return holder.parent?.type === 'block' && holder.parent.parent?.type === 'class_definition';
 }

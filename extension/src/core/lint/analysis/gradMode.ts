@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { NodeIndex, calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
-import { ancestors } from './scopes';
+import { ancestors, classOfMethod, scopeOf } from './scopes';
 import { callersOf, referencesOf } from './callers';
 import type { Qualify } from './scopes';
 
@@ -58,9 +58,7 @@ function lightningFile(fn: SyntaxNode): boolean {
   const b = NodeIndex.of(fn)?.bindings;
   if (!b || [...b.values()].some((q) => /^(pytorch_lightning|lightning)(\.|$)/.test(q))) return true;
   // Or the class says so (`class M(pl.LightningModule)`, a base imported under another name).
-  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
-  const cls = holder.parent?.parent;
-  return cls?.type === 'class_definition' && /Lightning/.test(cls.childForFieldName('superclasses')?.text ?? '');
+  return /Lightning/.test(classOfMethod(fn)?.childForFieldName('superclasses')?.text ?? '');
 }
 
 /**
@@ -76,14 +74,9 @@ function disabledFrom(scope: SyntaxNode, qualify: Qualify): number {
     const off = (q === 'torch.set_grad_enabled' || q === 'torch.autograd.set_grad_enabled') && /^\(\s*False\s*\)$/.test(c.childForFieldName('arguments')?.text ?? '');
     const inner = f?.type === 'attribute' && f.childForFieldName('attribute')?.text === '__enter__' ? f.childForFieldName('object') : null;
     const entered = inner?.type === 'call' && NO_GRAD.has(qualify(inner.childForFieldName('function')) ?? '');
-    if ((off || entered) && scopeOfCall(c).equals(scope)) return c.startIndex;
+    if ((off || entered) && scopeOf(c).equals(scope)) return c.startIndex;
   }
   return Infinity;
-}
-
-function scopeOfCall(n: SyntaxNode): SyntaxNode {
-  for (let p = n.parent; p; p = p.parent) if (p.type === 'function_definition' || p.type === 'module') return p;
-  return n;
 }
 
 const asking = new Set<number>();

@@ -1,5 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { memo, nodesOf } from '../syntax/nodeIndex';
+import { classOfMethod } from './scopes';
 
 /**
  * Methods a framework calls once per batch, with the loop in the framework: Lightning's steps and
@@ -11,13 +12,8 @@ const PER_BATCH = /^(training_step|train_step|validation_step|test_step|predict_
 /** The per-batch methods in root (functions named as above, defined in a class). */
 export function perBatchHooks(root: SyntaxNode): SyntaxNode[] {
   return memo(root, `hooks:${root.id}`, () =>
-    nodesOf(root, 'function_definition').filter((fn) => PER_BATCH.test(fn.childForFieldName('name')?.text ?? '') && isMethod(fn)),
+    nodesOf(root, 'function_definition').filter((fn) => PER_BATCH.test(fn.childForFieldName('name')?.text ?? '') && !!classOfMethod(fn)),
   );
-}
-
-function isMethod(fn: SyntaxNode): boolean {
-  const p = fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent;
-  return p?.type === 'block' && p.parent?.type === 'class_definition';
 }
 
 /** `self.outputs` in `self.outputs.append(x)`: the attribute a hook keeps across batches, or undefined. */

@@ -2,7 +2,7 @@ import type { SyntaxNode } from '../syntax/syntaxNode';
 import { anchored, calleeOf, memo, within } from '../syntax/nodeIndex';
 import { isBackward, isStep } from './calls';
 import { graphSummary } from './gradFlow';
-import { scopeOf } from './scopes';
+import { classOfMethod, enclosingClass, scopeOf } from './scopes';
 import { callersOf } from './callers';
 import { callsModule, classOfNode, modulesOf } from './moduleNames';
 import type { ModuleFacts } from './modules';
@@ -71,17 +71,6 @@ export function testCode(fn: SyntaxNode): boolean {
   return false;
 }
 
-function enclosingClass(n: SyntaxNode): SyntaxNode | undefined {
-  for (let p = n.parent; p; p = p.parent) if (p.type === 'class_definition') return p;
-  return undefined;
-}
-
-/** The class a method is defined in (decorated or not), by name. */
-function classOf(fn: SyntaxNode): string | undefined {
-  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
-  const cls = holder.parent?.type === 'block' ? holder.parent.parent : null;
-  return cls?.type === 'class_definition' ? cls.childForFieldName('name')?.text : undefined;
-}
 
 /** fn's callers in the file exist and none trains, is part of a step or the model, or returns the graph on. */
 function keptByCallers(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): boolean {
@@ -116,7 +105,7 @@ export function inferenceCalls(loop: SyntaxNode, modelCalls: readonly SyntaxNode
   if (scope.type === 'function_definition') {
     if (NOT_INFERENCE.test(scope.childForFieldName('name')?.text ?? '') || testCode(scope)) return [];
     // A method of a module class is the model's own computation (a helper forward() calls), not a loop over data.
-    const cls = classOf(scope);
+    const cls = classOfMethod(scope)?.childForFieldName('name')?.text;
     if (cls && facts.classes.includes(cls)) return [];
     // What it returns goes to its callers: a sampler's image to one that saves it, a rollout's
     // log-probabilities to one that back-propagates them. Only callers of this file that never train say so.

@@ -2,6 +2,7 @@ import type { SyntaxNode } from '../syntax/syntaxNode';
 import { NodeIndex } from '../syntax/nodeIndex';
 import { moduleFacts } from './modules';
 import type { ModuleFacts } from './modules';
+import { enclosingClass } from './scopes';
 
 // Asking the module facts about a call or a name where it is: `self.x` is its class's own.
 
@@ -17,8 +18,7 @@ export function callsModule(callee: string, facts: ModuleFacts, cls?: string): b
 
 /** The class a node is in, by name ('' outside any). */
 export function classOfNode(n: SyntaxNode): string {
-  for (let p: SyntaxNode | null = n.parent; p; p = p.parent) if (p.type === 'class_definition') return p.childForFieldName('name')?.text ?? '';
-  return '';
+  return enclosingClass(n)?.childForFieldName('name')?.text ?? '';
 }
 
 /** `self.x` keyed by its class (`Net:self.x`), other names as they are: how ModuleFacts holds them. */

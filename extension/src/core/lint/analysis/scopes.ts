@@ -16,6 +16,19 @@ export function scopeOf(n: SyntaxNode): SyntaxNode {
   return n;
 }
 
+/** The class a method is defined in (directly in its body, decorated or not). */
+export function classOfMethod(fn: SyntaxNode): SyntaxNode | undefined {
+  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
+  const cls = holder.parent?.type === 'block' ? holder.parent.parent : undefined;
+  return cls?.type === 'class_definition' ? cls : undefined;
+}
+
+/** The innermost class around n, at any depth. */
+export function enclosingClass(n: SyntaxNode): SyntaxNode | undefined {
+  for (let p = n.parent; p; p = p.parent) if (p.type === 'class_definition') return p;
+  return undefined;
+}
+
 /** Whether an assignment target binds `name`: `name = …`, `a, name = …`, `(name, b) = …` (and `(name) = …`, a tuple pattern too). */
 export function bindsName(left: SyntaxNode | null, name: string): boolean {
   if (!left) return false;

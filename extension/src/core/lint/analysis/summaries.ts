@@ -1,5 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { anchored, calleeOf, memo, within } from '../syntax/nodeIndex';
+import { classOfMethod } from './scopes';
 
 /**
  * What a function of this file does, read from its own body: whether it returns a value that
@@ -22,7 +23,7 @@ export function paramNames(fn: SyntaxNode, method: boolean): string[] {
 }
 
 /** A character of `\w` (ASCII letters, digits, underscore), by char code. */
-const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+export const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 
 /**
  * Where the file defines each name (`def name`): one pass over the text per tree; nodes are found
@@ -78,13 +79,6 @@ export function crossRefs(tree: object): CrossRefs {
   let r = refsByTree.get(tree);
   if (!r) refsByTree.set(tree, (r = { defs: new Set(), callers: new Set() }));
   return r;
-}
-
-/** The class a method is defined in (directly in its body, decorated or not). */
-function classOfMethod(fn: SyntaxNode): SyntaxNode | undefined {
-  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
-  const cls = holder.parent?.type === 'block' ? holder.parent.parent : undefined;
-  return cls?.type === 'class_definition' ? cls : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { keyword } from './kwargs';
 import { defineRule } from './rule';
+import { classOfMethod } from '../analysis/scopes';
 import type { FileKey } from './rule';
 
 const DATASET = /(^|\.)(Iterable)?Dataset$/;
@@ -87,16 +88,9 @@ function forkedWorkers(ctx: RuleContext): boolean {
   });
 }
 
-/** The class whose method `def` is (directly in its body, decorated or not). */
-function classOf(def: SyntaxNode): SyntaxNode | undefined {
-  const holder = def.parent?.type === 'decorated_definition' ? def.parent : def;
-  const cls = holder.parent?.type === 'block' ? holder.parent.parent : null;
-  return cls?.type === 'class_definition' ? cls : undefined;
-}
-
 /** The Dataset class whose method `def` is. */
 function datasetOf(def: SyntaxNode, ctx: RuleContext): SyntaxNode | undefined {
-  const cls = classOf(def);
+  const cls = classOfMethod(def);
   const bases = cls?.childForFieldName('superclasses')?.namedChildren ?? [];
   return bases.some((b) => b && DATASET.test(ctx.qualify(b) ?? b.text)) ? cls : undefined;
 }
@@ -105,7 +99,7 @@ function datasetOf(def: SyntaxNode, ctx: RuleContext): SyntaxNode | undefined {
 function workerEntry(def: SyntaxNode, name: string, ctx: RuleContext, names: () => WorkerNames): string | undefined {
   if (DATASET_HOOKS.includes(name) && datasetOf(def, ctx)) return name;
   if (names().fns.has(name)) return `${name} (run by the DataLoader's workers)`;
-  const cls = classOf(def)?.childForFieldName('name')?.text;
+  const cls = classOfMethod(def)?.childForFieldName('name')?.text;
   if ((name === '__call__' || name === 'forward') && cls && names().transforms.has(cls)) return `${cls}.${name} (a transform the Dataset runs per item)`;
   return undefined;
 }
