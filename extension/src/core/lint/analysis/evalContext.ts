@@ -23,6 +23,9 @@ export function modeCalls(scope: SyntaxNode): { at: number; eval: boolean; targe
   );
 }
 
+/** A pytest or unittest file (it imports one): its loops over models are tests, not evaluation. */
+export const isTestFile = (bindings: ReadonlyMap<string, string>): boolean => [...bindings.values()].some((q) => /^(pytest|unittest)(\.|$)/.test(q));
+
 /**
  * Whether a function is named for evaluation. `test_*` is evaluation code too (`test_epoch`) when
  * the loop walks data, except in a unit-test file (pytest or unittest imported) or when it asserts.
@@ -32,7 +35,7 @@ export function evalNamed(fn: SyntaxNode, bindings: ReadonlyMap<string, string>,
   if (!EVAL_NAME.test(name)) return false;
   if (!/^_*test_/i.test(name)) return true;
   if (!walksData) return false;
-  if ([...bindings.values()].some((q) => /^(pytest|unittest)(\.|$)/.test(q))) return false;
+  if (isTestFile(bindings)) return false;
   return !/^\s*assert\b/m.test(fn.childForFieldName('body')?.text ?? '');
 }
 

@@ -25,8 +25,11 @@ export interface ObjectState {
 
 /** The class an object was built from in this file (`meter = AverageMeter()`, `self.m = utils.AverageMeter('loss')`): its last name. */
 function classOf(file: SyntaxNode, obj: string): string | undefined {
-  const esc = obj.replace(/\./g, '\\.');
-  return new RegExp(`(?<![\\w.])${esc}\\s*=\\s*(?:[\\w]+\\.)*([A-Z]\\w*)\\s*\\(`).exec(file.text)?.[1];
+  // Once per object and lint: every `obj.update(…)` of a loop asks.
+  return memo(file, `ctor:${obj}`, () => {
+    const esc = obj.replace(/\./g, '\\.');
+    return new RegExp(`(?<![\\w.])${esc}\\s*=\\s*(?:[\\w]+\\.)*([A-Z]\\w*)\\s*\\(`).exec(file.text)?.[1];
+  });
 }
 
 /** The file's method `name` of class `cls`. */

@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { callersNoGrad, dataLoopAround, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../analysis/evalContext';
+import { callersNoGrad, dataLoopAround, isTestFile, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../analysis/evalContext';
 import { MAY_CALL_MODEL, runsModule, takesGradients } from '../analysis/calls';
 import { inferenceCalls } from '../analysis/inferenceLoop';
 import { evalStepCalls } from '../analysis/evalStep';
@@ -46,7 +46,7 @@ export function hr004(ctx: RuleContext): Finding[] {
   const reported: SyntaxNode[] = [];
   const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
   const flow = new GradFlow(ctx.qualify, noGrad);
-  const testFile = [...ctx.bindings.values()].some((q) => /^(pytest|unittest)(\.|$)/.test(q));
+  const testFile = isTestFile(ctx.bindings);
   // A model call: by its name, or a helper of this file that runs one with grad on (`self.infer(x)`).
   const runsModel = (c: SyntaxNode) => runsModule(c) || flow.runsModel(c);
   // Every loop (nested ones too: an eval loop inside an epoch loop), in its own scope: a function or the module (scripts, notebooks).
