@@ -10,6 +10,7 @@ import { storeFlows } from './analysis/helperStores';
 import { keptParams } from './analysis/objectState';
 import { ownCalls } from './analysis/summaries';
 import type { CrossRefs } from './analysis/summaries';
+import { CarriedFacts, stopCarried, useCarried } from './analysis/carried';
 
 /**
  * What other functions' findings may read from these units (CrossRefs): the summary and helper
@@ -17,13 +18,14 @@ import type { CrossRefs } from './analysis/summaries';
  * function whose callers an eval loop looked at, the unit itself. An editor compares this before
  * and after an edit; when it differs, re-linting the edited units alone is not enough.
  */
-export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
+export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs, facts?: CarriedFacts): string {
   if (!refs.defs.size && !refs.callers.size) return '';
   const out: string[] = [];
   const callers = refs.callers.size ? new RegExp(`(?<![\\w])(?:${[...refs.callers].join('|')})\\s*\\(`) : undefined;
   // Most edits touch units that define nothing another unit looked up and call no such function: read from the text.
   if (!units.some((u) => callers?.test(u.text) || [...u.text.matchAll(/\bdef\s+(\w+)/g)].some((m) => refs.defs.has(m[1]!)))) return '';
   const ix = NodeIndex.attach(root, bindings);
+  if (facts) useCarried(root.tree, facts, units);
   try {
     const qualify = qualifier(bindings);
     // What the function does itself: its callers' grad mode is compared where they are edited.
@@ -48,6 +50,7 @@ export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], b
     }
   } finally {
     if (NodeIndex.of(root) === ix) NodeIndex.detach(root);
+    stopCarried(root.tree);
   }
   return out.sort().join('\n');
 }
@@ -62,13 +65,15 @@ export class CrossSignatures {
   private last: { tree: object; units: string; bindings: ReadonlyMap<string, string>; refs: CrossRefs; size: number; sig: string } | undefined;
   /** Signatures computed (not reused) so far. */
   computed = 0;
+  /** Facts of the functions outside the units, as these signatures read them (their callers' grad mode left out): kept between edits like the lint's. */
+  readonly facts = new CarriedFacts();
 
   of(tree: object, root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
     const key = units.map((u) => `${u.type}@${u.startIndex}-${u.endIndex}`).sort().join(',');
     const size = refs.defs.size + refs.callers.size;
     const l = this.last;
     if (l && l.tree === tree && l.units === key && l.bindings === bindings && l.refs === refs && l.size === size) return l.sig;
-    const sig = crossSignature(root, units, bindings, refs);
+    const sig = crossSignature(root, units, bindings, refs, this.facts);
     this.computed++;
     this.last = { tree, units: key, bindings, refs, size, sig };
     return sig;

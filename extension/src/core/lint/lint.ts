@@ -2,6 +2,8 @@ import type { Tree } from '@vscode/tree-sitter-wasm';
 import { forgetRoot, rootOf } from './syntax/syntaxTree';
 import type { SyntaxNode } from './syntax/syntaxNode';
 import { importBindings, qualifier } from './analysis/imports';
+import { stopCarried, useCarried } from './analysis/carried';
+import type { CarriedFacts } from './analysis/carried';
 import { NodeIndex } from './syntax/nodeIndex';
 import { NotLintedError } from './notLinted';
 import type { PythonParser } from './syntax/parser';
@@ -75,10 +77,11 @@ export function importsKey(bindings: ReadonlyMap<string, string>): string {
 }
 
 /** Lints a parsed file, or only the given parts of it (the rest is unchanged); `imports`: the file's bindings, when known. */
-export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly SyntaxNode[], imports?: Map<string, string>, fileKeys?: FilesKey): Finding[] {
+export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly SyntaxNode[], imports?: Map<string, string>, fileKeys?: FilesKey, facts?: CarriedFacts): Finding[] {
   const file = rootOf(tree, text);
   // Attached first, so that what the bindings read is read once (HR017 reads the imports too).
   const ix = NodeIndex.attach(file);
+  if (facts) useCarried(file.tree, facts, scopes);
   const findings: Finding[] = [];
   try {
     const bindings = (ix.bindings = imports ?? importBindings(file));
@@ -105,6 +108,7 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
     }
   } finally {
     NodeIndex.detach(file);
+    stopCarried(file.tree);
   }
   // Each rule's findings in the light of the others' (rules/rule.ts settle).
   for (const rule of RULE_LIST) if (rule.settle) rule.settle(findings.filter((f) => f.rule === rule.id), findings, !!opts.severity?.[rule.id]);

@@ -13,6 +13,7 @@ import type { PythonParser } from './syntax/parser';
 import type { Finding } from './types';
 import { CrossSignatures, modeSignature } from './crossCheck';
 import { crossRefs } from './analysis/summaries';
+import { CarriedFacts } from './analysis/carried';
 import type { CrossRefs } from './analysis/summaries';
 
 /** A change to a document, as editors report it: the replaced range (before the change) and the new text. */
@@ -121,6 +122,8 @@ export class LintSession {
   /** The module facts of the text last linted, and the bindings they were read with. */
   private modules: ModuleFacts | undefined;
   private modulesBindings: ReadonlyMap<string, string> | undefined;
+  /** Facts of the functions an edit did not touch, kept for the next re-lint (analysis/carried.ts). */
+  private readonly facts = new CarriedFacts();
 
   constructor(
     private readonly parser: PythonParser,
@@ -151,6 +154,8 @@ export class LintSession {
       this.refs = { defs: new Set(), callers: new Set() };
       this.cross.clear();
       this.modules = undefined;
+      this.facts.clear();
+      this.cross.facts.clear();
       throw NotLintedError.from(e);
     }
   }
@@ -187,6 +192,8 @@ export class LintSession {
       let cur = this.text;
       for (const c of changes) {
         old.edit(toEdit(c));
+        this.facts.shift(c.offset, c.length, c.text.length);
+        this.cross.facts.shift(c.offset, c.length, c.text.length);
         kept = kept.map((f) => shift(f, c)).filter((f): f is Finding => !!f);
         const d = c.text.length - c.length;
         const removed = cur.slice(c.offset, c.offset + c.length);
@@ -240,7 +247,7 @@ export class LintSession {
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
       // An edit that changed what a helper returns (or a caller's context) changes findings elsewhere: re-lint all.
       if ((crossBefore !== undefined && this.cross.of(tree, root, dirty, bindings, this.refs) !== crossBefore) || (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)) out = this.full(tree, text, bindings);
-      else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings, this.fileKey)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
+      else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings, this.fileKey, this.facts)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
       const r = crossRefs(root.tree);
       for (const d of r.defs) this.refs.defs.add(d);
       for (const d of r.callers) this.refs.callers.add(d);
@@ -267,7 +274,9 @@ export class LintSession {
 
   /** A full lint, which also starts the record of cross-function reads afresh. */
   private full(tree: Tree, text: string, bindings: Map<string, string>): Finding[] {
-    const out = lintTree(tree, text, this.opts, undefined, bindings, this.fileKey);
+    this.facts.clear();
+    this.cross.facts.clear();
+    const out = lintTree(tree, text, this.opts, undefined, bindings, this.fileKey, this.facts);
     const r = crossRefs(rootOf(tree, text).tree);
     this.refs = { defs: new Set(r.defs), callers: new Set(r.callers) };
     return out;

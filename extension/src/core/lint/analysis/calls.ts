@@ -2,6 +2,7 @@ import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, memo } from '../syntax/nodeIndex';
 import { calledFunctions, ofCall, ownCalls } from './summaries';
 import { callsModule, classOfNode, modulesOf } from './moduleNames';
+import { carried } from './carried';
 
 // What a call does: runs a model, computes a loss, steps an optimizer, trains through a helper or a step defined elsewhere.
 
@@ -49,7 +50,7 @@ export function outsideStepCall(c: SyntaxNode): boolean {
 
 /** What a helper of this file does when a loop calls it (`self.train_one_batch(x)`): its own calls, one level deep. */
 export function helperFacts(fn: SyntaxNode): { train: boolean; model: boolean } {
-  return memo(fn, `helper:${fn.id}`, () => {
+  return memo(fn, `helper:${fn.id}`, () => carried(fn, 'helper', () => {
     let train = false;
     let model = false;
     for (const c of ownCalls(fn)) {
@@ -60,7 +61,7 @@ export function helperFacts(fn: SyntaxNode): { train: boolean; model: boolean } 
     // Or through its own helpers (`update` → `update_all`, which steps the optimizer); a recursion reads as no.
     if (!train) train = ownCalls(fn).some((c) => /^(?:(?:self|cls)\.)?\w+$/.test(calleeOf(c).text) && ofCall(c, 'helper-train', (g) => helperFacts(g).train).some((x) => x));
     return { train, model };
-  });
+  }));
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { NodeIndex, calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
+import { NodeIndex, anchored, calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
 import { ancestors, classOfMethod, scopeOf } from './scopes';
 import { callersOf, referencesOf } from './callers';
 import type { Qualify } from './scopes';
+import { carried, markUnsure } from './carried';
 
 // Whether code runs with autograd off: no_grad/inference_mode blocks and decorators, ExitStack, Lightning eval steps.
 
@@ -66,8 +67,10 @@ function lightningFile(fn: SyntaxNode): boolean {
  * `torch.set_grad_enabled(False)` or `torch.no_grad().__enter__()`; Infinity when it does not.
  */
 function disabledFrom(scope: SyntaxNode, qualify: Qualify): number {
-  if (!/set_grad_enabled|__enter__/.test(scope.text)) return Infinity;
-  for (const c of nodesOf(scope, 'call')) {
+  // Found from the text (asked of the whole module once per lint; a file's `def __enter__` must not index all its calls).
+  const text = scope.text;
+  if (!text.includes('set_grad_enabled') && !text.includes('__enter__')) return Infinity;
+  for (const c of anchored(scope, /set_grad_enabled|__enter__/, ['call'])) {
     if (c.parent?.type !== 'expression_statement') continue;
     const f = c.childForFieldName('function');
     const q = qualify(f);
@@ -91,14 +94,19 @@ function callersAllNoGrad(fn: SyntaxNode, qualify: Qualify): boolean {
   const key = `callersoff:${fn.id}`;
   const ix = NodeIndex.of(fn);
   if (ix?.memo.has(key)) return ix.memo.get(key) as boolean;
-  if (asking.has(fn.id)) return !(cycle = true);
+  if (asking.has(fn.id)) {
+    markUnsure();
+    return !(cycle = true);
+  }
   const outer = cycle;
   cycle = false;
   asking.add(fn.id);
   try {
     // Callers first: one with grad on settles it, before the name's other uses are looked for.
-    const calls = callersOf(fn);
-    const v = calls.every((c) => underNoGrad(c, qualify)) && ((uses) => calls.length + uses.length > 0 && uses.every((r) => underNoGrad(r, qualify)))(referencesOf(fn));
+    const v = carried(fn, 'callers-off', () => {
+      const calls = callersOf(fn);
+      return calls.every((c) => underNoGrad(c, qualify)) && ((uses) => calls.length + uses.length > 0 && uses.every((r) => underNoGrad(r, qualify)))(referencesOf(fn));
+    });
     if (!cycle) ix?.memo.set(key, v);
     return v;
   } finally {

@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { NodeIndex, anchored, calleeOf, occurrences } from '../syntax/nodeIndex';
+import { NodeIndex, anchored, calleeOf, nameOccurrences } from '../syntax/nodeIndex';
 import { isStep } from './calls';
 import { qualifyDotted } from './imports';
 import { iterOf, loopFacts } from './loops';
@@ -15,7 +15,7 @@ import { ancestors, bindsName, scopeOf } from './scopes';
 export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode): boolean {
   const scope = scopeOf(loop);
   // Where `name` is bound and used in this scope: found from its occurrences rather than a walk over the scope.
-  const ids = occurrences(scope, new RegExp(`(?<![\\w.])${name}\\b`));
+  const ids = nameOccurrences(scope, name);
   const binds: SyntaxNode[] = [];
   for (const id of ids) {
     let p = id.parent;
@@ -34,7 +34,7 @@ export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode)
   // Back-propagated later, directly or through what is taken out of it (`loss = losses[i]`, `for loss in losses`).
   const aliases = [name, ...takenFrom(scope, name, loop)];
   const word = new RegExp(`\\b(${aliases.join('|')})\\b`);
-  const later = occurrences(scope, /\bbackward\b/)
+  const later = nameOccurrences(scope, 'backward', true)
     .map((n) => (n.parent?.type === 'attribute' ? n.parent.parent : n.parent))
     .filter((c): c is SyntaxNode => c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope));
   return !later.some((c) => word.test(c.text));
@@ -43,7 +43,7 @@ export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode)
 /** Names bound after `loop` from `name`: `x = name[i]`, `for x in name`. */
 function takenFrom(scope: SyntaxNode, name: string, loop: SyntaxNode): string[] {
   const out: string[] = [];
-  for (const id of occurrences(scope, new RegExp(`(?<![\\w.])${name}\\b`))) {
+  for (const id of nameOccurrences(scope, name)) {
     if (id.startIndex < loop.endIndex) continue;
     const p = id.parent;
     const a = p?.type === 'subscript' ? p.parent : p;

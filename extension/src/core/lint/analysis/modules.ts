@@ -101,7 +101,13 @@ function computeFacts(units: readonly UnitEvidence[], bindings: ReadonlyMap<stri
     // A container of modules is a model when it holds one with parameters (not nn.Sequential(STFT(), Spectrogram())).
     return !/^torch\.nn\.(Sequential|ModuleList|ModuleDict)$/.test(q) || b.built.some((n) => (n.startsWith('nn.') ? !PARAMETER_FREE.test(n.slice(3)) : classes.has(n)));
   };
-  const parameterFree = (callee: string) => PARAMETER_FREE.test(callee.slice(callee.lastIndexOf('.') + 1)) && /^(torch\.nn|[\w.]*Loss$)/.test(qualifyDotted(bindings, callee) ?? callee);
+  // By callee: a file builds the same few classes many times.
+  const seen = new Map<string, boolean>();
+  const parameterFree = (callee: string) => {
+    let v = seen.get(callee);
+    if (v === undefined) seen.set(callee, (v = PARAMETER_FREE.test(callee.slice(callee.lastIndexOf('.') + 1)) && /^(torch\.nn|[\w.]*Loss$)/.test(qualifyDotted(bindings, callee) ?? callee)));
+    return v;
+  };
   for (const u of units) {
     for (const n of u.used) names.add(n);
     for (const [n, t] of u.annotated) if (classes.has(t) || /^(torch\.)?nn\.Module$/.test(t)) names.add(n);

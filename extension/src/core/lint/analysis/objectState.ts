@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import type { Qualify } from './scopes';
-import { calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
+import { calleeOf, isWordChar, memo, nodesOf } from '../syntax/nodeIndex';
 import { accumulations } from './accumulate';
 import { growsAcrossSteps } from './growth';
 import { GradFlow, graphAtom } from './gradFlow';
@@ -27,8 +27,17 @@ export interface ObjectState {
 function classOf(file: SyntaxNode, obj: string): string | undefined {
   // Once per object and lint: every `obj.update(…)` of a loop asks.
   return memo(file, `ctor:${obj}`, () => {
-    const esc = obj.replace(/\./g, '\\.');
-    return new RegExp(`(?<![\\w.])${esc}\\s*=\\s*(?:[\\w]+\\.)*([A-Z]\\w*)\\s*\\(`).exec(file.text)?.[1];
+    // At each whole-word occurrence of the name (indexOf, not a pattern over the whole file per object): `= Class(`.
+    const text = file.text;
+    const made = /\s*=\s*(?:\w+\.)*([A-Z]\w*)\s*\(/y;
+    for (let i = text.indexOf(obj); i >= 0; i = text.indexOf(obj, i + 1)) {
+      const before = i > 0 ? text.charCodeAt(i - 1) : 32;
+      if (isWordChar(before) || before === 46) continue;
+      made.lastIndex = i + obj.length;
+      const m = made.exec(text);
+      if (m) return m[1];
+    }
+    return undefined;
   });
 }
 

@@ -1,6 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { anchored, calleeOf, memo, within } from '../syntax/nodeIndex';
+import { anchored, calleeOf, isWordChar, memo, within } from '../syntax/nodeIndex';
 import { classOfMethod } from './scopes';
+import { carried, markUnsure } from './carried';
 
 /**
  * What a function of this file does, read from its own body: whether it returns a value that
@@ -22,8 +23,6 @@ export function paramNames(fn: SyntaxNode, method: boolean): string[] {
   return method ? names.slice(1) : names;
 }
 
-/** A character of `\w` (ASCII letters, digits, underscore), by char code. */
-export const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 
 /**
  * Where the file defines each name (`def name`): one pass over the text per tree; nodes are found
@@ -115,10 +114,10 @@ export function ofCall<T>(c: SyntaxNode, part: string, compute: (fn: SyntaxNode)
       const busy = memo(fn, 'summary-busy', () => new Set<string>());
       const key = `${part}:${fn.id}`;
       // A recursion, or a chain of helpers deeper than people write (a stranger's generated file): unknown.
-      if (busy.has(key) || busy.size >= MAX_DEPTH) return undefined;
+      if (busy.has(key) || busy.size >= MAX_DEPTH) return void markUnsure();
       busy.add(key);
       try {
-        return compute(fn);
+        return carried(fn, part, () => compute(fn));
       } finally {
         busy.delete(key);
       }

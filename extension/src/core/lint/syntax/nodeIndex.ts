@@ -41,7 +41,9 @@ export interface Callee {
  */
 export class NodeIndex {
   private static readonly byTree = new WeakMap<object, NodeIndex>();
-  private readonly regions: Region[] = [];
+  /** Regions found in a tree, kept for the next index of the same tree (an editor's cross-function check, then its lint): they are syntax only. */
+  private static readonly regionsByTree = new WeakMap<object, Region[]>();
+  private regions: Region[] = [];
   readonly memo = new Map<string, unknown>();
   private readonly callees = new Map<number, Callee>();
 
@@ -52,6 +54,9 @@ export class NodeIndex {
   static attach(root: SyntaxNode, bindings?: ReadonlyMap<string, string>): NodeIndex {
     const ix = new NodeIndex();
     ix.bindings = bindings;
+    let regions = NodeIndex.regionsByTree.get(root.tree);
+    if (!regions) NodeIndex.regionsByTree.set(root.tree, (regions = []));
+    ix.regions = regions;
     NodeIndex.byTree.set(root.tree, ix);
     return ix;
   }
@@ -169,6 +174,34 @@ export function memo<T>(n: SyntaxNode, key: string, compute: () => T): T {
   const v = compute();
   ix.memo.set(key, v);
   return v;
+}
+
+/** A character of `\w` (ASCII letters, digits, underscore), by char code. */
+export const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+
+const DEFINITIONS = new Set(['function_definition', 'class_definition', 'decorated_definition']);
+
+/**
+ * Where the (dotted) name occurs as a whole word in root's code, not in comments or strings, and
+ * not after a `.` unless `afterDot`: the innermost node at each. For a module, only in its own
+ * statements (its functions and classes are scopes of their own), so that a script's loop does not
+ * search the whole file for each of its names. Found by indexOf, not a regular expression.
+ */
+export function nameOccurrences(root: SyntaxNode, name: string, afterDot = false): readonly SyntaxNode[] {
+  return memo(root, `name:${root.id}:${name}:${afterDot}`, () => {
+    const out: SyntaxNode[] = [];
+    const parts = root.type === 'module' ? root.namedChildren.filter((c): c is SyntaxNode => !!c && !DEFINITIONS.has(c.type)) : [root];
+    for (const part of parts) {
+      const text = part.text;
+      for (let i = text.indexOf(name); i >= 0; i = text.indexOf(name, i + 1)) {
+        const before = i > 0 ? text.charCodeAt(i - 1) : 32;
+        if (isWordChar(before) || (!afterDot && before === 46) || isWordChar(text.charCodeAt(i + name.length))) continue;
+        const n = root.descendantForIndex(part.startIndex + i);
+        if (n && !NOT_CODE.has(n.type)) out.push(n);
+      }
+    }
+    return out;
+  });
 }
 
 const NOT_CODE = new Set(['comment', 'string', 'string_start', 'string_content', 'string_end', 'escape_sequence']);
