@@ -309,4 +309,49 @@ def train(model, loader, opt):
 `);
     assert.deepEqual(lint(src, 'HR001').map((f) => f.start.line), [12]);
   });
+
+  it('HR001: a meter kept on the object in a per-batch method; values from a loss object’s other methods and from instances of a distance class; not a sum reset every outer pass over a few repeats', () => {
+    const meter = code(`
+import torch
+from misc import AverageMeter
+class Runner(BaseRunner):
+    def __init__(self):
+        self.losses = AverageMeter(["coarse", "fine"])
+        self.cd = ChamferDistanceMean()
+
+    def train_step(self, batch):
+        out = self.model(batch)
+        coarse = self.cd(out, batch["gt"]).mean()
+        coarse.backward()
+        self.losses.update([coarse * 1000])
+`);
+    assert.deepEqual(lint(meter, 'HR001').map((f) => f.start.line), [11]);
+    const lossMethod = code(`
+import torch
+def train_epoch(loader, model, criterion, optimizer):
+    dice_sum = 0.0
+    for x, y in loader:
+        preds = model(x)
+        loss = criterion(preds, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        dice = criterion._show_dice(preds, y)
+        dice_sum += dice
+`);
+    assert.deepEqual(lint(lossMethod, 'HR001').map((f) => f.start.line), [10]);
+    const repeats = code(`
+import torch
+for x in loader:
+    d_sum = 0.0
+    for _ in range(hp.rep_discriminator):
+        opt_d.zero_grad()
+        loss_d = crit(disc(x))
+        loss_d.backward()
+        opt_d.step()
+        d_sum += loss_d
+    print(d_sum.item())
+`);
+    assert.deepEqual(lint(repeats, 'HR001'), [], 'bounded by the repeat count, reset every outer pass');
+  });
 });

@@ -111,4 +111,18 @@ class Runner:
 `);
     assert.deepEqual(lint(src, 'HR002').map((f) => f.start.line), [7]);
   });
+
+  it('HR002: `xs.extend(out)` keeps the rows of a graph-carrying tensor', () => {
+    const src = code(`
+import torch
+def features(model, loader):
+    feats = []
+    for x in loader:
+        out = model(x)
+        feats.extend(out)
+    return torch.stack(feats).detach()
+`);
+    assert.deepEqual(lint(src, 'HR002').map((f) => f.start.line), [5]);
+    assert.deepEqual(lint(src.replace('feats.extend(out)', 'feats.extend(out.tolist())'), 'HR002'), []);
+  });
 });

@@ -208,4 +208,82 @@ class Trainer:
     assert.deepEqual(lint(trainer.replace('        self.model.eval()\n', ''), 'HR004'), []);
     assert.deepEqual(lint(trainer.replace('return out.mean().item()', 'out.mean().backward()'), 'HR004'), []);
   });
+
+  it('HR004 generalized: the loop whose item reaches the model (whatever the iterable is called), a name ending like a model that the file binds, a model moved in place, a helper that runs one; not where the function trains through a helper', () => {
+    const inner = code(`
+import torch
+def evaluate(model, tasks, iterator):
+    model.eval()
+    for task in tasks:
+        generator = iterator(task.dataset, num_epochs=1)
+        for batch in generator:
+            out = model.forward(task, batch)
+`);
+    assert.deepEqual(lint(inner, 'HR004').map((f) => f.start.line), [5]);
+    const suffix = code(`
+import torch
+def main(args, draft_model, eagle3_model, eval_dataloader):
+    draft_model.eval()
+    for data in eval_dataloader:
+        plosses = eagle3_model(input_ids=data["input_ids"].cuda())
+`);
+    assert.deepEqual(lint(suffix, 'HR004').map((f) => f.start.line), [3]);
+    assert.deepEqual(lint(suffix.replace(/eagle3_model/g, 'convert_model').replace('def main(args, draft_model, convert_model, eval_dataloader)', 'from tools import convert_model\ndef main(args, draft_model, eval_dataloader)'), 'HR004'), [], 'a function named like one is not a model');
+    const moved = code(`
+import torch
+class CNN:
+    def build(self):
+        self.model = MobilenetV3()
+        self.model.to(self.device)
+
+    def features(self, loader):
+        feats = []
+        for ims in loader:
+            arr = self.model(ims.to(self.device))
+            feats.append(arr.detach().cpu())
+        return feats
+`);
+    assert.deepEqual(lint(moved, 'HR004').map((f) => f.start.line), [8]);
+    const helper = code(`
+import torch
+def extract(path, model, out):
+    wav = load(path)
+    feats = model(wav)
+    out.append(feats.detach().cpu().numpy())
+    return out
+
+def generate(files, model):
+    out = []
+    for i in range(len(files)):
+        path = files[i]
+        out = extract(path, model, out)
+
+model = torch.hub.load("repo", "hubert")
+generate(files, model)
+`);
+    assert.deepEqual(lint(helper, 'HR004').map((f) => f.start.line), [9]);
+    const reinforce = code(`
+import torch
+policy = Policy()
+def select_action(state):
+    probs = policy(torch.from_numpy(state))
+    policy.saved.append(probs.log())
+    return probs.argmax().item()
+
+def finish_episode():
+    loss = torch.cat(policy.saved).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+def main():
+    for episode in count(1):
+        state = env.reset()
+        for t in range(10000):
+            action = select_action(state)
+            state, reward, done = env.step(action)
+        finish_episode()
+`);
+    assert.deepEqual(lint(reinforce, 'HR004'), [], 'the function trains through finish_episode()');
+  });
 });

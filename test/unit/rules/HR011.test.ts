@@ -101,4 +101,19 @@ loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)
     edit('ToDevice(),', 'NotATransform(),');
     s.dispose();
   });
+
+  it('HR011: the collate hook of a data class from another library (a base named like data), not a method of another class', () => {
+    const src = code(`
+import torch
+class ScalarData(DataBase):
+    def collate(self, examples):
+        arr = np.array(examples)
+        return torch.from_numpy(arr).to(device=self.device)
+
+class Reporter(Logger):
+    def collate(self, rows):
+        return torch.tensor(rows).to(self.device)
+`);
+    assert.deepEqual(lint(src, 'HR011').map((f) => f.start.line), [4]);
+  });
 });

@@ -58,4 +58,57 @@ for batch in loader:
 `);
     assert.equal(lint(accel, 'HR013').length, 1);
   });
+
+  it('HR013: in a function that runs once per step (a `*_step` method, an optimizer closure, a helper a loop calls), unless its caller goes on to a second backward', () => {
+    const helper = code(`
+import torch
+class Attack:
+    def _train_step(self, x, y):
+        loss = self._loss(x, y)
+        loss.backward(retain_graph=True)
+        self.opt.step()
+
+def closure_for(model, x):
+    def closure():
+        opt.zero_grad()
+        d = dist(model(x))
+        d.backward(retain_graph=True)
+        return d
+    return closure
+
+def update(loss):
+    loss.backward(retain_graph=True)
+
+def run(model, loader):
+    for x in loader:
+        update(model(x).sum())
+
+def reverse(layers, y, dy):
+    for layer in layers[::-1]:
+        y, dy = layer.backward_pass(y, dy)
+
+class Block:
+    def backward_pass(self, y, dy):
+        g = self.G(y)
+        g.backward(dy, retain_graph=True)
+        return y - g, dy
+`);
+    assert.deepEqual(lint(helper, 'HR013').map((f) => f.start.line), [4, 11, 16]);
+    const gan = code(`
+import torch
+class Trainer:
+    def _update_d(self, out, y):
+        loss_d = self.crit_d(out, y)
+        loss_d.backward(retain_graph=True)
+        self.opt_d.step()
+
+    def train(self, loader):
+        for x, y in loader:
+            out = self.netG(x)
+            self._update_d(out, y)
+            loss_g = self.crit_g(out, y)
+            loss_g.backward()
+`);
+    assert.deepEqual(lint(gan, 'HR013'), [], 'the generator goes through the retained graph after it');
+  });
 });

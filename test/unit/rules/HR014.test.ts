@@ -77,4 +77,47 @@ for data, target in batches:
     // Shapes a call can take between its callee and `(`.
     for (const t of ['self.model["g"](z)', 'self.nets[k] (x)', 'net \\\n (x)', 'f(model  # why\n (x))', 'x . forward(y)', 'module.validation_step(b)']) assert.match(t, MAY_CALL_MODEL);
   });
+
+  it('HR014: the state alone fed back (`h = self.rssm.recurrent_model(z, a, h)`) in a forward-only rollout, and an input changed in place (`inp.data.fill_(i)`); not when the rollout is trained on', () => {
+    const rollout = code(`
+import torch
+class Agent:
+    def interact(self, env):
+        z, h = self.init_state()
+        done = False
+        while not done:
+            h = self.rssm.recurrent_model(z, a, h)
+            _, z = self.rssm.representation_model(e, h)
+            a = self.actor(z, h).detach()
+            obs, done = env.step(a)
+
+    def generate_text(self, n):
+        hidden = self.init_hidden(1)
+        inp = torch.zeros(1, 1).long()
+        for i in range(n):
+            out, hidden = self.forward(inp, hidden)
+            inp.data.fill_(out.argmax())
+`);
+    assert.deepEqual(lint(rollout, 'HR014').map((f) => f.start.line), [6, 15]);
+    const trained = code(`
+import torch
+class Agent:
+    def imagine(self, z, h):
+        for t in range(self.horizon):
+            a = self.actor(z, h)
+            h = self.rssm.recurrent_model(z, a, h)
+            _, z = self.rssm.transition_model(h)
+            self.infos.append(z)
+        self.update(self.infos)
+
+    def learn(self, data):
+        h = self.init(len(data))
+        for t in range(1, self.batch_length):
+            h = self.rssm.recurrent_model(z, data.action[:, t - 1], h)
+            _, z = self.rssm.representation_model(data.obs[:, t], h)
+        loss = self.loss(z)
+        loss.backward()
+`);
+    assert.deepEqual(lint(trained, 'HR014'), [], 'states kept for a later update, and a loop over time inside one batch');
+  });
 });

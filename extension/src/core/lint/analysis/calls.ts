@@ -3,6 +3,7 @@ import { calleeOf, memo } from '../syntax/nodeIndex';
 import { calledFunctions, ofCall, ownCalls } from './summaries';
 import { callsModule, classOfNode, modulesOf } from './moduleNames';
 import { carried } from './carried';
+import { scopeOf } from './scopes';
 
 // What a call does: runs a model, computes a loss, steps an optimizer, trains through a helper or a step defined elsewhere.
 
@@ -10,6 +11,11 @@ import { carried } from './carried';
 export const DATA_ITER = /loader|batch|dataset|\bdata\b|tqdm|epoch|steps?\b|iter|\bdl\b|_dl\b|\bdl_|pbar/i;
 const MODEL_WORDS = 'model|net|network|encoder|decoder|module|backbone|generator|discriminator';
 /** `model(x)`, `self.net(x)`, `x.forward(…)`, and running methods on a model-like object: `model.predict(x)`, `module.validation_step(b)`. */
+// Or a name that ends in one (`eagle3_model`, `target_net`, `textModel`; case kept: not `subnet`): not encoder/decoder/
+// generator/module, which end names of other things too (`label_encoder`, `data_generator`, `import_module`).
+/** `get_model(…)`, `self.build_network(…)`: what hands a model over does not run it. */
+const HANDS_OVER = /(^|\.)(get|build|make|create|load|init|setup|prepare|wrap|unwrap)_\w*$/;
+const MODEL_SUFFIX = /(^|\.)(\w*_(model|net|network|backbone|discriminator)|[a-z]\w*(Model|Net|Network))$/;
 const MODEL_CALLEE = new RegExp(`(^|\\.)(${MODEL_WORDS})\\w*$|\\.forward$|(^|\\.)(${MODEL_WORDS})\\w*\\.(predict|infer|inference|encode|decode|\\w+_step)$`, 'i');
 // Between a callee and its `(`: spaces, line continuations, comments (each to its line's end: one way to read a run of `#`s).
 const GAP = '(?:\\s|\\\\|#[^\\n]*\\n)*';
@@ -26,14 +32,30 @@ export const isModelCall = (callee: string): boolean => {
   // `Model(cfg)`, `nn.ModuleList(…)`: a class called builds a model, it does not run one.
   if (/(^|\.)[A-Z]\w*[a-z]\w*$/.test(c)) return false;
   // `get_model(…)`, `self.build_network(…)`: what hands a model over does not run it.
-  if (/(^|\.)(get|build|make|create|load|init|setup|prepare|wrap|unwrap)_\w*$/.test(c)) return false;
+  if (HANDS_OVER.test(c)) return false;
   return MODEL_CALLEE.test(c) && !/_(cls|class|fn|func|factory|type|name|path|config|kwargs|provider|builder|getter|info|spec|specs|args)$/i.test(c) && !/^torch\./.test(c); // torch.Generator is a random-number generator
 };
 /** A call that runs a model: by its callee's words (isModelCall) or because the file shows the callee holds a module. */
 export const runsModule = (c: SyntaxNode): boolean => {
   const t = calleeOf(c).text;
-  return isModelCall(t) || callsModule(t, modulesOf(c), t.startsWith('self.') ? classOfNode(c) : undefined);
+  return isModelCall(t) || callsModule(t, modulesOf(c), t.startsWith('self.') ? classOfNode(c) : undefined) || (modelSuffix(t) && boundAsValue(c, t));
 };
+
+/** A callee named like a model at its end (`eagle3_model`, `self.target_net`): MODEL_SUFFIX, on a plain or `self.` name. */
+export const modelSuffix = (t: string): boolean => /^(self\.)?\w+$/.test(t) && MODEL_SUFFIX.test(t) && !HANDS_OVER.test(t);
+
+/**
+ * Whether the file binds the callee as a value (`eagle3_model = …`, `self.teacher_net = …`, a parameter), not
+ * a function (`def convert_model`, `from x import unwrap_model`): then a name ending like a model holds one.
+ */
+function boundAsValue(c: SyntaxNode, t: string): boolean {
+  const fn = scopeOf(c);
+  const params = fn.type === 'function_definition' ? (fn.childForFieldName('parameters')?.text ?? '') : '';
+  const last = t.slice(t.lastIndexOf('.') + 1);
+  if (!t.startsWith('self.') && new RegExp(`(^|[(,\\s])${last}\\b`).test(params)) return true;
+  const file = c.tree.rootNode;
+  return calledFunctions(c).length === 0 && memo(file, `value:${t}`, () => new RegExp(`(?<![\\w.])${t.replace(/\./g, '\\.')}\\s*(:[^=\\n]+)?=(?!=)`).test(file.text));
+}
 export const isLossCall = (callee: string, q: string | undefined): boolean =>
   LOSS_CALLEE.test(callee.split('.').pop() ?? '') || /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
 

@@ -2,7 +2,8 @@ import type { SyntaxNode } from '../syntax/syntaxNode';
 import type { Qualify } from './scopes';
 import { ancestors, scopeOf } from './scopes';
 import { underNoGrad } from './gradMode';
-import { anchored, calleeOf, memo } from '../syntax/nodeIndex';
+import { anchored, calleeOf, memo, nodesOf, within } from '../syntax/nodeIndex';
+import { DATA_ITER } from './calls';
 import { callersOf } from './callers';
 
 /** eval*, valid*, test*, predict*, infer*: names of evaluation code. */
@@ -95,11 +96,40 @@ export function gateOf(n: SyntaxNode, loop: SyntaxNode): string | undefined {
   return undefined;
 }
 
-/** Where to report an eval loop: the innermost loop around the model call that walks data (not a decoding loop inside it). */
+/**
+ * Where to report an eval loop: the innermost loop around the model call that walks data (not a
+ * decoding loop inside it): a step loop, or a `for` over items (not a count) whose item reaches the
+ * call (`for batch in generator: batch = move(batch); out = model(task, batch)`), whatever it is named.
+ */
 export function dataLoopAround(call: SyntaxNode, outer: SyntaxNode, walksData: (loop: SyntaxNode) => boolean): SyntaxNode {
   for (const p of ancestors(call)) {
-    if ((p.type === 'for_statement' || p.type === 'while_statement') && walksData(p)) return p;
+    if ((p.type === 'for_statement' || p.type === 'while_statement') && (walksData(p) || itemReaches(p, call))) return p;
     if (p.equals(outer)) break;
   }
   return outer;
+}
+
+/** The iterable's name (`generator`, `enumerate(generator)`) was bound, in the loop's scope, to something that reads as data. */
+function boundToData(loop: SyntaxNode, iter: string): boolean {
+  const name = /^(?:enumerate\(\s*)?([A-Za-z_]\w*)\s*\)?$/.exec(iter)?.[1];
+  if (!name) return false;
+  return nodesOf(scopeOf(loop), 'assignment').some((a) => a.startIndex < loop.startIndex && a.childForFieldName('left')?.text === name && DATA_ITER.test(a.childForFieldName('right')?.text ?? ''));
+}
+
+const words = (t: string): string[] => t.match(/[A-Za-z_]\w*/g) ?? [];
+
+/**
+ * A `for` over data (its iterable, or what its function bound that name to, reads as data:
+ * `generator = iterator(dataset, …)`) whose item, or a name the body makes from it, is in the
+ * call's arguments. Not a loop over settings inside one batch (`for sigma in val_noises`).
+ */
+function itemReaches(loop: SyntaxNode, call: SyntaxNode): boolean {
+  const iter = loop.childForFieldName('right')?.text ?? '';
+  if (loop.type !== 'for_statement' || !(DATA_ITER.test(iter) || boundToData(loop, iter))) return false;
+  const names = new Set(words(loop.childForFieldName('left')?.text ?? ''));
+  for (const a of within(loop.childForFieldName('body') ?? loop, ['assignment'])) {
+    if (a.startIndex >= call.startIndex) break;
+    if (words(a.childForFieldName('right')?.text ?? '').some((w) => names.has(w))) for (const w of words(a.childForFieldName('left')?.text ?? '')) names.add(w);
+  }
+  return words(call.childForFieldName('arguments')?.text ?? '').some((w) => names.has(w));
 }

@@ -1,4 +1,5 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
+import { computesFromInputs } from './constructed';
 import type { Qualify } from './scopes';
 import { isLossCall, outsideStepCall, runsModule } from './calls';
 import { calleeOf, memo, qualifiedCallee, within } from '../syntax/nodeIndex';
@@ -143,6 +144,10 @@ export class GradFlow {
     // A module without parameters (`crit = nn.MSELoss()`, `self.drop = nn.Dropout()`): what it is given.
     if (modulesOf(c).functions.has(moduleKey(f.text, c))) return args.some((a) => this.carries(a));
     if (runsModule(c)) return true;
+    // An instance of a class of computation (`self.chamfer_dist(pred, gt)`, built from ChamferDistanceMean()): what it is given.
+    if ((f.type === 'identifier' || f.type === 'attribute') && !calledFunctions(c).length && computesFromInputs(c.tree.rootNode, f.text)) return args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a));
+    // Another method of a loss object (`criterion._show_dice(preds, masks)`): computed from what it is given.
+    if (f.type === 'attribute' && isLossCall(f.childForFieldName('object')?.text ?? '', undefined) && !calledFunctions(c).length) return args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a));
     // A loss by its name, unless the file defines it: then its body says (pytorch_geometric's `eval_loss` returns a float).
     if (isLossCall(f.text, q)) return calledFunctions(c).length ? this.graphOf(c).returnsGraph : true;
     if (q?.startsWith('torch.')) return args.some((a) => this.carries(a));

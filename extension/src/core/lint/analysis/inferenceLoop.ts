@@ -1,9 +1,10 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { anchored, calleeOf, memo, within } from '../syntax/nodeIndex';
-import { isBackward, isStep } from './calls';
+import { helperFacts, isBackward, isStep } from './calls';
 import { graphSummary } from './gradFlow';
 import { classOfMethod, enclosingClass, scopeOf } from './scopes';
 import { callersOf } from './callers';
+import { calledFunctions, ownCalls } from './summaries';
 import { callsModule, classOfNode, modulesOf } from './moduleNames';
 import type { ModuleFacts } from './modules';
 import type { Qualify } from './scopes';
@@ -13,6 +14,9 @@ import type { Qualify } from './scopes';
 
 /** Functions whose loops belong to a training step or to the model itself, whatever they do. */
 const NOT_INFERENCE = /^(forward|__call__|\w*_step|\w*loss\w*|_*train\w*|fit\w*|\w*backward\w*)$/i;
+
+/** A module class's methods that callers use to run it on data, by name: generation, sampling, prediction. */
+const MODEL_API = /^(generate|sample|predict|infer|rollout|beam_search|greedy)\w*$/;
 
 /** Whether code directly in `scope` trains: a backward, an optimizer step or zero_grad, or torch.autograd.grad. */
 export function trainsIn(scope: SyntaxNode): boolean {
@@ -85,11 +89,45 @@ function keptByCallers(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode)
   );
 }
 
+/** Whether code directly in `scope` calls a helper of this file that trains (calls.ts helperFacts). */
+function trainsViaHelper(scope: SyntaxNode): boolean {
+  return memo(scope, `trainsvia:${scope.id}`, () => within(scope, ['call']).some((c) => /^(?:(?:self|cls)\.)?\w+$/.test(calleeOf(c).text) && calledFunctions(c).some((fn) => helperFacts(fn).train)));
+}
+
 /** Whether a call's arguments read one of `names`. */
 function reads(call: SyntaxNode, names: ReadonlySet<string>): boolean {
   const args = call.childForFieldName('arguments')?.text ?? '';
   for (const m of args.matchAll(/(?<![\w.'"])([A-Za-z_]\w*)/g)) if (names.has(m[1]!)) return true;
   return false;
+}
+
+/**
+ * Whether a loop runs forward only, for good: not in forward(), a step, a loss, training or a test,
+ * nor in a method of a module class; nothing in its function or script trains (itself or through a
+ * helper); it keeps nothing on the object; and what its function returns is not trained on by the
+ * file's callers. Then nothing ever back-propagates what it computes with grad on.
+ */
+export function forwardOnly(loop: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): boolean {
+  const facts = modulesOf(loop);
+  const scope = scopeOf(loop);
+  if (scope.type === 'function_definition') {
+    if (NOT_INFERENCE.test(scope.childForFieldName('name')?.text ?? '') || testCode(scope)) return false;
+    // A method of a module class is the model's own computation (a helper forward() calls), not a loop over data.
+    // (Its generation and inference methods are used from outside, like any loop over data: `lm.generate_text()`.)
+    const cls = classOfMethod(scope)?.childForFieldName('name')?.text;
+    if (cls && facts.classes.includes(cls) && !MODEL_API.test(scope.childForFieldName('name')?.text ?? '')) return false;
+    // What it returns goes to its callers: a sampler's image to one that saves it, a rollout's
+    // log-probabilities to one that back-propagates them. Only callers of this file that never train say so.
+    if (graphSummary(scope, qualify, noGrad).returnsGraph && !keptByCallers(scope, qualify, noGrad)) return false;
+  }
+  // Nor trains through a helper of this file it calls anywhere (a REINFORCE episode loop, then `finish_episode()`).
+  if (trainsIn(scope) || trainsViaHelper(scope)) return false;
+  // A loop that ends in an unconditional break runs once (a dry run to initialize lazy modules), over no data.
+  const body = loop.childForFieldName('body');
+  if (body && body.namedChild(body.namedChildCount - 1)?.type === 'break_statement') return false;
+  // What it makes kept on the object (`self.infos.append(…)`, `self.buf[i] = …`) reaches other methods, which may train on it.
+  if (/(?<![\w.])self\.\w+(\.(append|extend|insert)\s*\(|\s*\[[^\]]*\]\s*=(?!=))/.test(body?.text ?? '')) return false;
+  return true;
 }
 
 /**
@@ -99,24 +137,13 @@ function reads(call: SyntaxNode, names: ReadonlySet<string>): boolean {
  * changing inputs are returned (none: not one).
  */
 export function inferenceCalls(loop: SyntaxNode, modelCalls: readonly SyntaxNode[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean, testFile: boolean): SyntaxNode[] {
-  if (testFile || !modelCalls.length) return [];
-  const scope = scopeOf(loop);
+  if (testFile || !modelCalls.length || !forwardOnly(loop, qualify, noGrad)) return [];
   const facts = modulesOf(loop);
-  if (scope.type === 'function_definition') {
-    if (NOT_INFERENCE.test(scope.childForFieldName('name')?.text ?? '') || testCode(scope)) return [];
-    // A method of a module class is the model's own computation (a helper forward() calls), not a loop over data.
-    const cls = classOfMethod(scope)?.childForFieldName('name')?.text;
-    if (cls && facts.classes.includes(cls)) return [];
-    // What it returns goes to its callers: a sampler's image to one that saves it, a rollout's
-    // log-probabilities to one that back-propagates them. Only callers of this file that never train say so.
-    if (graphSummary(scope, qualify, noGrad).returnsGraph && !keptByCallers(scope, qualify, noGrad)) return [];
-  }
-  if (trainsIn(scope)) return [];
-  // A loop that ends in an unconditional break runs once (a dry run to initialize lazy modules), over no data.
-  const body = loop.childForFieldName('body');
-  if (body && body.namedChild(body.namedChildCount - 1)?.type === 'break_statement') return [];
-  // What it makes kept on the object (`self.infos.append(…)`, `self.buf[i] = …`) reaches other methods, which may train on it.
-  if (/(?<![\w.])self\.\w+(\.(append|extend|insert)\s*\(|\s*\[[^\]]*\]\s*=(?!=))/.test(body?.text ?? '')) return [];
   const names = reboundNames(loop);
-  return modelCalls.filter((c) => strong(c, facts) && reads(c, names) && !names.has(calleeOf(c).text));
+  return modelCalls.filter((c) => (strong(c, facts) || helperRunsStrong(c, facts, noGrad)) && reads(c, names) && !names.has(calleeOf(c).text));
+}
+
+/** A helper of this file that runs a model (as strong() reads one) itself, with grad on: `feats = extract(path, model)`. */
+function helperRunsStrong(c: SyntaxNode, facts: ModuleFacts, noGrad: (n: SyntaxNode) => boolean): boolean {
+  return calledFunctions(c).some((fn) => !NOT_INFERENCE.test(fn.childForFieldName('name')?.text ?? '') && ownCalls(fn).some((x) => !noGrad(x) && strong(x, facts)));
 }

@@ -35,6 +35,8 @@ export interface UnitEvidence {
 }
 
 const MODULE_METHOD = /(?<![\w.])((?:self\.)?\w+)\s*\.\s*(eval|parameters|named_parameters|modules|named_modules|children|named_children|buffers|register_forward_hook|register_forward_pre_hook)\s*\(/g;
+/** `model.to(device)` as a statement of its own: a tensor's `.to()` returns a copy (dropped here), a module moves itself. */
+const MOVED = /^[ \t]*((?:self\.)?\w+)[ \t]*\.[ \t]*(?:to|cuda|cpu|half|float|double|bfloat16)[ \t]*\(/gm;
 const BINDING = /^[ \t]*((?:self\.)?\w+)[ \t]*(?::[^=\n]+)?=[ \t]*([\w.]+)[ \t]*\(([ \t]*(?:self\.)?\w+)?/gm;
 const ANNOTATED = /[(,][ \t]*(\w+)[ \t]*:[ \t]*([\w.]+)/g;
 
@@ -89,6 +91,13 @@ function extract(u: SyntaxNode, text: string): UnitEvidence {
   }
   const used: string[] = [];
   if (/\.\s*(eval|parameters|named_parameters|modules|named_modules|children|named_children|buffers|register_forward)/.test(text)) for (const m of text.matchAll(MODULE_METHOD)) if (m[1] !== 'self') used.push(key(m[1]!, m.index));
+  if (/\.[ \t]*(to|cuda|cpu|half|float|double|bfloat16)[ \t]*\(/.test(text)) {
+    for (const m of text.matchAll(MOVED)) {
+      let n: SyntaxNode | null = u.descendantForIndex(u.startIndex + m.index + m[0].length - 1);
+      while (n && n.type !== 'call' && !n.equals(u)) n = n.parent;
+      if (n?.type === 'call' && n.parent?.type === 'expression_statement' && m[1] !== 'self') used.push(key(m[1]!, m.index + m[0].indexOf(m[1]!)));
+    }
+  }
   const annotated: [string, string][] = [];
   if (text.includes(':')) for (const m of text.matchAll(ANNOTATED)) annotated.push([key(m[1]!, m.index), m[2]!]);
   const bindings: Binding[] = [];

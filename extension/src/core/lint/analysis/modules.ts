@@ -127,6 +127,9 @@ function computeFacts(units: readonly UnitEvidence[], bindings: ReadonlyMap<stri
     }
   }
   names.delete('self');
+  // A pipeline moves itself (`pipeline.to(device)`) and runs its models under no_grad: not a module to run with grad on.
+  for (const b of bound) if (/Pipeline/.test(b.callee) || /Pipeline/.test(qualifyDotted(bindings, b.callee) ?? '')) names.delete(b.target);
+  for (const n of names) if (/(^|[.:_])pipe(line)?$/i.test(n)) names.delete(n);
   for (const f of functions) names.delete(f);
   const made = [...instances].map(([k, v]) => `${k}=${v}`).sort();
   return { names, functions, instances, classes: [...classes], key: `modules:${[...names].sort().join(',')}|${[...functions].sort().join(',')}|${made.join(',')}` };

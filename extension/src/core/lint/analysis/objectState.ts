@@ -1,6 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import type { Qualify } from './scopes';
-import { calleeOf, isWordChar, memo, nodesOf } from '../syntax/nodeIndex';
+import { calleeOf, memo, nodesOf } from '../syntax/nodeIndex';
+import { constructedAs } from './constructed';
 import { accumulations } from './accumulate';
 import { growsAcrossSteps } from './growth';
 import { GradFlow, graphAtom } from './gradFlow';
@@ -21,24 +22,6 @@ export interface ObjectState {
   how: string;
   /** Where the method keeps it (`self.sum += val * n`), when the class is this file's: reported there, as a helper's store is. */
   at?: SyntaxNode;
-}
-
-/** The class an object was built from in this file (`meter = AverageMeter()`, `self.m = utils.AverageMeter('loss')`): its last name. */
-function classOf(file: SyntaxNode, obj: string): string | undefined {
-  // Once per object and lint: every `obj.update(…)` of a loop asks.
-  return memo(file, `ctor:${obj}`, () => {
-    // At each whole-word occurrence of the name (indexOf, not a pattern over the whole file per object): `= Class(`.
-    const text = file.text;
-    const made = /\s*=\s*(?:\w+\.)*([A-Z]\w*)\s*\(/y;
-    for (let i = text.indexOf(obj); i >= 0; i = text.indexOf(obj, i + 1)) {
-      const before = i > 0 ? text.charCodeAt(i - 1) : 32;
-      if (isWordChar(before) || before === 46) continue;
-      made.lastIndex = i + obj.length;
-      const m = made.exec(text);
-      if (m) return m[1];
-    }
-    return undefined;
-  });
 }
 
 /** The file's method `name` of class `cls`. */
@@ -81,7 +64,7 @@ export function objectState(call: SyntaxNode, loop: SyntaxNode, carries: (arg: S
   if (first < 0) return undefined;
   if (obj.startsWith('self.') ? resetInHook(loop, obj) : !growsAcrossSteps(obj, call, loop)) return undefined;
   const file = call.tree.rootNode;
-  const cls = classOf(file, obj);
+  const cls = constructedAs(file, obj);
   if (!cls) return undefined;
   const fn = methodOf(file, cls, method!);
   const atom = args[first]!;

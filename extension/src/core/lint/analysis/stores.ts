@@ -3,7 +3,7 @@ import { selfAttribute } from './hooks';
 import { calleeOf } from '../syntax/nodeIndex';
 import { calledFunctions, definitionSites } from './summaries';
 
-/** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs += [v]`, `d[k] = v`. */
+/** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs.extend(t)`, `xs += [v]`, `d[k] = v`. */
 export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | undefined {
   if (n.type === 'call') {
     const { node: f, method } = calleeOf(n);
@@ -14,6 +14,8 @@ export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | und
     if (!base || !(base.type === 'identifier' || selfAttribute(base)) || !arg) return undefined;
     if (method === 'append') return { name: base.text, value: arg };
     if (method === 'extend' && arg.type === 'list' && arg.namedChild(0)) return { name: base.text, value: arg.namedChild(0)! };
+    // `xs.extend(out)`: a tensor's rows (views that keep its graph), or a list's items (a name the flow follows, not a call's result).
+    if (method === 'extend' && (arg.type === 'identifier' || arg.type === 'attribute')) return { name: base.text, value: arg };
     return undefined;
   }
   const left = n.childForFieldName('left');

@@ -124,6 +124,13 @@ export function hr001(ctx: RuleContext): Finding[] {
     const body = fn.childForFieldName('body');
     if (!body) continue;
     for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
+      // `self.losses.update([coarse, refine])`: a meter kept on the object adds each batch's losses.
+      const o = a.type === 'call' && !noGrad(a) ? objectState(a, fn, (x) => flow.carries(x), ctx.qualify, noGrad) : undefined;
+      if (o?.kind === 'add' && o.name.startsWith('self.') && !out.some((f) => f.rule === 'HR001' && f.startIndex === (o.at ?? a).startIndex)) {
+        out.push(
+          findingAt('HR001', 'warning', o.at ?? a, `\`${o.name}\` accumulates \`${o.atom.text}\` (\`${o.how}\` adds it to the object's state) once per batch (the framework calls this method for every batch), which still has a grad_fn: each batch's graph history stays reachable from \`${o.name}\`. Pass \`.item()\` or \`.detach()\` values.`, [], { line: a.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: o.name }),
+        );
+      }
       for (const acc of a.type === 'call' ? [] : accumulations(a, ctx.qualify)) {
       if (!acc.name.startsWith('self.') || noGrad(a) || resetInHook(fn, acc.name)) continue;
       const atom = acc.added.map((x) => graphAtom(x, flow)).find((x) => !!x);

@@ -7,7 +7,7 @@ import { mayCallModule } from '../analysis/moduleNames';
 import { loopFacts } from '../analysis/loops';
 import { scopeOf } from '../analysis/scopes';
 import { underNoGrad } from '../analysis/gradMode';
-import { calledFunctions } from '../analysis/summaries';
+import { calledFunctions, definitionSites } from '../analysis/summaries';
 import { GradFlow } from '../analysis/gradFlow';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
@@ -31,6 +31,13 @@ function decorateFix(fn: SyntaxNode, ctx: RuleContext, torch: string): Fix {
   const start = ctx.text.lastIndexOf('\n', head.startIndex - 1) + 1;
   const indent = ctx.text.slice(start, head.startIndex);
   return { title: `Decorate the function with @${torch}.no_grad()`, preferred: false, edits: [{ start, end: start, text: `${indent}@${torch}.no_grad()\n` }] };
+}
+
+/** Whether text calls a function the file defines by its plain name (`extract(path, model)`): a helper that may run the model. */
+function callsFileFunction(file: SyntaxNode, text: string): boolean {
+  const defs = definitionSites(file);
+  for (const m of text.matchAll(/(?<![\w.])([A-Za-z_]\w*)\s*\(/g)) if (defs.has(m[1]!)) return true;
+  return false;
 }
 
 const EVAL_HINTS = [/\.eval\s*\(|\.train\(\s*\w/i, /def\s+_*(eval|valid|test|predict|infer)/i, /\bif\s+(not\s+)?[\w.]*(train|phase|mode)/i];
@@ -75,7 +82,7 @@ export function hr004(ctx: RuleContext): Finding[] {
     const evalMode = modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
     const named = hinted && (flagged || (fn && evalNamed(fn, ctx.bindings, f.step)) || evalMode || (fn && f.step && evalFromCallers(fn, ctx.qualify)));
     // Else evaluation by what the loop does (a sampler, `for img in tqdm(images)`): a cheap text test first.
-    if (!named && !MAY_CALL_MODEL.test(loop.text) && !mayCallModule(ctx.file, loop.text)) continue;
+    if (!named && !MAY_CALL_MODEL.test(loop.text) && !mayCallModule(ctx.file, loop.text) && !callsFileFunction(ctx.file, loop.text)) continue;
     if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
     // A helper that takes gradients (an attack, a saliency map) needs grad on, whatever the loop walks.
     if (bodyCalls().some((c) => calledFunctions(c).some(takesGradients))) continue;

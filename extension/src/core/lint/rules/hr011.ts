@@ -98,6 +98,8 @@ function datasetOf(def: SyntaxNode, ctx: RuleContext): SyntaxNode | undefined {
 /** How a function runs in the workers, in words, or undefined when it does not. */
 function workerEntry(def: SyntaxNode, name: string, ctx: RuleContext, names: () => WorkerNames): string | undefined {
   if (DATASET_HOOKS.includes(name) && datasetOf(def, ctx)) return name;
+  // A collate hook of a data class from another library (texar's `DataBase`, whose loader calls it in its workers).
+  if (/^(collate|collate_fn|collater)$/.test(name) && (classOfMethod(def)?.childForFieldName('superclasses')?.namedChildren ?? []).some((b) => /Data/.test(b?.text ?? ''))) return `${name} (a data class's collate hook)`;
   if (names().fns.has(name)) return `${name} (run by the DataLoader's workers)`;
   const cls = classOfMethod(def)?.childForFieldName('name')?.text;
   if ((name === '__call__' || name === 'forward') && cls && names().transforms.has(cls)) return `${cls}.${name} (a transform the Dataset runs per item)`;

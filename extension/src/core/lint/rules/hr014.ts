@@ -1,12 +1,26 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { innermostStepLoops, loopFacts } from '../analysis/loops';
-import { isModelCall, MAY_CALL_MODEL } from '../analysis/calls';
+import { isModelCall, MAY_CALL_MODEL, modelSuffix } from '../analysis/calls';
 import { underNoGrad } from '../analysis/gradMode';
+import { forwardOnly } from '../analysis/inferenceLoop';
 import type { LoopFacts } from '../analysis/loops';
 import { calleeOf, nodesOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
 import { defineRule } from './rule';
+
+/** Names a loop binds each pass: its own target and the targets of loops nested in it. */
+function loopBound(loop: SyntaxNode): Set<string> {
+  const out = new Set<string>();
+  for (const l of [loop, ...within(loop.childForFieldName('body') ?? loop, ['for_statement'])]) for (const w of l.childForFieldName('left')?.text.match(/[A-Za-z_]\w*/g) ?? []) out.add(w);
+  return out;
+}
+
+/** Whether the body changes `name` in place with a trailing-underscore method (`x.fill_(…)`, `x.data.copy_(…)`). */
+function changedInPlace(body: SyntaxNode, name: string): boolean {
+  const re = new RegExp(`^${name}(\\.data)?\\.\\w+_$`);
+  return within(body, ['call']).some((c) => re.test(calleeOf(c).text));
+}
 
 /** HR014 rnn-hidden-not-detached: a hidden state fed back across steps chains every step's graph. */
 export function hr014(ctx: RuleContext): Finding[] {
@@ -24,10 +38,15 @@ export function hr014(ctx: RuleContext): Finding[] {
     for (const a of assigns) {
       const left = a.childForFieldName('left');
       const right = a.childForFieldName('right');
-      if (left?.type !== 'pattern_list' || right?.type !== 'call' || !isModelCall(calleeOf(right).text) || underNoGrad(a, ctx.qualify)) continue;
+      // `out, h = model(x, h)`, or the state alone: `h = self.rssm.recurrent_model(z, a, h)`.
+      if ((left?.type !== 'pattern_list' && left?.type !== 'identifier') || right?.type !== 'call' || !(isModelCall(calleeOf(right).text) || modelSuffix(calleeOf(right).text.replace(/^self\.\w+\./, 'self.'))) || underNoGrad(a, ctx.qualify)) continue;
       const args = right.childForFieldName('arguments')?.namedChildren.filter((x): x is SyntaxNode => x?.type === 'identifier') ?? [];
-      const h = left.namedChildren.find((l) => l?.type === 'identifier' && args.some((x) => x.text === l.text));
-      if (!h) continue;
+      const h = (left.type === 'identifier' ? [left] : left.namedChildren).find((l) => l?.type === 'identifier' && args.some((x) => x.text === l.text));
+      // A name the loop itself binds each pass (`for x in loader: x = net(x)`) starts afresh every step.
+      if (!h || loopBound(loop.node).has(h.text)) continue;
+      // The state alone, in a step loop: only where the loop itself back-propagates each step (truncated BPTT), not
+      // a loop over time steps inside one batch (`for t in range(batch_length)`) whose chain one backward after it frees.
+      if (left.type === 'identifier' && !rollout && !loop.backward.length) continue;
       // Detached, repackaged or re-initialised elsewhere in the step: bounded.
       if (assigns.some((b) => !b.equals(a) && b.childForFieldName('left')?.text === h.text)) continue;
       // Detached in place anywhere in the step (`h.detach_()`, `h[0].detach_()`: pytorch/examples' rpc rnn).
@@ -35,7 +54,10 @@ export function hr014(ctx: RuleContext): Finding[] {
       if (within(body, ['call']).some((c) => inPlace.test(calleeOf(c).text))) continue;
       // A generation loop feeds its own output back as the next input too (`inp = top_i`); a loop
       // over given inputs (priming on a prompt) is bounded by them.
-      if (rollout && !args.some((x) => x.text !== h.text && assigns.some((b) => !b.equals(a) && b.childForFieldName('left')?.text === x.text))) continue;
+      // (or changes it in place: `input.data.fill_(word_idx)`, `x[:, t] = tok`).
+      if (rollout && !args.some((x) => x.text !== h.text && (assigns.some((b) => !b.equals(a) && (b.childForFieldName('left')?.text === x.text || b.childForFieldName('left')?.text.startsWith(`${x.text}[`))) || changedInPlace(body, x.text)))) continue;
+      // A rollout whose states are trained on (a world model's imagined steps, a decoder's teacher-forced steps) frees the chain in that backward.
+      if (rollout && !forwardOnly(loop.node, ctx.qualify, (n) => underNoGrad(n, ctx.qualify))) continue;
       const first = body.namedChild(0)!;
       const lineStart = ctx.text.lastIndexOf('\n', first.startIndex - 1) + 1;
       const indent = ctx.text.slice(lineStart, first.startIndex);
