@@ -125,4 +125,24 @@ def features(model, loader):
     assert.deepEqual(lint(src, 'HR002').map((f) => f.start.line), [5]);
     assert.deepEqual(lint(src.replace('feats.extend(out)', 'feats.extend(out.tolist())'), 'HR002'), []);
   });
+
+  it('HR002: a Lightning training_step that returns graph-carrying entries beside "loss" while training_epoch_end collects the outputs', () => {
+    const src = code(`
+import torch
+import pytorch_lightning as pl
+class Model(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        pred = self(batch["x"])
+        loss = self.crit(pred, batch["y"])
+        aux = self.crit(pred[:, :1], batch["y"][:, :1])
+        return {"loss": loss, "aux": aux, "n": len(pred)}
+
+    def training_epoch_end(self, outputs):
+        self.log("aux", torch.stack([o["aux"] for o in outputs]).mean())
+`);
+    const [f] = lint(src, 'HR002');
+    assert.equal(f?.start.line, 7);
+    assert.equal(fixed(src, f!), src.replace('"aux": aux,', '"aux": aux.detach(),'));
+    assert.deepEqual(lint(src.replace(/    def training_epoch_end[^]*$/, ''), 'HR002'), [], 'without training_epoch_end Lightning keeps nothing');
+  });
 });

@@ -113,6 +113,11 @@ class ScalarData(DataBase):
 class Reporter(Logger):
     def collate(self, rows):
         return torch.tensor(rows).to(self.device)
+
+class Eos(FairseqDataset):
+    def collater(self, samples):
+        self.eos = self.eos.to(device=samples[0]["source"].device)
+        return samples
 `);
     assert.deepEqual(lint(src, 'HR011').map((f) => f.start.line), [4]);
   });

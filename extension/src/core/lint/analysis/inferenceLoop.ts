@@ -64,7 +64,7 @@ function strong(c: SyntaxNode, facts: ModuleFacts): boolean {
   if (where && new RegExp(`(?<![\\w.])${esc}\\s*=\\s*(?:\\w+\\.)*[A-Z]\\w*\\s*\\(`).test(where.text)) return false;
   return STRONG_NAME.test(base.slice(base.lastIndexOf('.') + 1));
 }
-const STRONG_NAME = /^(model|net|network|(?!get_|build_|make_|load_|create_)\w+_model|\w+_net)$/i;
+const STRONG_NAME = /^(_*model|_*net|_*network|(?!get_|build_|make_|load_|create_)\w+_model|\w+_net)$/i;
 
 /** A test by pytest's and unittest's conventions: `test_*` / `*_test` functions, `Test*` / `*Test(s)` classes around them. */
 export function testCode(fn: SyntaxNode): boolean {

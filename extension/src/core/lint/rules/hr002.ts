@@ -8,6 +8,7 @@ import { perBatchHooks, resetInHook } from '../analysis/hooks';
 import { helperStores } from '../analysis/helperStores';
 import { mayKeepInObject, passesToHelper, stored } from '../analysis/stores';
 import { objectState } from '../analysis/objectState';
+import { graphEntries, stepOutputsKept } from '../analysis/stepOutputs';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { defineRule } from './rule';
@@ -71,6 +72,16 @@ export function hr002(ctx: RuleContext): Finding[] {
       if (!s || !s.name.startsWith('self.') || noGrad(n) || resetInHook(fn, s.name)) continue;
       const atom = graphAtom(s.value, flow);
       if (atom) out.push(report(n, s, atom, "each batch's graph (the framework calls this once per batch)", { line: fn.startPosition.row, end: fn.endPosition.row }));
+    }
+  }
+  // Lightning 1.x keeps every batch's training_step output for training_epoch_end: entries beside "loss" keep their graphs.
+  for (const fn of perBatchHooks(ctx.root)) {
+    if (!stepOutputsKept(fn)) continue;
+    for (const { ret, values } of graphEntries(fn, ctx.qualify, noGrad)) {
+      const names = values.map((v) => `\`${v.text}\``).join(', ');
+      out.push(
+        findingAt('HR002', 'warning', ret, `training_step returns ${names} beside "loss", which still ${values.length > 1 ? 'have' : 'has'} a grad_fn: Lightning keeps every batch's output for training_epoch_end and detaches only "loss", so each batch's graph stays alive until the epoch ends. Return ${values.map((v) => `\`${v.text}.detach()\``).join(', ')}.`, [{ title: 'Return the other entries detached', preferred: true, edits: values.flatMap((v) => wrap(v, '.detach()', '', true).edits) }], { line: ret.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: 'training_epoch_end' }),
+      );
     }
   }
   return out;

@@ -33,10 +33,10 @@ function decorateFix(fn: SyntaxNode, ctx: RuleContext, torch: string): Fix {
   return { title: `Decorate the function with @${torch}.no_grad()`, preferred: false, edits: [{ start, end: start, text: `${indent}@${torch}.no_grad()\n` }] };
 }
 
-/** Whether text calls a function the file defines by its plain name (`extract(path, model)`): a helper that may run the model. */
+/** Whether text calls a function the file defines (`extract(path, model)`, `self._forward(batch)`): a helper that may run the model. */
 function callsFileFunction(file: SyntaxNode, text: string): boolean {
   const defs = definitionSites(file);
-  for (const m of text.matchAll(/(?<![\w.])([A-Za-z_]\w*)\s*\(/g)) if (defs.has(m[1]!)) return true;
+  for (const m of text.matchAll(/(?<![\w.])(?:self\.)?([A-Za-z_]\w*)\s*\(/g)) if (defs.has(m[1]!)) return true;
   return false;
 }
 

@@ -15,6 +15,9 @@ function cudaPlacement(c: SyntaxNode): boolean {
   const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
   if (method === 'cuda') return true;
   const first = c.childForFieldName('arguments')?.namedChild(0);
+  // To the device of a tensor at hand (`eos.to(device=item["source"].device)`): where that tensor is, a CPU one in a worker.
+  const target = first?.type === 'keyword_argument' ? first.childForFieldName('value')?.text : first?.text;
+  if (target && /\.device$/.test(target) && !/^self\.device$/.test(target)) return false;
   if (method === 'to' && first && (/^["']cuda/.test(first.text) || /device/i.test(first.text))) return true;
   // device="cuda", or a device variable (`device=self.device`, which a Dataset sets to CUDA when it is there).
   const dev = keyword(c, 'device')?.childForFieldName('value')?.text ?? '';
