@@ -147,7 +147,7 @@ export class GradFlow {
     // An instance of a class of computation (`self.chamfer_dist(pred, gt)`, built from ChamferDistanceMean()): what it is given.
     if ((f.type === 'identifier' || f.type === 'attribute') && !calledFunctions(c).length && computesFromInputs(c.tree.rootNode, f.text)) return args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a));
     // Another method of a loss object (`criterion._show_dice(preds, masks)`): computed from what it is given.
-    if (f.type === 'attribute' && isLossCall(f.childForFieldName('object')?.text ?? '', undefined) && !calledFunctions(c).length) return args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a));
+    if (f.type === 'attribute' && isLossCall(f.childForFieldName('object')?.text ?? '', undefined) && !calledFunctions(c).length) return this.carries(f.childForFieldName('object')) || args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a));
     // A loss by its name, unless the file defines it: then its body says (pytorch_geometric's `eval_loss` returns a float).
     if (isLossCall(f.text, q)) return calledFunctions(c).length ? this.graphOf(c).returnsGraph : true;
     if (q?.startsWith('torch.')) return args.some((a) => this.carries(a));
@@ -183,6 +183,9 @@ export class GradFlow {
       for (const n of names) if (n.type === 'identifier') gt && n !== indices && !NOT_TENSOR.test(n.text) ? this.gt.add(n.text) : this.gt.delete(n.text);
       return;
     }
+    // `buf[i] = loss`, `d[k] = out`: the container (a tensor buffer written in place, a dict) now holds the graph.
+    const base = left?.type === 'subscript' ? left.childForFieldName('value') : null;
+    if (base?.type === 'identifier' && this.carries(right) && !this.noGrad(a)) this.gt.add(base.text);
     if (left?.type !== 'identifier') return;
     if (a.type === 'augmented_assignment') {
       if (this.carries(right) && !this.noGrad(a)) this.gt.add(left.text);
@@ -210,7 +213,10 @@ export class GradFlow {
   private backpropagated(c: SyntaxNode): void {
     if (calleeOf(c).method !== 'backward') return;
     const x = backwardTarget(c);
-    if (x?.type === 'identifier' && !this.noGrad(c)) this.gt.add(x.text);
+    if (x?.type !== 'identifier' || this.noGrad(c)) return;
+    this.gt.add(x.text);
+    // And what it was computed from in this step (`loss = -logsigmoid(chosen - rejected)`: chosen and rejected, and what they came from).
+    for (const n of stepSources(c, x.text)) this.gt.add(n);
   }
 
   /** A nested loop's targets: `for k, v in losses.items()` (v), `for i, x in enumerate(outs)` (x), `for l in losses` (l). */
@@ -290,6 +296,36 @@ export function backwardTarget(c: SyntaxNode): SyntaxNode | null | undefined {
   if (x?.type === 'call' && /(^|\.)scale$/.test(calleeOf(x).text)) x = x.childForFieldName('arguments')?.namedChild(0);
   return x;
 }
+
+/**
+ * The names a back-propagated value was computed from in the same step: the identifiers on the right
+ * of its last assignment before the backward that the step itself assigned (not its loop target, a
+ * constant or a function), and theirs in turn. One of them at least carries the graph; all are read
+ * as carrying (a comparison or `.item()` made from them still carries none).
+ */
+function stepSources(c: SyntaxNode, name: string): string[] {
+  const region = ancestorsOf(c).find((p) => p.type === 'for_statement' || p.type === 'while_statement' || p.type === 'function_definition');
+  const body = region?.childForFieldName('body');
+  if (!body) return [];
+  const assigns = within(body, ['assignment']).filter((a) => a.endIndex <= c.startIndex);
+  const lastOf = (n: string) => assigns.filter((a) => namesIn(a.childForFieldName('left')).includes(n)).at(-1);
+  const out = new Set<string>();
+  const todo = [name];
+  while (todo.length && out.size < 16) {
+    const a = lastOf(todo.pop()!);
+    const right = a?.childForFieldName('right');
+    if (!right || right.type === 'comparison_operator') continue;
+    for (const id of right.text.match(/(?<![\w.'"])[A-Za-z_]\w*(?![\w(])/g) ?? []) if (!out.has(id) && id !== name && lastOf(id)) (out.add(id), todo.push(id));
+  }
+  return [...out];
+}
+
+const namesIn = (n: SyntaxNode | null): string[] => (!n ? [] : n.type === 'identifier' ? [n.text] : n.type === 'pattern_list' || n.type === 'tuple_pattern' ? n.namedChildren.flatMap((x) => namesIn(x)) : []);
+const ancestorsOf = (n: SyntaxNode): SyntaxNode[] => {
+  const out: SyntaxNode[] = [];
+  for (let p = n.parent; p; p = p.parent) out.push(p);
+  return out;
+};
 
 /** A statement shaped like an accumulation or a store (the rules decide the rest). */
 function mayStore(n: SyntaxNode): boolean {

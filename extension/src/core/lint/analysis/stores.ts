@@ -2,6 +2,7 @@ import type { SyntaxNode } from '../syntax/syntaxNode';
 import { selfAttribute } from './hooks';
 import { calleeOf } from '../syntax/nodeIndex';
 import { calledFunctions, definitionSites } from './summaries';
+import { scopeOf } from './scopes';
 
 /** The container and the stored value: `xs.append(v)`, `xs.extend([v])`, `xs.extend(t)`, `xs += [v]`, `d[k] = v`. */
 export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | undefined {
@@ -25,11 +26,17 @@ export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | und
   const base = left.type === 'subscript' ? left.childForFieldName('value') : null;
   // `d["loss"] = v` (a constant key) overwrites one entry every time: it holds the last value, not each one.
   const key = left.type === 'subscript' ? left.childForFieldName('subscript') : null;
-  if (key && /^(string|integer|true|false|none)$/.test(key.type)) return undefined;
+  // (Unless it is a tensor buffer, written in place: each write chains onto the buffer's graph, `metrics[1] = losses.mean()`.)
+  if (key && /^(string|integer|true|false|none)$/.test(key.type) && !(base?.type === 'identifier' && tensorBuffer(n, base.text))) return undefined;
   if (n.type === 'assignment' && base && (base.type === 'identifier' || selfAttribute(base))) return { name: base.text, value: right };
   return undefined;
 }
 
+
+/** Whether `name` was made a tensor in n's function or script (`buf = torch.zeros(n, device=d)`). */
+function tensorBuffer(n: SyntaxNode, name: string): boolean {
+  return new RegExp(`(?<![\\w.])${name}\\s*=\\s*torch\\.(zeros|ones|empty|full|zeros_like|ones_like|empty_like|full_like)\\(`).test(scopeOf(n).text);
+}
 
 /** A call that may store for its caller: two or more values given to a helper of this file (helperStores.ts). */
 export function passesToHelper(c: SyntaxNode): boolean {
