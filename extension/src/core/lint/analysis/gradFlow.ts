@@ -213,10 +213,7 @@ export class GradFlow {
   private backpropagated(c: SyntaxNode): void {
     if (calleeOf(c).method !== 'backward') return;
     const x = backwardTarget(c);
-    if (x?.type !== 'identifier' || this.noGrad(c)) return;
-    this.gt.add(x.text);
-    // And what it was computed from in this step (`loss = -logsigmoid(chosen - rejected)`: chosen and rejected, and what they came from).
-    for (const n of stepSources(c, x.text)) this.gt.add(n);
+    if (x?.type === 'identifier' && !this.noGrad(c)) this.gt.add(x.text);
   }
 
   /** A nested loop's targets: `for k, v in losses.items()` (v), `for i, x in enumerate(outs)` (x), `for l in losses` (l). */
@@ -296,36 +293,6 @@ export function backwardTarget(c: SyntaxNode): SyntaxNode | null | undefined {
   if (x?.type === 'call' && /(^|\.)scale$/.test(calleeOf(x).text)) x = x.childForFieldName('arguments')?.namedChild(0);
   return x;
 }
-
-/**
- * The names a back-propagated value was computed from in the same step: the identifiers on the right
- * of its last assignment before the backward that the step itself assigned (not its loop target, a
- * constant or a function), and theirs in turn. One of them at least carries the graph; all are read
- * as carrying (a comparison or `.item()` made from them still carries none).
- */
-function stepSources(c: SyntaxNode, name: string): string[] {
-  const region = ancestorsOf(c).find((p) => p.type === 'for_statement' || p.type === 'while_statement' || p.type === 'function_definition');
-  const body = region?.childForFieldName('body');
-  if (!body) return [];
-  const assigns = within(body, ['assignment']).filter((a) => a.endIndex <= c.startIndex);
-  const lastOf = (n: string) => assigns.filter((a) => namesIn(a.childForFieldName('left')).includes(n)).at(-1);
-  const out = new Set<string>();
-  const todo = [name];
-  while (todo.length && out.size < 16) {
-    const a = lastOf(todo.pop()!);
-    const right = a?.childForFieldName('right');
-    if (!right || right.type === 'comparison_operator') continue;
-    for (const id of right.text.match(/(?<![\w.'"])[A-Za-z_]\w*(?![\w(])/g) ?? []) if (!out.has(id) && id !== name && lastOf(id)) (out.add(id), todo.push(id));
-  }
-  return [...out];
-}
-
-const namesIn = (n: SyntaxNode | null): string[] => (!n ? [] : n.type === 'identifier' ? [n.text] : n.type === 'pattern_list' || n.type === 'tuple_pattern' ? n.namedChildren.flatMap((x) => namesIn(x)) : []);
-const ancestorsOf = (n: SyntaxNode): SyntaxNode[] => {
-  const out: SyntaxNode[] = [];
-  for (let p = n.parent; p; p = p.parent) out.push(p);
-  return out;
-};
 
 /** A statement shaped like an accumulation or a store (the rules decide the rest). */
 function mayStore(n: SyntaxNode): boolean {
