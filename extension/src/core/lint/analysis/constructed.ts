@@ -3,19 +3,25 @@ import { isWordChar, memo } from '../syntax/nodeIndex';
 
 /** The class an object was built from in this file (`meter = AverageMeter()`, `self.m = utils.AverageMeter('loss')`): its last name. */
 export function constructedAs(file: SyntaxNode, obj: string): string | undefined {
-  // Once per object and lint: every `obj.update(…)` of a loop asks.
-  return memo(file, `ctor:${obj}`, () => {
-    // At each whole-word occurrence of the name (indexOf, not a pattern over the whole file per object): `= Class(`.
+  return constructions(file).get(obj);
+}
+
+/** Every `name = Class(` of the file, the first one per name: one pass over the text per lint (each call's callee asks). */
+function constructions(file: SyntaxNode): Map<string, string> {
+  return memo(file, 'constructions', () => {
+    const out = new Map<string, string>();
     const text = file.text;
-    const made = /\s*=\s*(?:\w+\.)*([A-Z]\w*)\s*\(/y;
-    for (let i = text.indexOf(obj); i >= 0; i = text.indexOf(obj, i + 1)) {
-      const before = i > 0 ? text.charCodeAt(i - 1) : 32;
-      if (isWordChar(before) || before === 46) continue;
-      made.lastIndex = i + obj.length;
-      const m = made.exec(text);
-      if (m) return m[1];
+    // From each `= Class(` back to the name before it (a pattern anchored at `=`: cheap on a large file).
+    for (const m of text.matchAll(/=[ \t]*(?:\w+\.)*([A-Z]\w*)[ \t]*\(/g)) {
+      let e = m.index;
+      if ('=!<>+-*/%&|^:'.includes(text[e - 1] ?? '')) continue;
+      while (e > 0 && (text[e - 1] === ' ' || text[e - 1] === '\t')) e--;
+      let b = e;
+      while (b > 0 && (isWordChar(text.charCodeAt(b - 1)) || text[b - 1] === '.')) b--;
+      const name = text.slice(b, e);
+      if (/^[A-Za-z_]\w*(\.\w+)*$/.test(name) && !out.has(name)) out.set(name, m[1]!);
     }
-    return undefined;
+    return out;
   });
 }
 

@@ -82,7 +82,7 @@ export function hr004(ctx: RuleContext): Finding[] {
     const evalMode = modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
     const named = hinted && (flagged || (fn && evalNamed(fn, ctx.bindings, f.step)) || evalMode || (fn && f.step && evalFromCallers(fn, ctx.qualify)));
     // Else evaluation by what the loop does (a sampler, `for img in tqdm(images)`): a cheap text test first.
-    if (!named && !MAY_CALL_MODEL.test(loop.text) && !mayCallModule(ctx.file, loop.text) && !callsFileFunction(ctx.file, loop.text)) continue;
+    if (!named && !MAY_CALL_MODEL.test(loop.text) && !mayCallModule(ctx.file, loop.text) && !(callsFileFunction(ctx.file, loop.text) && bodyCalls().some((c) => calledFunctions(c).some((h) => MAY_CALL_MODEL.test(h.text) || mayCallModule(ctx.file, h.text))))) continue;
     if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
     // A helper that takes gradients (an attack, a saliency map) needs grad on, whatever the loop walks.
     if (bodyCalls().some((c) => calledFunctions(c).some(takesGradients))) continue;
