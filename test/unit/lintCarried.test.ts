@@ -41,22 +41,22 @@ describe('facts carried between re-lints', () => {
 
   it('a session reuses a helper’s summary while editing elsewhere, and still equals a full lint when the helper changes', () => {
     let text = code(`
-      import torch
+import torch
 
-      def step_fn(model, x, y):
-          loss = criterion(model(x), y)
-          return loss
+def step_fn(model, x, y):
+    loss = criterion(model(x), y)
+    return loss
 
-      def train_all(model, dl):
-          total = 0
-          for x, y in dl:
-              total += step_fn(model, x, y)
-          return total
+def train_all(model, dl):
+    total = 0
+    for x, y in dl:
+        total += step_fn(model, x, y)
+    return total
 
-      def other(a):
-          b = a + 1
-          return b
-      `);
+def other(a):
+    b = a + 1
+    return b
+`);
     const s = new LintSession(parser);
     const same = () => assert.deepEqual(s.update(text, [c]).map(key), lintText(parser, text).findings.map(key));
     let c: TextChange;
@@ -87,6 +87,51 @@ describe('facts carried between re-lints', () => {
     text = text.slice(0, at2) + '# c\n    ' + text.slice(at2);
     same();
     assert.ok(lintText(parser, text).findings.some((f) => f.rule === 'HR001'));
+    s.dispose();
+  });
+
+  it('an edit in another function that a finding reads (a later backward in a caller, a training_epoch_end added) re-lints the finding, as a full lint does', () => {
+    let text = code(`
+import torch
+import pytorch_lightning as pl
+
+class Trainer:
+    def _update_d(self, out, y):
+        loss_d = self.crit_d(out, y)
+        loss_d.backward(retain_graph=True)
+        self.opt_d.step()
+
+    def train(self, loader):
+        for x, y in loader:
+            out = self.netG(x)
+            self._update_d(out, y)
+            loss_g = self.crit_g(out, y)
+
+class Model(pl.LightningModule):
+    def training_step(self, batch, i):
+        loss = self.crit(self(batch), batch)
+        aux = loss * 2
+        return {"loss": loss, "aux": aux}
+
+    def configure_optimizers(self):
+        return None
+`);
+    const s = new LintSession(parser);
+    const rules = (fs: Finding[]) => fs.map((f) => f.rule).filter((r) => r === 'HR013' || r === 'HR002').sort();
+    assert.deepEqual(rules(s.update(text)), ['HR013']);
+    const edit = (at: number, ins: string) => {
+      const c = change(text, at, at, ins);
+      text = text.slice(0, at) + ins + text.slice(at);
+      const inc = s.update(text, [c]);
+      assert.deepEqual(inc.map(key), lintText(parser, text).findings.map(key));
+      return rules(inc);
+    };
+    // The generator's backward after the call: retain_graph is what it needs.
+    const at = text.indexOf('loss_g = self.crit_g(out, y)') + 'loss_g = self.crit_g(out, y)'.length;
+    assert.deepEqual(edit(at, '\n            loss_g.backward()'), []);
+    // training_epoch_end added in another method: Lightning keeps every training_step output now.
+    const at2 = text.indexOf('    def configure_optimizers');
+    assert.deepEqual(edit(at2, '    def training_epoch_end(self, outputs):\n        pass\n\n'), ['HR002']);
     s.dispose();
   });
 });

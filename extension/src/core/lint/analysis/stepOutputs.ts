@@ -1,7 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { GradFlow } from './gradFlow';
 import { classOfMethod } from './scopes';
-import { returnsOf } from './summaries';
+import { crossRefs, returnsOf } from './summaries';
 import type { Qualify } from './scopes';
 
 // What a Lightning `training_step` hands the framework that the framework keeps: with a
@@ -11,6 +11,8 @@ import type { Qualify } from './scopes';
 /** Whether fn is a `training_step` of a Lightning class that collects its outputs for `training_epoch_end`. */
 export function stepOutputsKept(fn: SyntaxNode): boolean {
   if (fn.childForFieldName('name')?.text !== 'training_step') return false;
+  // Another method decides (an editor re-lints this one when it is added or removed: crossCheck.ts).
+  crossRefs(fn.tree).defs.add('training_epoch_end');
   const cls = classOfMethod(fn);
   return !!cls && /Lightning/.test(cls.childForFieldName('superclasses')?.text ?? '') && /\bdef\s+training_epoch_end\s*\(/.test(cls.text);
 }
