@@ -195,72 +195,78 @@ def collect(model, dl):
         keep(out, outs)
     return outs
 `;
-    const s = new LintSession(parser);
-    s.update(text);
-    let seed = 11;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), (seed >>> 16) % n);
-    const key = (f: Finding) => `${f.rule}@${f.startIndex}:${f.start.line}:${f.start.col}-${f.end.line}:${f.end.col}:${f.severity}`;
-    const kinds = new Set<string>();
-    for (let step = 0; step < 80; step++) {
-      const lines = text.split('\n');
-      const ln = rnd(lines.length);
-      const lineStart = lines.slice(0, ln).join('\n').length + (ln ? 1 : 0);
-      let c: TextChange;
-      const toggle = [...text.matchAll(/total \+= loss(\.item\(\))?\n/g)];
-      // Steps 20–22: the helper stores what it is given, and its caller passes it a graph, then not, then again.
-      const forced = step === 20 && text.includes('outs.append(out.detach())') ? 'store' : step === 21 || step === 22 ? 'passes' : undefined;
-      const kind = step === 40 ? 'import' : forced ?? ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode', 'helper', 'caller', 'store', 'passes'][rnd(12)]!;
-      kinds.add(kind);
-      if (step === 21) assert.ok(lintText(parser, text).findings.some((f) => f.rule === 'HR002' && f.start.line === text.split('\n').findIndex((l) => l === '    outs.append(out)')), 'HR002 in the helper');
-      if (kind === 'import') c = change(text, 0, 0, 'import torch.nn.functional as F\n');
-      else if (kind === 'fix' && toggle.length) {
-        const m = toggle[rnd(toggle.length)]!;
-        const at = m.index! + 'total += loss'.length;
-        c = m[1] ? change(text, at, at + '.item()'.length, '') : change(text, at, at, '.item()');
-      } else if (kind === 'decorator') {
-        const dec = text.indexOf('    @torch.no_grad()\n');
-        const at = text.indexOf('    def validate');
-        c = dec >= 0 ? change(text, dec, dec + '    @torch.no_grad()\n'.length, '') : change(text, at, at, '    @torch.no_grad()\n');
-      } else if (kind === 'workers') {
-        const m = /num_workers=(\d)/.exec(text)!;
-        c = change(text, m.index + 'num_workers='.length, m.index + m[0].length, m[1] === '0' ? '4' : '0');
-      } else if (kind === 'mode') {
-        // The mode switch is its own statement: the loop after it (HR004) is in another.
-        const at = text.indexOf('net.') + 'net.'.length;
-        c = text.startsWith('eval', at) ? change(text, at, at + 4, 'train') : change(text, at, at + 5, 'eval');
-      } else if (kind === 'helper') {
-        // What a helper returns decides a finding in the loop that calls it, in another function.
-        const at = text.indexOf('    return loss') + '    return loss'.length;
-        c = text.startsWith('.item()', at) ? change(text, at, at + '.item()'.length, '') : change(text, at, at, '.item()');
-      } else if (kind === 'caller') {
-        // A caller's no_grad decides HR004 in the function it calls.
-        const at = /^ {4}(?:with torch\.no_grad\(\): )?run_batches\(model, dl\)/m.exec(text)!.index + 4;
-        const w = 'with torch.no_grad(): ';
-        c = text.startsWith(w, at) ? change(text, at, at + w.length, '') : change(text, at, at, w);
-      } else if (kind === 'store' || kind === 'passes') {
-        // A helper stores what a loop in another function passes it (HR002 reported in the helper): edit either side.
-        const at = text.indexOf(kind === 'store' ? '    outs.append(out' : '        keep(out') + (kind === 'store' ? '    outs.append(out' : '        keep(out').length;
-        c = text.startsWith('.detach()', at) ? change(text, at, at + '.detach()'.length, '') : change(text, at, at, '.detach()');
-      } else if (kind === 'alias') {
-        // Inside a parenthesized import, on a line without the word import: the bindings change.
-        const at = text.indexOf('    checkpoint') + '    checkpoint'.length;
-        c = text.startsWith(' as ckpt', at) ? change(text, at, at + ' as ckpt'.length, '') : change(text, at, at, ' as ckpt');
-      } else if (kind === 'split') {
-        const at = text.indexOf('criterion(model(x), y)') + 'criterion(model(x),'.length;
-        c = change(text, at, at, '\n           ');
-      } else if (kind === 'comment' && /^\s*# edit$/.test(lines[ln]!)) c = change(text, lineStart, lineStart + lines[ln]!.length + 1, '');
-      else if (kind === 'comment') c = change(text, lineStart, lineStart, `${lines[ln]!.match(/^\s*/)![0]}# edit\n`);
-      else c = change(text, lineStart + lines[ln]!.length, lineStart + lines[ln]!.length, ' ');
-      text = text.slice(0, c.offset) + c.text + text.slice(c.offset + c.length);
-      assert.equal(lintText(parser, text).broken, false, `step ${step} (${kind}) keeps the text valid`);
-      const inc = s.update(text, [c]).map(key);
-      const full = lintText(parser, text).findings.map(key);
-      assert.deepEqual(inc, full, `after step ${step} (${kind})`);
+    // Seed 11 is the sequence the checks on what is in play were written for; the others check only that the session equals a full lint.
+    const start = text;
+    for (const first of [11, 3, 5, 7, 13, 17]) {
+    text = start;
+    const strict = first === 11;
+      const s = new LintSession(parser);
+      s.update(text);
+      let seed = first;
+      const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), (seed >>> 16) % n);
+      const key = (f: Finding) => `${f.rule}@${f.startIndex}:${f.start.line}:${f.start.col}-${f.end.line}:${f.end.col}:${f.severity}`;
+      const kinds = new Set<string>();
+      for (let step = 0; step < 80; step++) {
+        const lines = text.split('\n');
+        const ln = rnd(lines.length);
+        const lineStart = lines.slice(0, ln).join('\n').length + (ln ? 1 : 0);
+        let c: TextChange;
+        const toggle = [...text.matchAll(/total \+= loss(\.item\(\))?\n/g)];
+        // Steps 20–22: the helper stores what it is given, and its caller passes it a graph, then not, then again.
+        const forced = step === 20 && text.includes('outs.append(out.detach())') ? 'store' : step === 21 || step === 22 ? 'passes' : undefined;
+        const kind = step === 40 ? 'import' : forced ?? ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode', 'helper', 'caller', 'store', 'passes'][rnd(12)]!;
+        kinds.add(kind);
+        if (strict && step === 21) assert.ok(lintText(parser, text).findings.some((f) => f.rule === 'HR002' && f.start.line === text.split('\n').findIndex((l) => l === '    outs.append(out)')), 'HR002 in the helper');
+        if (kind === 'import') c = change(text, 0, 0, 'import torch.nn.functional as F\n');
+        else if (kind === 'fix' && toggle.length) {
+          const m = toggle[rnd(toggle.length)]!;
+          const at = m.index! + 'total += loss'.length;
+          c = m[1] ? change(text, at, at + '.item()'.length, '') : change(text, at, at, '.item()');
+        } else if (kind === 'decorator') {
+          const dec = text.indexOf('    @torch.no_grad()\n');
+          const at = text.indexOf('    def validate');
+          c = dec >= 0 ? change(text, dec, dec + '    @torch.no_grad()\n'.length, '') : change(text, at, at, '    @torch.no_grad()\n');
+        } else if (kind === 'workers') {
+          const m = /num_workers=(\d)/.exec(text)!;
+          c = change(text, m.index + 'num_workers='.length, m.index + m[0].length, m[1] === '0' ? '4' : '0');
+        } else if (kind === 'mode') {
+          // The mode switch is its own statement: the loop after it (HR004) is in another.
+          const at = text.indexOf('net.') + 'net.'.length;
+          c = text.startsWith('eval', at) ? change(text, at, at + 4, 'train') : change(text, at, at + 5, 'eval');
+        } else if (kind === 'helper') {
+          // What a helper returns decides a finding in the loop that calls it, in another function.
+          const at = text.indexOf('    return loss') + '    return loss'.length;
+          c = text.startsWith('.item()', at) ? change(text, at, at + '.item()'.length, '') : change(text, at, at, '.item()');
+        } else if (kind === 'caller') {
+          // A caller's no_grad decides HR004 in the function it calls.
+          const at = /^ {4}(?:with torch\.no_grad\(\): )?run_batches\(model, dl\)/m.exec(text)!.index + 4;
+          const w = 'with torch.no_grad(): ';
+          c = text.startsWith(w, at) ? change(text, at, at + w.length, '') : change(text, at, at, w);
+        } else if (kind === 'store' || kind === 'passes') {
+          // A helper stores what a loop in another function passes it (HR002 reported in the helper): edit either side.
+          const at = text.indexOf(kind === 'store' ? '    outs.append(out' : '        keep(out') + (kind === 'store' ? '    outs.append(out' : '        keep(out').length;
+          c = text.startsWith('.detach()', at) ? change(text, at, at + '.detach()'.length, '') : change(text, at, at, '.detach()');
+        } else if (kind === 'alias') {
+          // Inside a parenthesized import, on a line without the word import: the bindings change.
+          const at = text.indexOf('    checkpoint') + '    checkpoint'.length;
+          c = text.startsWith(' as ckpt', at) ? change(text, at, at + ' as ckpt'.length, '') : change(text, at, at, ' as ckpt');
+        } else if (kind === 'split') {
+          const at = text.indexOf('criterion(model(x), y)') + 'criterion(model(x),'.length;
+          c = change(text, at, at, '\n           ');
+        } else if (kind === 'comment' && /^\s*# edit$/.test(lines[ln]!)) c = change(text, lineStart, lineStart + lines[ln]!.length + 1, '');
+        else if (kind === 'comment') c = change(text, lineStart, lineStart, `${lines[ln]!.match(/^\s*/)![0]}# edit\n`);
+        else c = change(text, lineStart + lines[ln]!.length, lineStart + lines[ln]!.length, ' ');
+        text = text.slice(0, c.offset) + c.text + text.slice(c.offset + c.length);
+        assert.equal(lintText(parser, text).broken, false, `step ${step} (${kind}) keeps the text valid`);
+        const inc = s.update(text, [c]).map(key);
+        const full = lintText(parser, text).findings.map(key);
+        assert.deepEqual(inc, full, `seed ${first}, after step ${step} (${kind})`);
+      }
+      if (strict) assert.equal(kinds.size, 13, 'every kind of edit was made');
+      const rules = new Set(lintText(parser, text).findings.map((f) => f.rule));
+      if (strict) for (const r of ['HR001', 'HR002', 'HR004', 'HR011', 'HR018'] as RuleId[]) assert.ok(rules.has(r), `${r} is in play`);
+      s.dispose();
     }
-    assert.equal(kinds.size, 13, 'every kind of edit was made');
-    const rules = new Set(lintText(parser, text).findings.map((f) => f.rule));
-    for (const r of ['HR001', 'HR002', 'HR004', 'HR011', 'HR018'] as RuleId[]) assert.ok(rules.has(r), `${r} is in play`);
-    s.dispose();
   });
 
   it('edits that change which names hold a module, or what a method keeps, re-lint the loops that read them', () => {
