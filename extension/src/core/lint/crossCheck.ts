@@ -1,7 +1,7 @@
 import type { SyntaxNode } from './syntax/syntaxNode';
 import { MODE_SWITCH, modeCalls } from './analysis/evalContext';
 import { helperFacts, runsModule } from './analysis/calls';
-import { ancestors, scopeOf } from './analysis/scopes';
+import { enclosingLoop, scopeOf } from './analysis/scopes';
 import { underNoGradHere } from './analysis/gradMode';
 import { GradFlow, graphSummary } from './analysis/gradFlow';
 import { qualifier } from './analysis/imports';
@@ -38,7 +38,7 @@ export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], b
           // `f(…)`, `self.f(…)`, and a method's `obj.f(…)` (callers.ts callersOf).
           const name = /(?:^|\.)(\w+)$/.exec(calleeOf(c).text)?.[1];
           // (And whether a backward follows it in its loop: HR013 reads that of a per-step function's callers.)
-          const loop = ancestors(c).find((p) => p.type === 'for_statement' || p.type === 'while_statement');
+          const loop = enclosingLoop(c);
           const later = loop ? /\bbackward\s*\(/.test(loop.text.slice(c.endIndex - loop.startIndex)) : false;
           if (name && refs.callers.has(name)) out.push(`caller:${name}:${modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true}:${underNoGradHere(c, qualify)}:${later}`);
         }

@@ -2,7 +2,7 @@ import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, within } from '../syntax/nodeIndex';
 import { modeCalls, callersNoGrad } from './evalContext';
 import { testCode, trainsIn } from './inferenceLoop';
-import { classOfMethod } from './scopes';
+import { classOfMethod, enclosingLoop } from './scopes';
 import type { Qualify } from './scopes';
 
 // A per-batch method of a trainer that is not Lightning's (`def validation_step(self, batch)`): when it
@@ -17,10 +17,6 @@ export function evalStepCalls(fn: SyntaxNode, runsModel: (c: SyntaxNode) => bool
   if (evalAt === undefined || trainsIn(fn) || callersNoGrad(fn, qualify)) return [];
   const body = fn.childForFieldName('body');
   if (!body) return [];
-  return within(body, ['call']).filter((c) => c.startIndex > evalAt && !inLoop(c, fn) && !noGrad(c) && runsModel(c) && !/\.(eval|train)$/.test(calleeOf(c).text));
+  return within(body, ['call']).filter((c) => c.startIndex > evalAt && !enclosingLoop(c, fn) && !noGrad(c) && runsModel(c) && !/\.(eval|train)$/.test(calleeOf(c).text));
 }
 
-function inLoop(n: SyntaxNode, fn: SyntaxNode): boolean {
-  for (let p = n.parent; p && !p.equals(fn); p = p.parent) if (p.type === 'for_statement' || p.type === 'while_statement') return true;
-  return false;
-}

@@ -3,7 +3,7 @@ import { NodeIndex, anchored, calleeOf, nameOccurrences } from '../syntax/nodeIn
 import { DATA_ITER, isStep } from './calls';
 import { qualifyDotted } from './imports';
 import { iterOf, loopFacts } from './loops';
-import { ancestors, bindsName, scopeOf } from './scopes';
+import { ancestors, bindsName, isLoop, scopeOf } from './scopes';
 
 // Whether a name grows across the steps of a loop (kept, appended to, gathered after the loop).
 
@@ -29,12 +29,12 @@ export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode)
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
   // Reset in an enclosing loop, and this one repeats a few times over no data (`for _ in range(hp.rep_discriminator)`):
   // bounded by that count, released every outer pass.
-  const outers = ancestors(loop).filter((o) => o.type === 'for_statement' || o.type === 'while_statement');
+  const outers = ancestors(loop).filter(isLoop);
   const resetOutside = binds.filter((x) => x.endIndex <= loop.startIndex).every((x) => outers.some((o) => o.startIndex < x.startIndex && x.endIndex <= o.endIndex));
   if (resetOutside && loop.type === 'for_statement' && /^range\(/.test(iterOf(loop)) && !DATA_ITER.test(iterOf(loop)) && !/len\(/.test(iterOf(loop))) return false;
   // Made anew in an outer loop that steps the optimizer, around micro-batches that back-propagate but do not step: it holds one step's
   // micro-batches (allennlp's batch_group_outputs), not every step's.
-  if (loopFacts(loop).backward.length > 0 && !stepsOptimizer(loop) && binds.some((x) => x.endIndex <= loop.startIndex && ancestors(loop).some((o) => (o.type === 'for_statement' || o.type === 'while_statement') && o.startIndex < x.startIndex && stepsOptimizer(o)))) return false;
+  if (loopFacts(loop).backward.length > 0 && !stepsOptimizer(loop) && binds.some((x) => x.endIndex <= loop.startIndex && ancestors(loop).some((o) => isLoop(o) && o.startIndex < x.startIndex && stepsOptimizer(o)))) return false;
   if (gatheredAfter(ids, loop, scope)) return false;
   // Back-propagated later, directly or through what is taken out of it (`loss = losses[i]`, `for loss in losses`).
   const aliases = [name, ...takenFrom(scope, name, loop)];

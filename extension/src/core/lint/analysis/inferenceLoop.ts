@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { anchored, calleeOf, memo, within } from '../syntax/nodeIndex';
+import { anchored, calleeOf, memo, ownStatements, within } from '../syntax/nodeIndex';
 import { helperFacts, isBackward, isStep } from './calls';
 import { graphSummary } from './gradFlow';
 import { classOfMethod, enclosingClass, scopeOf } from './scopes';
@@ -20,10 +20,9 @@ const MODEL_API = /^(generate|sample|predict|infer|rollout|beam_search|greedy)\w
 
 /** Whether code directly in `scope` trains: a backward, an optimizer step or zero_grad, or torch.autograd.grad. */
 export function trainsIn(scope: SyntaxNode): boolean {
-  // A module's own statements only (its functions and classes are scopes of their own): a script is not searched whole.
-  const parts = scope.type === 'module' ? scope.namedChildren.filter((c): c is SyntaxNode => !!c && !/^(function_definition|class_definition|decorated_definition)$/.test(c.type)) : [scope];
+  // A module's own statements only: a script is not searched whole.
   return memo(scope, `trains:${scope.id}`, () =>
-    parts.flatMap((p) => anchored(p, /backward|step|zero_grad|autograd|optim|\bopt\b/, ['call'])).some((c) => {
+    ownStatements(scope).flatMap((p) => anchored(p, /backward|step|zero_grad|autograd|optim|\bopt\b/, ['call'])).some((c) => {
       if (!scopeOf(c).equals(scope)) return false;
       const { text, method } = calleeOf(c);
       // Handing an optimizer to a call (`model.train(phase, loader, optimizer)`) is training, wherever the step is.

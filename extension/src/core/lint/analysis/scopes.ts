@@ -10,6 +10,14 @@ export function ancestors(n: SyntaxNode): SyntaxNode[] {
   return out;
 }
 
+export const isLoop = (n: SyntaxNode): boolean => n.type === 'for_statement' || n.type === 'while_statement';
+
+/** The innermost `for`/`while` around n (below `stop`, when given), or undefined. */
+export function enclosingLoop(n: SyntaxNode, stop?: SyntaxNode): SyntaxNode | undefined {
+  for (let p = n.parent; p && !(stop && p.equals(stop)); p = p.parent) if (isLoop(p)) return p;
+  return undefined;
+}
+
 /** The innermost function around n (nested functions are their own scope), or the module. */
 export function scopeOf(n: SyntaxNode): SyntaxNode {
   for (const p of ancestors(n)) if (p.type === 'function_definition' || p.type === 'module') return p;

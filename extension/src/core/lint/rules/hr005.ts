@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { callsNamed, qualifiedCallee } from '../syntax/nodeIndex';
-import { ancestors } from '../analysis/scopes';
+import { enclosingLoop } from '../analysis/scopes';
 import { guarded } from '../analysis/guards';
 import { innermostStepLoops, stepLoopOf } from '../analysis/loops';
 import { findingAt } from '../types';
@@ -41,7 +41,7 @@ export function hr005(ctx: RuleContext): Finding[] {
           st ? [removal(st, ctx)] : [],
         ),
       );
-    } else if (c.parent?.type === 'expression_statement' && ancestors(c).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) {
+    } else if (c.parent?.type === 'expression_statement' && !!enclosingLoop(c)) {
       out.push(findingAt('HR005', 'info', c, 'empty_cache() in a loop: it frees no memory tensors still use, and costs a cudaMalloc for every block needed again.', []));
     }
   }

@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { calleeOf, anchored, qualifiedCallee } from '../syntax/nodeIndex';
-import { ancestors } from '../analysis/scopes';
+import { enclosingLoop } from '../analysis/scopes';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { addArgument, keyword } from './kwargs';
@@ -17,7 +17,7 @@ export function hr010(ctx: RuleContext): Finding[] {
     const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
     const made = f?.childForFieldName('object');
     if (!c || !f || (method !== 'cuda' && method !== 'to') || made?.type !== 'call' || !FACTORIES.test(qualifiedCallee(made, ctx.qualify) ?? '')) continue;
-    if (!ancestors(c).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) continue;
+    if (!enclosingLoop(c)) continue;
     if (keyword(made, 'device')) continue;
     const args = c.childForFieldName('arguments')!.namedChildren.filter((a): a is SyntaxNode => !!a);
     let device: string | undefined;

@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { ancestors, scopeOf } from '../analysis/scopes';
+import { enclosingLoop, scopeOf } from '../analysis/scopes';
 import { anchored, calleeOf, within } from '../syntax/nodeIndex';
 import { findingAt } from '../types';
 import type { Finding, RuleContext } from '../types';
@@ -16,7 +16,7 @@ export function hr012(ctx: RuleContext): Finding[] {
     if (nb?.childForFieldName('value')?.text !== 'True') continue;
     const src = f.childForFieldName('object');
     // (a) x.pin_memory().to(dev, non_blocking=True), fresh each iteration.
-    if (src?.type === 'call' && src.childForFieldName('function')?.childForFieldName('attribute')?.text === 'pin_memory' && ancestors(c).some((p) => p.type === 'for_statement' || p.type === 'while_statement')) {
+    if (src?.type === 'call' && src.childForFieldName('function')?.childForFieldName('attribute')?.text === 'pin_memory' && !!enclosingLoop(c)) {
       const pinned = src.childForFieldName('function')!.childForFieldName('object')!;
       out.push(
         findingAt('HR012', 'info', src, 'pin_memory() on each tensor in a loop allocates page-locked host memory and copies into it every time, which costs more than the transfer saves. Pin once at the source (DataLoader(pin_memory=True)) or reuse a pinned buffer.', [

@@ -1,7 +1,7 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
 import { anchored, calleeOf, qualifiedCallee, within } from '../syntax/nodeIndex';
 import { stepLoopOf } from '../analysis/loops';
-import { ancestors, scopeOf } from '../analysis/scopes';
+import { enclosingLoop, scopeOf } from '../analysis/scopes';
 import { callersOf } from '../analysis/callers';
 import { backwardTarget } from '../analysis/gradFlow';
 import { findingAt } from '../types';
@@ -39,10 +39,9 @@ function perStepFunction(c: SyntaxNode): SyntaxNode | undefined {
   const fn = scopeOf(c);
   if (fn.type !== 'function_definition') return undefined;
   const name = fn.childForFieldName('name')?.text ?? '';
-  const loopOf = (x: SyntaxNode) => ancestors(x).find((p) => p.type === 'for_statement' || p.type === 'while_statement');
   const callers = callersOf(fn);
   // A caller's step that goes on to another backward (a GAN's generator after `self._update_d(…)`) is what it retains the graph for.
-  if (callers.some((k) => anchored(loopOf(k) ?? scopeOf(k), /\bbackward\b/, ['call']).some((b) => b.startIndex > k.startIndex && calleeOf(b).method === 'backward'))) return undefined;
+  if (callers.some((k) => anchored(enclosingLoop(k) ?? scopeOf(k), /\bbackward\b/, ['call']).some((b) => b.startIndex > k.startIndex && calleeOf(b).method === 'backward'))) return undefined;
   if (/^_*\w*(step|closure)$/.test(name)) return fn;
   // Called once per step of a loop (not from a walk over layers: a reversible network's own backward).
   return callers.some((k) => !!stepLoopOf(k)) ? fn : undefined;

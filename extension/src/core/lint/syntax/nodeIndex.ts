@@ -181,6 +181,11 @@ export const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >=
 
 const DEFINITIONS = new Set(['function_definition', 'class_definition', 'decorated_definition']);
 
+/** A scope's own code to search: for a module, its statements other than its functions and classes (scopes of their own); else the scope. */
+export function ownStatements(scope: SyntaxNode): SyntaxNode[] {
+  return scope.type === 'module' ? scope.namedChildren.filter((c): c is SyntaxNode => !!c && !DEFINITIONS.has(c.type)) : [scope];
+}
+
 /**
  * Where the (dotted) name occurs as a whole word in root's code, not in comments or strings, and
  * not after a `.` unless `afterDot`: the innermost node at each. For a module, only in its own
@@ -190,8 +195,7 @@ const DEFINITIONS = new Set(['function_definition', 'class_definition', 'decorat
 export function nameOccurrences(root: SyntaxNode, name: string, afterDot = false): readonly SyntaxNode[] {
   return memo(root, `name:${root.id}:${name}:${afterDot}`, () => {
     const out: SyntaxNode[] = [];
-    const parts = root.type === 'module' ? root.namedChildren.filter((c): c is SyntaxNode => !!c && !DEFINITIONS.has(c.type)) : [root];
-    for (const part of parts) {
+    for (const part of ownStatements(root)) {
       const text = part.text;
       for (let i = text.indexOf(name); i >= 0; i = text.indexOf(name, i + 1)) {
         const before = i > 0 ? text.charCodeAt(i - 1) : 32;
