@@ -2,6 +2,7 @@
 // Usage: node esbuild.mjs [--production] [--watch] [--outdir DIR]
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import * as esbuild from 'esbuild';
+import { buildWheel } from './scripts/wheel.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
@@ -51,6 +52,8 @@ const builds = [
 // The Python parser's WebAssembly, beside the bundles that load it (the CLI and the extension).
 mkdirSync(outdir, { recursive: true });
 for (const f of ['tree-sitter.wasm', 'tree-sitter-python.wasm']) copyFileSync(new URL(`./node_modules/@vscode/tree-sitter-wasm/wasm/${f}`, import.meta.url), `${outdir}/${f}`);
+// The Python package (torch-headroom): the agent and its entry points, as a wheel for pip.
+buildWheel(outdir);
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

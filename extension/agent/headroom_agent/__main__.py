@@ -10,6 +10,22 @@ import runpy
 import sys
 
 
+def run_target(argv, prog="headroom_agent"):
+    """Runs `script.py args…` or `-m module args…` as __main__, as `python` itself would."""
+    if argv[0] == "-m":
+        if len(argv) < 2:
+            sys.stderr.write("%s: -m needs a module name\n" % prog)
+            sys.exit(2)
+        sys.argv = [argv[1]] + argv[2:]
+        sys.path[0] = os.getcwd()
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+    else:
+        script = argv[0]
+        sys.argv = list(argv)
+        sys.path[0] = os.path.dirname(os.path.abspath(script))
+        runpy.run_path(script, run_name="__main__")
+
+
 def main():
     argv = sys.argv[1:]
     if argv[:1] == ["--"]:
@@ -21,18 +37,7 @@ def main():
     from . import boot
 
     boot.install(entry="main")
-    if argv[0] == "-m":
-        if len(argv) < 2:
-            sys.stderr.write("headroom_agent: -m needs a module name\n")
-            sys.exit(2)
-        sys.argv = [argv[1]] + argv[2:]
-        sys.path[0] = os.getcwd()
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-    else:
-        script = argv[0]
-        sys.argv = argv
-        sys.path[0] = os.path.dirname(os.path.abspath(script))
-        runpy.run_path(script, run_name="__main__")
+    run_target(argv)
 
 
 if __name__ == "__main__":

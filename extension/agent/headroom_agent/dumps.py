@@ -61,6 +61,8 @@ class Dumps(object):
     def _on_oom(self, device, alloc, device_total, device_free):
         # Called with the GIL held, before the OutOfMemoryError is raised: an exception here would
         # replace the OOM, so nothing escapes.
+        if self.finished:
+            return
         try:
             if not self.claim(True):
                 return

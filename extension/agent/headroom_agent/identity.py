@@ -26,6 +26,8 @@ class Identity(object):
         self.config = config
         self.pid = os.getpid()
         parent = (env.get(ENV) or "").split()
+        if parent and _optint(parent[0]) == self.pid:
+            parent = []  # set by this process itself (torch_headroom's record() names a run before arming)
         parent_rank = _optint(parent[1]) if len(parent) > 1 else None
         own_rank = config.rank
         if not parent:

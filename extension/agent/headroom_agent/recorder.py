@@ -235,6 +235,20 @@ class Recorder(Dumps):
             self.log("info", "stop requested by the editor: interrupting the main thread (as Ctrl-C)")
             _thread.interrupt_main()
 
+    def stop(self):
+        """The end of record() in a process that goes on: the exit snapshot, then nothing more is
+        recorded (no window reopens, backward() is left alone, an OOM is the workload's own)."""
+        self.finish("exit")
+        self.enabled = False
+        if self.window is not None:
+            self.window.managed = False
+            self.window.open = False
+        if self.history:
+            try:
+                self.stop_history()
+            except Exception as e:
+                self.log("warning", "could not turn the recorder off: %s: %s" % (type(e).__name__, e))
+
     def finish(self, why):
         if self.finished or os.getpid() != self.pid:
             return

@@ -1,0 +1,1 @@
+export function zip(files: [string, string | Buffer][]): Buffer;
