@@ -10,9 +10,11 @@
 //   HEADROOM_CLI=$PWD/.carry/cli.js HEADROOM_AGENT_DIR=$PWD/extension/agent HEADROOM_ROOT=$PWD /tmp/node --test .carry/oomMessages.gpu.test.js
 //   HEADROOM_ROOT=$PWD OUT=$OUT /tmp/node --test .carry/whatif.gpu.test.js (and whatifHeldout.gpu.test.js)
 //   HEADROOM_ROOT=$PWD OUT=$OUT /tmp/node --test .carry/scale.gpu.test.js (HEADROOM_SCALE_DIR keeps the runs)
+//   HEADROOM_WHEEL=$(ls $PWD/.carry/wheel/*.whl) HEADROOM_CLI=$PWD/.carry/cli.js HEADROOM_ROOT=$PWD /tmp/node --test .carry/pythonPackage.gpu.test.js
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { buildSync } from 'esbuild';
+import { buildWheel } from './wheel.mjs';
 
 mkdirSync('.carry', { recursive: true });
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node18', logLevel: 'warning' };
@@ -29,6 +31,9 @@ buildSync({ ...common, entryPoints: ['test/gpu/oomMessages.gpu.test.ts'], outfil
 buildSync({ ...common, entryPoints: ['test/gpu/whatif.gpu.test.ts'], outfile: '.carry/whatif.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/whatifHeldout.gpu.test.ts'], outfile: '.carry/whatifHeldout.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/scale.gpu.test.ts'], outfile: '.carry/scale.gpu.test.js' });
+buildSync({ ...common, entryPoints: ['test/gpu/pythonPackage.gpu.test.ts'], outfile: '.carry/pythonPackage.gpu.test.js' });
+// The Python package, for the entry points' test (HEADROOM_WHEEL).
+buildWheel('.carry/wheel');
 // The fuzzer, for the host's many cores: HEADROOM_ROOT=$PWD HEADROOM_FUZZ_WORKER=$PWD/.carry/fuzz-worker.js /tmp/node .carry/fuzz.js N
 buildSync({ ...common, entryPoints: ['test/fuzz/fuzz.ts'], outfile: '.carry/fuzz.js', external: ['esbuild'] });
 buildSync({ ...common, entryPoints: ['test/fuzz/worker.ts'], outfile: '.carry/fuzz-worker.js' });

@@ -14,10 +14,11 @@ import { moduleJson, renderModules } from './byModule';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
+import { pickSnapshot } from './runPick';
 import { renderReport } from './render';
 import { plain, plainLines } from '../core/text';
 
-export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT [--device N] [--at peak|end|TRACE_INDEX] [--top K] [--json]
+export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT|RUN [--device N] [--at peak|end|TRACE_INDEX] [--top K] [--json]
                         [--by line|module] [--include GLOB]... [--exclude GLOB]...
 
   Reports the peak, the source lines holding memory at an instant (default: the peak), the
@@ -47,7 +48,10 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     exclude: { value: true, repeat: true },
   });
   if (p.positional.length !== 1) throw new UsageError(ANALYZE_USAGE);
-  const path = p.positional[0]!;
+  // A run folder reads as its best snapshot, with the backward() calls the run recorded.
+  const picked = pickSnapshot(p.positional[0]!);
+  const path = picked.file;
+  if (picked.process) io.err(`headroom: ${plain(path)}\n`);
   const at = parseAt(flag(p, 'at'));
   const top = intFlag(p, 'top') ?? 10;
   if (top < 0) throw new UsageError('--top must be 0 (all) or more');
@@ -58,7 +62,7 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   const by = flag(p, 'by') ?? 'line';
   if (by !== 'line' && by !== 'module') throw new UsageError(`--by expects line or module, got "${by}"`);
   const rule = { include: p.flags.get('include') ?? [], exclude: p.flags.get('exclude') ?? [] };
-  const analysis = analyzeDevice(s, device, rule);
+  const analysis = analyzeDevice(s, device, rule, picked.process?.backward);
   const json = flag(p, 'json') !== undefined;
   let report;
   try {

@@ -1,0 +1,33 @@
+import { statSync } from 'node:fs';
+import { bestSnapshot, readRun } from '../core/run/runFolder';
+import type { ProcessRun } from '../core/run/runFolder';
+import { plain } from '../core/text';
+import { UsageError } from './args';
+
+export interface Picked {
+  /** The snapshot file to read. */
+  file: string;
+  /** The process folder it came from, when a run folder was named. */
+  process?: ProcessRun;
+}
+
+/**
+ * A snapshot named directly, or a run folder (`headroom run`'s, or torch_headroom's): its main
+ * process's best snapshot (the OOM's, else the peak's, else the last), as the editor opens it.
+ */
+export function pickSnapshot(path: string): Picked {
+  let dir = false;
+  try {
+    dir = statSync(path).isDirectory();
+  } catch {
+    return { file: path }; // the reader says what is wrong with it
+  }
+  if (!dir) return { file: path };
+  const run = readRun(path);
+  const process = run.processes.find((p) => p.dir === run.dir && bestSnapshot(p)) ?? run.processes.find((p) => bestSnapshot(p));
+  if (!process) {
+    const why = run.processes.length ? 'its processes wrote no snapshot (still running, or ended before one was taken)' : 'it is not a run folder (no meta.json, no <run>-rank<N> beside it)';
+    throw new UsageError(`${plain(path)} holds no snapshot: ${why}. Name a .pickle file, or a folder that \`headroom run\` or \`python -m torch_headroom\` wrote`);
+  }
+  return { file: bestSnapshot(process)!.path, process };
+}

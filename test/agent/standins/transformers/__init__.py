@@ -1,0 +1,2 @@
+class TrainerCallback(object):
+    """The stand-in: the Trainer calls on_train_end (and more) on it."""
