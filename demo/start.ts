@@ -51,7 +51,7 @@ function openerVsix(): string {
   const dir = join(HOME, 'opener');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const manifest = { name: 'demo-opener', publisher: 'headroom-dev', version: '0.0.1', engines: { vscode: '^1.90.0' }, activationEvents: ['onStartupFinished'], main: './extension.js', extensionDependencies: ['headroom-dev.headroom'] };
+  const manifest = { name: 'demo-opener', publisher: 'headroom-dev', version: '0.0.1', engines: { vscode: '^1.90.0' }, activationEvents: ['onStartupFinished'], main: './extension.js', extensionDependencies: ['headroom-dev.torch-headroom'] };
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest));
   writeFileSync(
     join(dir, 'extension.js'),

@@ -33,6 +33,7 @@ import { FlamePanel } from './host/flame/panel';
 import { stepDone } from './host/walkthrough';
 import { showAssistantSummary } from './host/assistantView';
 import { registerLmTools } from './host/lmTools';
+import { putCliOnTerminalPath } from './host/terminalPath';
 
 /** Composes the extension. Every disposable is registered here, in context.subscriptions. */
 export function activate(context: vscode.ExtensionContext): void {
@@ -146,6 +147,7 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     (e: Error) => log.error(`lint is off: the Python parser did not load: ${e.message}`),
   );
+  putCliOnTerminalPath(context, log);
   log.info(`Headroom ${context.extension.packageJSON.version as string} activated`);
 }
 

@@ -24,7 +24,7 @@ const linksIn = (sel: string) =>
  * them from the installed extension; the host name is VS Code's convention) and the workbench's
  * extension gallery query. Anything else left the page.
  */
-const EDITOR_OWN = [/^https:\/\/[\w+-]+\.vscode-resource\.vscode-cdn\.net\/.*\/extensions\/headroom-dev\.headroom-[^/]+\/dist\//, /^https:\/\/open-vsx\.org\/vscode\/gallery\/extensionquery$/];
+const EDITOR_OWN = [/^https:\/\/[\w+-]+\.vscode-resource\.vscode-cdn\.net\/.*\/extensions\/headroom-dev\.torch-headroom-[^/]+\/dist\//, /^https:\/\/open-vsx\.org\/vscode\/gallery\/extensionquery$/];
 
 describe('a crafted snapshot is shown as plain text', () => {
   let s: Session | undefined;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { Session } from './harness/session';
@@ -22,13 +22,13 @@ describe('Headroom in a real VS Code (code-server)', () => {
   });
 
   e2e('the extension activated without an error in the extension host log', session, async (s) => {
-    const headroom = await s.waitForLog('headroom-dev.headroom/Headroom.log', /activated/);
+    const headroom = await s.waitForLog('headroom-dev.torch-headroom/Headroom.log', /activated/);
     assert.match(headroom, /Headroom \S+ activated/);
     const host = s.log('remoteexthost.log');
-    assert.match(host, /_doActivateExtension headroom-dev\.headroom/);
+    assert.match(host, /_doActivateExtension headroom-dev\.torch-headroom/);
     const errors = host.split('\n').filter((l) => /\[error\]/i.test(l) && /headroom/i.test(l));
     assert.deepEqual(errors, []);
-    assert.doesNotMatch(host, /Activating extension .?headroom-dev\.headroom.? failed/i);
+    assert.doesNotMatch(host, /Activating extension .?headroom-dev\.torch-headroom.? failed/i);
   });
 
   e2e('the command is in the palette, under the Headroom category', session, async (s) => {
@@ -46,6 +46,21 @@ describe('Headroom in a real VS Code (code-server)', () => {
     assert.equal(Number(await view.locator('[data-fact="end"]').getAttribute('data-bytes')), TRUTH.requested_bytes_current);
     assert.match(await peak.innerText(), /^\d+(\.\d+)? (MiB|GiB|KiB)$/);
     assert.ok((await view.locator('table tr').count()) > 0, 'lines are listed');
+  });
+
+  e2e('the integrated terminal has the headroom command (the extension\'s own CLI)', session, async (s) => {
+    const out = join(s.workspace, 'headroom-version.txt');
+    await s.workbench.runCommand('Terminal: Create New Terminal');
+    await s.page.locator('.terminal-wrapper.active .xterm').waitFor({ timeout: 30_000 });
+    await s.page.waitForTimeout(1500);
+    await s.page.keyboard.type('headroom --version > headroom-version.txt 2>&1\n', { delay: 20 });
+    const version = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')).version as string;
+    let text = '';
+    for (let i = 0; i < 300 && !text.endsWith('\n'); i++) {
+      await s.page.waitForTimeout(100);
+      text = existsSync(out) ? readFileSync(out, 'utf8') : '';
+    }
+    assert.equal(text, `headroom ${version}\n`);
   });
 
 });

@@ -226,9 +226,23 @@ describe('headroom CLI: help, sizes, the lines footer, diff and run', () => {
     // Among other options too, and as `headroom help CMD`; after run's `--` it is the workload's.
     assert.match(headroom('analyze', 'x.pickle', '--top', '3', '--help').out, /^usage: headroom analyze /);
     assert.match(headroom('help', 'diff').out, /^usage: headroom diff /);
+    // The overview is one screen: each command on a line of its own, what it is for.
     const top = headroom('--help');
     assert.equal(top.code, 0);
-    for (const cmd of ['analyze', 'check', 'diff', 'lint', 'run']) assert.match(top.out, new RegExp(`usage: headroom ${cmd} `));
+    const commands = ['analyze', 'check', 'demo', 'diff', 'lint', 'mcp', 'ranks', 'run', 'whatif', 'wheel'];
+    for (const cmd of commands) assert.match(top.out, new RegExp(`^  ${cmd} +\\S`, 'm'), cmd);
+    const lines = top.out.trimEnd().split('\n');
+    assert.ok(lines.length <= 40 && lines.every((l) => l.length <= 100), `one screen: ${lines.length} lines, widest ${Math.max(...lines.map((l) => l.length))}`);
+    // Each command's help: its options and an example; the reader's limits have a page of their own.
+    for (const cmd of commands) {
+      const h = headroom('help', cmd).out;
+      assert.match(h, /^ {2}Examples?: \S/m, `${cmd}: an example`);
+      assert.doesNotMatch(h, /--limit NAME=VALUE/, `${cmd}: the limits are in headroom help limits`);
+    }
+    assert.match(headroom('help', 'limits').out, /--limit NAME=VALUE/);
+    const unknown = headroom('help', 'nonesuch');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.err, /topics: limits, analyze/);
     const py = spawnSync(process.execPath, [CLI, 'run', '--out', mkdtempSync(join(tmpdir(), 'headroom-help-')), '--', 'python3', '-c', 'import sys; print(sys.argv[1:])', '--help'], { encoding: 'utf8' });
     assert.equal(py.status, 0, py.stderr);
     assert.equal(py.stdout, "['--help']\n");

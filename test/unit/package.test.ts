@@ -15,6 +15,7 @@ interface Manifest {
   activationEvents: string[];
   capabilities: { untrustedWorkspaces: { supported: string | boolean }; virtualWorkspaces: boolean };
   bin: Record<string, string>;
+  version: string;
   main: string;
   scripts: Record<string, string>;
   contributes: { commands: { command: string; title: string; category: string }[] };
@@ -25,7 +26,8 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 
 describe('the extension package', () => {
   it('is a VS Code manifest with lazy activation, limited trust and the CLI', () => {
-    assert.equal(manifest.name, 'headroom');
+    // The name free on the npm registry and PyPI (docs/naming.md): the VSIX, the CLI's package, the wheel.
+    assert.equal(manifest.name, 'torch-headroom');
     // Every title and description is in package.nls.json (l10n-ready); the manifest names the keys.
     const nls = JSON.parse(readFileSync(join(ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
     assert.equal(manifest.displayName, '%displayName%');
@@ -92,6 +94,10 @@ describe('the extension package', () => {
         'extension/docs/rules/HR018.md',
         ...agent,
         'extension/extension/agent/sitecustomize.py',
+        ...readdirSync(join(ROOT, 'extension', 'agent', 'torch_headroom'))
+          .filter((f) => f.endsWith('.py'))
+          .map((f) => `extension/extension/agent/torch_headroom/${f}`),
+        `extension/dist/torch_headroom-${manifest.version}-py3-none-any.whl`,
         'extension/package.json',
         'extension/package.nls.json',
         'extension/readme.md',

@@ -28,7 +28,15 @@ export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT|RUN [--device N] 
   call tree ("tree").
   --include/--exclude adjust which files count as your code (globs on the full path).
   --by module adds the memory by nn.Module (forward and backward), from the module scopes that
-  \`headroom run\` records on torch 2.10 or newer; in --json, as "by_module".`;
+  \`headroom run\` records on torch 2.10 or newer; in --json, as "by_module".
+  SNAPSHOT: a .pickle or .pickle.gz from torch.cuda.memory._dump_snapshot(), - for standard input;
+  RUN: a folder of \`headroom run\` or \`python -m torch_headroom\` (its OOM snapshot, else its peak's).
+  --device N      the CUDA device (default: the one with the most memory)
+  --at peak|end|N the instant: the peak (default), the end, or trace event N
+  --top K         lines listed (default 10)
+  --json          the whole report as JSON
+  Examples: headroom analyze snapshot.pickle --top 20
+            headroom analyze .headroom/runs/20261127-101500-train-ab12 --by module`;
 
 export function parseAt(v: string | undefined): At {
   if (v === undefined || v === 'peak') return 'peak';
@@ -76,7 +84,7 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   // A run folder's params.jsonl names parameters, gradients and optimizer state (the agent's optimizer-step records).
   let records;
   try {
-    records = paramsBeside(path);
+    records = path === '-' ? undefined : paramsBeside(path);
   } catch (e) {
     // The analysis stands without names: a params.jsonl over its cap or unreadable is said, not fatal.
     if (!(e instanceof SnapshotError)) throw e;

@@ -30,7 +30,10 @@ export const CHECK_USAGE = `usage: headroom check SNAPSHOT|RUN [--max-peak SIZE]
   --no-leak exits 1 when live memory grows steadily from iteration to iteration, by any amount:
   measured at the run's step boundaries (optimizer steps, else backward passes, else the outermost
   loop) past a warm-up, and held by tensors created at the same lines in most iterations and never
-  freed; it names those lines. --leak-min SIZE tolerates a steady growth below SIZE per iteration.`;
+  freed; it names those lines. --leak-min SIZE tolerates a steady growth below SIZE per iteration.
+  Examples: headroom check snapshot.pickle --max-peak 20GiB          # a CI memory budget
+            headroom check train.log --explain-oom                    # why the job ran out
+            pbpaste | headroom check - --explain-oom                  # a pasted message`;
 
 export async function checkCommand(argv: readonly string[], raw: Io): Promise<number> {
   // Paths, frame names and OOM messages are data: escaped where they are quoted, and every line

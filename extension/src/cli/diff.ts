@@ -9,7 +9,9 @@ import { plain, plainLines } from '../core/text';
 export const DIFF_USAGE = `usage: headroom diff BEFORE AFTER [--device N] [--top K] [--json]
 
   Compares two snapshots at their peaks: the peak figures, and the source lines whose memory at
-  the peak changed (self bytes), largest change first. "Did my change reduce the peak, and where?"`;
+  the peak changed (self bytes), largest change first. "Did my change reduce the peak, and where?"
+  BEFORE and AFTER: snapshots or run folders. --top K lines (default 10); --json as JSON.
+  Example: headroom diff before.pickle after.pickle`;
 
 export async function diffCommand(argv: readonly string[], io: Io): Promise<number> {
   const p = parseArgs(argv, { device: { value: true }, top: { value: true }, json: {} });

@@ -10,19 +10,26 @@ import type { Io } from './io';
 import type { LintedFile, LintFormat } from './lintOutput';
 import { formatLintGithub, formatLintJson, formatLintText, LINT_FORMATS } from './lintOutput';
 import { formatLintSarif } from './sarif';
+import { readStdinAll } from './stdin';
+
+/** `lint -`: standard input, up to the editor's own size for a file. */
+const STDIN_BYTES = 16 << 20;
 
 export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sarif|github] [--json] [--select HR001,HR006]
 
-  Reports GPU-memory anti-patterns in Python files (directories are searched for *.py).
+  Reports GPU-memory anti-patterns in Python files (directories are searched for *.py; - reads
+  one file from standard input, reported as <stdin>).
   --format text (default): one line each, file:line:col: severity HRnnn message (1-based).
   --format json (or --json): every finding with its fixes; lines and columns 1-based.
   --format sarif: SARIF 2.1.0, for GitHub code scanning (github/codeql-action/upload-sarif).
   --format github: GitHub Actions annotations (::error file=…,line=…::message).
   Exits 1 when a finding is an error, 2 when no Python file was found or a file could not be
   linted (or on a usage error), 0 otherwise.
+  --select HR001,HR004 runs only those rules (default: all but those off by default).
   Rules: ${Object.entries(RULES)
     .map(([id, r]) => `${id} ${r.name}`)
-    .join(', ')}.`;
+    .join(', ')}.
+  Examples: headroom lint train.py   headroom lint src/ --format github   git show HEAD:train.py | headroom lint -`;
 
 const SKIP_DIRS = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', 'site-packages', '.headroom']);
 
@@ -65,6 +72,10 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
   for (const id of select ?? []) if (!(id in RULES)) throw new UsageError(`--select: unknown rule ${id} (known: ${Object.keys(RULES).join(', ')})`);
   const files: string[] = [];
   for (const path of p.positional) {
+    if (path === '-') {
+      files.push(path);
+      continue;
+    }
     if (!existsSync(path)) throw new UsageError(`no such file or directory: ${path}`);
     const before = files.length;
     pythonFiles(path, files);
@@ -76,10 +87,11 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
   const all: LintedFile[] = [];
   let unlinted = 0;
   for (const file of files) {
-    const rel = relative(process.cwd(), file);
+    const rel = file === '-' ? '<stdin>' : relative(process.cwd(), file);
+    const text = file === '-' ? (await readStdinAll(STDIN_BYTES, 'lint the file by its path')).toString('utf8') : readFileSync(file, 'utf8');
     let r: ReturnType<typeof lintText>;
     try {
-      r = lintText(parser, readFileSync(file, 'utf8'), select ? { select: select as RuleId[] } : {});
+      r = lintText(parser, text, select ? { select: select as RuleId[] } : {});
     } catch (e) {
       // One file the rules cannot walk (thousands of nested brackets: out of stack) is said, and the rest linted.
       unlinted++;

@@ -1,4 +1,4 @@
-import { loadSnapshotFile } from '../core/snapshot/load';
+import { loadSnapshotFile, loadSnapshotStream } from '../core/snapshot/load';
 import type { Snapshot } from '../core/snapshot/model';
 import { formatBytes } from '../core/format';
 import { limitsUsage } from '../core/limits';
@@ -11,6 +11,8 @@ export const LIMIT_USAGE = `--limit NAME=VALUE raises a snapshot reader limit (r
 
 /** Loads a snapshot for a command, with a progress line on stderr when it is a terminal. */
 export async function loadForCli(path: string): Promise<Snapshot> {
+  // `-`: a snapshot piped in (ssh gpu-box cat run/snapshot-peak.pickle | headroom analyze -).
+  if (path === '-') return loadSnapshotStream(process.stdin as AsyncIterable<Uint8Array>, { limits: cliLimits });
   const tty = process.stderr.isTTY === true;
   let last = 0;
   const s = await loadSnapshotFile(path, {

@@ -16,8 +16,9 @@ export const MCP_USAGE = `usage: headroom mcp
   A Model Context Protocol server on stdin/stdout for assistants (Claude Code, Cursor, Copilot CLI…):
   the tools headroom_summary, headroom_explain_oom, headroom_leaks, headroom_lint and
   headroom_compare read the snapshots, run folders and files they are given and answer compact text
-  (about 500 tokens a page). They run nothing. Client configuration, e.g. Claude Code:
-    claude mcp add headroom -- npx headroom mcp`;
+  (about 500 tokens a page). They run nothing. Other clients take the same command:
+  {"mcpServers": {"headroom": {"command": "headroom", "args": ["mcp"]}}}.
+  Example: claude mcp add headroom -- headroom mcp`;
 
 /** Answers one call: the tool's text, or its error as a tool error (the server itself goes on). */
 async function call(tools: ReturnType<typeof headroomTools>, name: string, args: Record<string, unknown>): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {

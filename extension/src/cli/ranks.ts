@@ -17,7 +17,9 @@ export const RANKS_USAGE = `usage: headroom ranks RUN [--top K] [--json]
   (PyTorch's requested_bytes peak), reserved peak and the device memory outside PyTorch (NCCL's
   buffers, the CUDA context: the driver's figure for the process less PyTorch's reserved), the
   imbalance (highest peak − lowest), the source lines whose bytes at each rank's peak differ most,
-  and, when a rank ran out of memory, where the other ranks stood at that moment.`;
+  and, when a rank ran out of memory, where the other ranks stood at that moment.
+  --top K lines that differ (default 10); --json as JSON.
+  Example: headroom run -- torchrun --nproc-per-node 2 train.py && headroom ranks .headroom/runs/<run>`;
 
 /** Each rank's lines at its own peak, read from its best snapshot (an OOM's, else the peak's). */
 async function linesAtPeak(p: ProcessRun, io: Io): Promise<RankRead | undefined> {

@@ -24,27 +24,35 @@ import type { Io } from './io';
 import { loadForCli } from './load';
 import { renderReport } from './render';
 
-export const RUN_USAGE = `usage: headroom run [--out DIR] [--stacks python|all] [--context alloc|all|state] [--max-entries N]
-                    [--sample-ms N] [--cap-gib N] [--alloc-conf K=V,...] [--modules off|on|auto]
-                    [--record window|full]
-                    -- COMMAND [ARGS...]
+export const RUN_USAGE = `usage: headroom run [OPTIONS] -- COMMAND [ARGS...]
 
   Runs COMMAND (python train.py …, or torchrun …) with Headroom's agent in every Python process:
   allocator recording from the first CUDA use, live figures, and snapshots at exit, at OOM and at
   new peaks, in DIR/<timestamp>-<script>/ (default .headroom/runs); torchrun ranks and spawned ranks
   write <run>-rank<r>/ beside it, other processes that hold CUDA memory <run>-pid<p>/. Prints a live
-  status line, then the analysis of the run. Exits with the workload's own exit code.
-  Headroom installs no signal handler: SIGTERM ends the workload as it would without Headroom, and
-  the run keeps what was written before it (samples, peak snapshots).
-  --modules on records which nn.Module's forward or backward made each block (torch 2.10 or
-  newer; \`headroom analyze --by module\`); it costs ~20 µs per module call (1.14× on a small GPT),
-  so it is off by default; auto keeps it on while a recording window records (the rising peak)
-  and off between windows (with --record full: off once it took 1 % of the process's time).
-  --record window (the default) records stacks only in windows: from the first CUDA use until the
-  peak stops rising (the peak snapshot is written then), and again when the peak rises or memory
-  nears the device's total; live figures and PyTorch's exact peaks are kept throughout. Events
-  between windows are not recorded, and a loop with no backward() is recorded in full. --record
-  full records every event, at the recorder's own cost (~1.2× on a launch-bound loop).`;
+  status line, then the analysis of the run. Exits with the workload's own exit code. Headroom
+  installs no signal handler: SIGTERM ends the workload as it would without Headroom, and the run
+  keeps what was written before it. Without Node: python -m torch_headroom (headroom wheel).
+
+  --out DIR            where runs go (default .headroom/runs)
+  --record window|full window (default): Python stacks only while the peak rises (from the first
+                       CUDA use until it stops rising, again when it rises or memory nears the
+                       device's total); PyTorch's exact peaks and the live figures throughout.
+                       full: every event, at the recorder's own cost (~1.2x on a launch-bound loop)
+  --stacks python|all  all adds C++ frames (slower, larger snapshots; default python)
+  --context alloc|all|state  what each block keeps of its history (default alloc; all breaks
+                       non-reentrant checkpointing on torch 2.11)
+  --modules off|on|auto  which nn.Module's forward or backward made each block (torch >= 2.10;
+                       \`headroom analyze --by module\`); ~20 us a module call, so off by default;
+                       auto: on while a window records
+  --max-entries N      the recorder's ring of trace events (default 2M; 400k with --stacks all)
+  --sample-ms N        live figures every N ms (default 100)
+  --cap-gib N          a per-process memory cap: how the run fares on an N GiB GPU
+  --alloc-conf K:V,... allocator settings merged into PYTORCH_CUDA_ALLOC_CONF for this run
+
+  Examples: headroom run -- python train.py --epochs 1
+            headroom run --alloc-conf expandable_segments:True -- torchrun --nproc-per-node 2 train.py
+            headroom run --cap-gib 24 --record full -- python finetune.py`;
 
 function settingsFrom(p: ReturnType<typeof parseArgs>): RunSettings {
   const stacks = flag(p, 'stacks');

@@ -20,6 +20,7 @@ export const WHATIF_USAGE = `usage: headroom whatif SNAPSHOT --alloc-conf K:V,â€
   --device-gib N  the memory PyTorch can have on the device (its size less what others hold)
   --cap-gib N     a per-process cap (set_per_process_memory_fraction Ã— the device's size)
   Without either: the limit the recorded OOM shows, else none. ${WHATIF_CANNOT_KNOW}
+  Example: headroom whatif oom.pickle --alloc-conf expandable_segments:True --alloc-conf max_split_size_mb:128
 
 ${SCALE_USAGE}`;
 

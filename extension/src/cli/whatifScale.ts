@@ -25,7 +25,9 @@ export const SCALE_USAGE = `usage: headroom whatif SNAPSHOT (--batch-scale F | -
   --checkpoint FILE:LINE  the calls made at that line (x = block(x)) checkpointed: their activations
                      made again in the backward instead of kept (non-reentrant checkpointing)
   --with SNAPSHOT2   the same script at another batch (--with-batch N2, or --with-scale R): each
-                     allocation's size fitted from the two runs instead of assumed`;
+                     allocation's size fitted from the two runs instead of assumed
+  Examples: headroom whatif snapshot.pickle --batch 64 --recorded-batch 32
+            headroom whatif snapshot.pickle --max-batch --recorded-batch 32 --device-gib 80`;
 
 const positive = (p: Parsed, name: string): number | undefined => {
   const v = flag(p, name);

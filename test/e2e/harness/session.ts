@@ -139,10 +139,10 @@ export class Session {
   async activate(pythonFile: string): Promise<void> {
     await this.workbench.openFile(pythonFile);
     for (let i = 0; i < 300; i++) {
-      if (/_doActivateExtension headroom-dev\.headroom/.test(this.log('remoteexthost.log'))) return;
+      if (/_doActivateExtension headroom-dev\.torch-headroom/.test(this.log('remoteexthost.log'))) return;
       await this.page.waitForTimeout(200);
     }
-    throw new Error('the extension host never activated headroom-dev.headroom after a Python file was opened');
+    throw new Error('the extension host never activated headroom-dev.torch-headroom after a Python file was opened');
   }
 
   /** Each editor group's tabs, the active one starred, the focused group marked: who took focus. */
