@@ -32,6 +32,7 @@ buildSync({ ...common, entryPoints: ['test/gpu/whatif.gpu.test.ts'], outfile: '.
 buildSync({ ...common, entryPoints: ['test/gpu/whatifHeldout.gpu.test.ts'], outfile: '.carry/whatifHeldout.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/scale.gpu.test.ts'], outfile: '.carry/scale.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/pythonPackage.gpu.test.ts'], outfile: '.carry/pythonPackage.gpu.test.js' });
+buildSync({ ...common, entryPoints: ['test/gpu/capture/kinds/workspacesEval.ts'], outfile: '.carry/workspacesEval.js' });
 // The Python package, for the entry points' test (HEADROOM_WHEEL).
 buildWheel('.carry/wheel');
 // The fuzzer, for the host's many cores: HEADROOM_ROOT=$PWD HEADROOM_FUZZ_WORKER=$PWD/.carry/fuzz-worker.js /tmp/node .carry/fuzz.js N

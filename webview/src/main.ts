@@ -48,17 +48,19 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   fact('End (requested)', bytes(r.end.requested_bytes), 'end', r.end.requested_bytes);
   fact('Reserved peak', bytes(r.reserved_bytes.peak), 'reserved-peak', r.reserved_bytes.peak);
   fact('Trace events', String(r.events), 'events');
+  // The same kinds as the timeline's, the hovers' and `headroom analyze`'s.
+  if (r.kinds.length) fact('By kind', r.kinds.map((k) => `${k.kind} ${bytes(k.bytes)}`).join(', '), 'kinds');
   root.append(facts);
   const table = el('table');
   table.append(el('caption', 'Live at the peak, by source line (self: innermost line of your code)'));
   const head = el('tr');
-  head.append(el('th', 'self', 'bytes'), el('th', 'inclusive', 'bytes'), el('th', 'blocks', 'bytes'), el('th', 'line'));
+  head.append(el('th', 'self', 'bytes'), el('th', 'inclusive', 'bytes'), el('th', 'blocks', 'bytes'), el('th', 'kind'), el('th', 'line'));
   table.append(head);
   for (const l of r.lines.filter((x) => x.self_bytes > 0)) {
     const tr = el('tr');
     const where = el('td');
     where.append(lineLink(l.file, l.line, l.function), document.createTextNode(shown(` ${l.function}`)));
-    tr.append(el('td', bytes(l.self_bytes), 'bytes'), el('td', bytes(l.inclusive_bytes), 'bytes'), el('td', String(l.blocks), 'bytes'), where);
+    tr.append(el('td', bytes(l.self_bytes), 'bytes'), el('td', bytes(l.inclusive_bytes), 'bytes'), el('td', String(l.blocks), 'bytes'), kindCell(l.kinds), where);
     table.append(tr);
     // A line holding a large share: the model code beneath it, right under it.
     const bi = m.breakdowns?.findIndex((b) => b.file === l.file && b.line === l.line) ?? -1;
@@ -73,7 +75,7 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   for (const b of r.buckets) {
     const tr = el('tr', undefined, 'bucket');
     const site = b.sites?.[0];
-    tr.append(el('td', bytes(b.bytes), 'bytes'), el('td', ''), el('td', String(b.blocks), 'bytes'), el('td', labels[b.kind] + (site ? ` — via backward() at ${site.file.split('/').pop()}:${site.line}` : '')));
+    tr.append(el('td', bytes(b.bytes), 'bytes'), el('td', ''), el('td', String(b.blocks), 'bytes'), kindCell(b.kinds), el('td', labels[b.kind] + (site ? ` — via backward() at ${site.file.split('/').pop()}:${site.line}` : '')));
     table.append(tr);
   }
   root.append(table);
@@ -84,6 +86,16 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   root.append(el('section', undefined, 'whatif'), el('section', undefined, 'scale'));
   const a = r.allocated;
   root.append(el('p', a.exact ? `Requested and allocated bytes are PyTorch's own: the allocator replay placed every block where the trace did (allocated peak ${bytes(a.peak_bytes)}).` : `Requested bytes are exact (what PyTorch counts in requested_bytes); allocated bytes are an estimate: ${a.why}.`, 'note'));
+}
+
+/** A row's kind: the one holding most of its bytes ("+" when others hold over a tenth); all of them in the tooltip. */
+function kindCell(kinds: readonly { kind: string; bytes: number }[]): HTMLTableCellElement {
+  const all = kinds.reduce((t, k) => t + k.bytes, 0);
+  const top = kinds[0];
+  const td = el('td', top ? `${top.kind}${top.bytes < 0.9 * all ? '+' : ''}` : '', 'kind');
+  if (top) td.dataset.kind = top.kind;
+  td.title = kinds.map((k) => `${k.kind} ${bytes(k.bytes)}`).join(', ');
+  return td;
 }
 
 /** Live bytes by the module that made them (forward or backward), indented under their parents. */

@@ -1,10 +1,19 @@
 import { BUCKET_LABELS } from '../core/analysis/attribution';
+import { KIND_NOTES, mainKind } from '../core/kinds/kindLabels';
+import type { KindLabel } from '../core/kinds/kindLabels';
 import { formatBytes } from '../core/format';
 import type { AnalyzeReport } from '../core/report';
 import { lineKey } from '../core/analysis/callNode';
 import { renderBreakdown } from './breakdown';
 import type { LineBreakdown } from '../core/analysis/breakdown';
 import { plain } from '../core/text';
+
+/** The kind column: the kind holding most of a line's bytes, "+" when others hold over a tenth. */
+const KIND_WIDTH = 19;
+function kindOf(kinds: readonly { kind: KindLabel; bytes: number }[]): string {
+  const main = mainKind(kinds);
+  return main ? `${main.kind}${main.mixed ? '+' : ''}` : '';
+}
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '–');
 
@@ -39,10 +48,10 @@ export function renderReport(r: AnalyzeReport, path: string, top = 0, beneath?: 
   const all = r.lines.filter((l) => l.self_bytes > 0);
   const holders = top > 0 ? all.slice(0, top) : all;
   if (holders.length) {
-    out.push(`  ${'self'.padStart(10)} ${'share'.padStart(6)} ${'inclusive'.padStart(10)} ${'blocks'.padStart(6)}  line`);
+    out.push(`  ${'self'.padStart(10)} ${'share'.padStart(6)} ${'inclusive'.padStart(10)} ${'blocks'.padStart(6)}  ${'kind'.padEnd(KIND_WIDTH)}  line`);
     for (const l of holders) {
       out.push(
-        `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`,
+        `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${kindOf(l.kinds).padEnd(KIND_WIDTH)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`,
       );
       const b = beneath?.get(lineKey(l.file, l.line));
       if (b) out.push(...renderBreakdown(b, 40));
@@ -51,9 +60,14 @@ export function renderReport(r: AnalyzeReport, path: string, top = 0, beneath?: 
     if (left > 0) out.push(`  … ${left} more ${left === 1 ? 'line' : 'lines'} (--top 0 shows all; --json adds the callers' inclusive figures)`);
   }
   for (const b of r.buckets) {
-    out.push(`  ${formatBytes(b.bytes).padStart(10)} ${pct(b.bytes, total).padStart(6)} ${''.padStart(10)} ${String(b.blocks).padStart(6)}  [${BUCKET_LABELS[b.kind]}]`);
+    out.push(`  ${formatBytes(b.bytes).padStart(10)} ${pct(b.bytes, total).padStart(6)} ${''.padStart(10)} ${String(b.blocks).padStart(6)}  ${kindOf(b.kinds).padEnd(KIND_WIDTH)}  [${BUCKET_LABELS[b.kind]}]`);
     for (const s of b.sites?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  via backward() at ${plain(s.file)}:${s.line}: ${formatBytes(s.bytes)}`);
     for (const n of b.nodes?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  node ${plain(n.name)}: ${formatBytes(n.bytes)}`);
+  }
+  if (r.kinds.length) {
+    out.push('');
+    out.push(`By kind    ${r.kinds.map((k) => `${k.kind} ${formatBytes(k.bytes)}`).join(', ')}`);
+    for (const k of r.kinds) if (KIND_NOTES[k.kind]) out.push(`  ${k.kind}: ${KIND_NOTES[k.kind]}`);
   }
   const f = r.fragmentation;
   out.push('');

@@ -2,6 +2,8 @@ import type { At, DeviceAnalysis } from './analysis/analyze';
 import { attributeAt, resolveAt } from './analysis/analyze';
 import type { Attribution, BucketKind } from './analysis/attribution';
 import type { Fragmentation } from './analysis/fragmentation';
+import { kindEntries } from './kinds/kindLabels';
+import type { KindLabel } from './kinds/kindLabels';
 import type { Snapshot } from './snapshot/model';
 
 export interface FragmentationJson {
@@ -46,14 +48,19 @@ export interface AnalyzeReport {
     blocks: number;
     inclusive_blocks: number;
     largest_bytes: number[];
+    /** Self bytes by kind (parameters, leaked, library workspaces…), most first. */
+    kinds: { kind: KindLabel; bytes: number }[];
   }[];
   lines_total: number;
+  /** Everything live at the instant by kind, most first: the same kinds as the timeline's, the summary's and the hovers'. */
+  kinds: { kind: KindLabel; bytes: number }[];
   buckets: {
     kind: BucketKind;
     bytes: number;
     blocks: number;
     sites?: { file: string; line: number; bytes: number; blocks: number }[];
     nodes?: { name: string; bytes: number; blocks: number }[];
+    kinds: { kind: KindLabel; bytes: number }[];
   }[];
   fragmentation: FragmentationJson;
   ooms: { trace_index: number; time_us: number | null; requested_bytes: number; device_free_bytes: number; file?: string; line?: number }[];
@@ -128,14 +135,17 @@ export function buildReport(s: Snapshot, a: DeviceAnalysis, at: At, top: number)
       blocks: l.selfBlocks,
       inclusive_blocks: l.inclusiveBlocks,
       largest_bytes: l.largest.map((b) => b.bytes),
+      kinds: kindEntries(l.kindBytes),
     })),
     lines_total: attribution.lines.length,
+    kinds: kindEntries(attribution.kindBytes),
     buckets: attribution.buckets.map((b) => ({
       kind: b.kind,
       bytes: b.bytes,
       blocks: b.blocks,
       ...(b.sites ? { sites: b.sites } : {}),
       ...(b.nodes ? { nodes: b.nodes } : {}),
+      kinds: kindEntries(b.kindBytes),
     })),
     fragmentation: fragmentationJson(a.fragmentation),
     ooms: a.ooms.map((o) => ({

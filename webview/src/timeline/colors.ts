@@ -61,8 +61,19 @@ export function readTheme(): Theme {
     instant: cssVar('--vscode-focusBorder', '#007fd4'),
     peak: c('red', '#f14c4c'),
     palette,
-    // parameters, gradients, optimizer state, activations, temporaries, before recording, other
-    categories: [packed(base[0]!, 0.85), packed(base[1]!, 0.85), packed(base[3]!, 0.85), packed(base[2]!, 0.85), packed(base[4]!, 0.7), packed(fg, 0.35), packed(base[5]!, 0.8)],
+    // By kind (core/kinds/kindLabels.ts): parameters, gradients, optimizer state, activations,
+    // temporaries, before recording, other, leaked (the alarming red), library workspaces.
+    categories: [
+      packed(base[0]!, 0.85),
+      packed(base[1]!, 0.85),
+      packed(base[3]!, 0.85),
+      packed(base[2]!, 0.85),
+      packed(base[4]!, 0.7),
+      packed(fg, 0.35),
+      shade(packed(base[1]!, 0.8), -0.35),
+      packed(base[5]!, 0.9),
+      shade(packed(base[3]!, 0.85), 0.35),
+    ],
     highlight: packed(cssVar('--vscode-editor-selectionBackground', '#264f78'), 1),
   };
 }

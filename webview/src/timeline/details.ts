@@ -58,7 +58,7 @@ export function pinnedPanel(info: ElementInfo, t0: number | null, open: OpenFram
   const at = (i: number, tu: number | null) => `#${count(i)}${tu !== null && t0 !== null ? ` (${duration(tu - t0)})` : ''}`;
   const facts = el('dl');
   const fact = (k: string, v: string) => facts.append(el('dt', k), el('dd', v));
-  fact('category', info.category);
+  fact('kind', info.category);
   if (info.module) fact('module', info.module);
   fact('block', `${bytes(info.rounded)} at 0x${info.address.toString(16)}, stream ${info.stream}`);
   fact('allocated', info.alloc < 0 ? 'before recording began' : at(info.alloc, info.allocTimeUs));

@@ -45,7 +45,7 @@ export function renderLegend(
   root.append(list);
   if (rules) {
     const d = el('details');
-    d.append(el('summary', 'How categories are inferred'));
+    d.append(el('summary', 'How kinds are inferred'));
     const ul = el('ul');
     for (const r of rules) ul.append(el('li', r));
     d.append(ul);

@@ -86,7 +86,7 @@ function showTab(t: 'timeline' | 'segments'): void {
 const toolbar = el('div', undefined, 'toolbar');
 toolbar.append(
   tabs,
-  select<KeyingName>('Colour by', [['category', 'category'], ['line', 'source line'], ['module', 'module']], app.state.keying, (v) => {
+  select<KeyingName>('Colour by', [['category', 'kind'], ['line', 'source line'], ['module', 'module']], app.state.keying, (v) => {
     app.state.keying = v;
     app.save();
     app.primary = undefined;

@@ -14,6 +14,7 @@ import { allocatedAt, liveAt, replay } from './replay';
 import type { Instant, Replay } from './replay';
 import { roundingFrom } from './rounding';
 import { FrameClassifier } from './userCode';
+import { blockKinds } from '../kinds/blockKinds';
 import type { UserCodeRule } from './userCode';
 
 /** The instant to attribute: the peak, the end of the trace, or a trace index. */
@@ -82,5 +83,6 @@ export function resolveAt(a: DeviceAnalysis, at: At): Instant {
 }
 
 export function attributeAt(s: Snapshot, a: DeviceAnalysis, instant: Instant): Attribution {
-  return attribute(s, a.replay.elements, liveAt(a.replay.elements, instant.index), a.classifier, a.backward);
+  // Each line's bytes by kind too (leaked, library workspaces…): the kinds every surface shows.
+  return attribute(s, a.replay.elements, liveAt(a.replay.elements, instant.index), a.classifier, a.backward, blockKinds(s, a));
 }

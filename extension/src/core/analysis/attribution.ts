@@ -4,6 +4,7 @@ import { NOT_BACKWARD } from './backward';
 import { Origin } from './replay';
 import type { Elements } from './replay';
 import { FrameKind } from './userCode';
+import { KIND_COUNT } from '../kinds/kindLabels';
 import type { FrameClassifier } from './userCode';
 
 export type BucketKind = 'before_recording' | 'backward' | 'no_stack' | 'library';
@@ -27,6 +28,8 @@ export interface LineStat {
   inclusiveBlocks: number;
   /** The largest blocks held through this line (self), largest first. */
   largest: BlockRef[];
+  /** Self bytes by kind (core/kinds/blockKinds.ts), when the caller gave the kinds. */
+  kindBytes?: number[];
 }
 
 export interface SiteStat {
@@ -45,6 +48,8 @@ export interface Bucket {
   sites?: SiteStat[];
   /** backward: autograd nodes named by C++ frames (stacks='all'). */
   nodes?: { name: string; bytes: number; blocks: number }[];
+  /** Bytes by kind, when the caller gave the kinds. */
+  kindBytes?: number[];
 }
 
 export interface Attribution {
@@ -53,6 +58,8 @@ export interface Attribution {
   totalBlocks: number;
   lines: LineStat[];
   buckets: Bucket[];
+  /** Bytes by kind of everything attributed, when the caller gave the kinds. */
+  kindBytes?: number[];
 }
 
 export const BUCKET_LABELS: Record<BucketKind, string> = {
@@ -79,7 +86,13 @@ function keepLargest(list: BlockRef[], ref: BlockRef): void {
  * every distinct user line on the stack). Nothing is dropped: blocks without a user frame go to
  * named buckets, and lines + buckets always add up to the total.
  */
-export function attribute(s: Snapshot, e: Elements, live: Int32Array, cls: FrameClassifier, bw: BackwardInfo): Attribution {
+export function attribute(s: Snapshot, e: Elements, live: Int32Array, cls: FrameClassifier, bw: BackwardInfo, kinds?: Uint8Array): Attribution {
+  const tally = (into: { kindBytes?: number[] }, k: number, bytes: number) => {
+    if (!kinds) return;
+    const by = (into.kindBytes ??= new Array<number>(KIND_COUNT).fill(0));
+    by[kinds[k]!] = (by[kinds[k]!] ?? 0) + bytes;
+  };
+  const totals: { kindBytes?: number[] } = {};
   const lines = new Map<string, LineStat>();
   const buckets = new Map<BucketKind, Bucket>();
   const byFrame = new Map<number, LineStat>();
@@ -113,6 +126,7 @@ export function attribute(s: Snapshot, e: Elements, live: Int32Array, cls: Frame
     const bytes = e.size[k]!;
     const ref: BlockRef = { element: k, bytes, address: e.addr[k]! };
     totalBytes += bytes;
+    tally(totals, k, bytes);
     const origin = e.origin[k]!;
     let self: LineStat | undefined;
     let python = false;
@@ -139,6 +153,7 @@ export function attribute(s: Snapshot, e: Elements, live: Int32Array, cls: Frame
       self.selfBytes += bytes;
       self.selfBlocks++;
       keepLargest(self.largest, ref);
+      tally(self, k, bytes);
       continue;
     }
     const kind: BucketKind =
@@ -147,6 +162,7 @@ export function attribute(s: Snapshot, e: Elements, live: Int32Array, cls: Frame
     b.bytes += bytes;
     b.blocks++;
     keepLargest(b.largest, ref);
+    tally(b, k, bytes);
     if (kind === 'backward') addBackwardDetail(s, b, bw, k, bytes);
   }
 
@@ -159,6 +175,7 @@ export function attribute(s: Snapshot, e: Elements, live: Int32Array, cls: Frame
     totalBlocks: live.length,
     lines: sorted,
     buckets: order.filter((k) => buckets.has(k)).map((k) => finishBucket(buckets.get(k)!)),
+    ...totals,
   };
 }
 
@@ -193,7 +210,7 @@ function addBackwardDetail(s: Snapshot, b: BackwardAcc, bw: BackwardInfo, k: num
 }
 
 function finishBucket(b: BackwardAcc): Bucket {
-  const out: Bucket = { kind: b.kind, bytes: b.bytes, blocks: b.blocks, largest: b.largest };
+  const out: Bucket = { kind: b.kind, bytes: b.bytes, blocks: b.blocks, largest: b.largest, ...(b.kindBytes ? { kindBytes: b.kindBytes } : {}) };
   if (b._sites) out.sites = [...b._sites.values()].sort((x, y) => y.bytes - x.bytes);
   if (b._nodes) out.nodes = [...b._nodes.values()].sort((x, y) => y.bytes - x.bytes);
   return out;

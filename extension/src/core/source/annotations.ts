@@ -1,5 +1,7 @@
 import type { Attribution } from '../analysis/attribution';
 import { formatBytes } from '../format';
+import { kindEntries } from '../kinds/kindLabels';
+import type { KindLabel } from '../kinds/kindLabels';
 
 /** One decorated source line. Lines are 1-based, as in frames. */
 export interface LineAnnotation {
@@ -20,6 +22,8 @@ export interface LineAnnotation {
   text: string;
   /** Whether the line gets a code lens (the top lines over the lens threshold). */
   lens: boolean;
+  /** Self bytes by kind, most first (the kinds of the CLI, the summary and the timeline). */
+  kinds: { kind: KindLabel; bytes: number }[];
 }
 
 export interface AnnotateOptions {
@@ -99,6 +103,7 @@ export function annotate(attr: Attribution, map: (file: string) => string | unde
       heat: heatOf(share),
       text,
       lens: lensLines.has(`${l.file}:${l.line}`),
+      kinds: kindEntries(l.kindBytes),
     };
     const list = byFile.get(local) ?? [];
     list.push(a);

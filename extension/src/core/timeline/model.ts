@@ -6,7 +6,9 @@ import { estimateSeries, Origin } from '../analysis/replay';
 import { FrameKind } from '../analysis/userCode';
 import type { Snapshot } from '../snapshot/model';
 import { traceOf } from '../snapshot/model';
-import { backwardPhases, categorize, Category, CATEGORY_LABELS } from './categories';
+import { backwardPhases } from './categories';
+import { blockKinds } from '../kinds/blockKinds';
+import { Kind, KIND_LABELS } from '../kinds/kindLabels';
 import { findMarkers } from './markers';
 import { moduleKeys } from './moduleKeys';
 import type { Marker } from './markers';
@@ -53,7 +55,8 @@ export interface TimelineModel {
 }
 
 const BUCKETS: BucketKind[] = ['before_recording', 'backward', 'library', 'no_stack'];
-const CATEGORY_ORDER = [Category.BeforeRecording, Category.Parameter, Category.Optimizer, Category.Gradient, Category.Activation, Category.Temporary, Category.Other];
+// Long-lived kinds at the bottom, a leak above them (it grows), then each iteration's memory.
+const CATEGORY_ORDER = [Kind.BeforeRecording, Kind.Parameter, Kind.Optimizer, Kind.Gradient, Kind.Workspace, Kind.Leaked, Kind.Activation, Kind.Temporary, Kind.Other];
 /** Checkpoint values kept per keying at most (8 bytes + 4 bytes each). */
 const CHECKPOINT_BUDGET = 2_000_000;
 
@@ -161,14 +164,15 @@ export function buildTimeline(s: Snapshot, a: DeviceAnalysis): TimelineModel {
   const base = { n, evOff, evItem, startLive };
 
   const phases = backwardPhases(s, a);
-  const category = categorize(s, a, phases);
+  // The kinds every surface shows (leaked, library workspaces…), not the lifetime roles alone.
+  const category = blockKinds(s, a);
   const lines = lineKeys(s, a);
   // Lines stack in the order they first allocate: long-lived memory (weights) settles at the bottom.
   const first = new Float64Array(lines.keys.length).fill(Infinity);
   for (let k = 0; k < e.count; k++) first[lines.key[k]!] = Math.min(first[lines.key[k]!]!, e.alloc[k]!);
   const lineOrder = Int32Array.from(lines.keys.map((_, i) => i).sort((x, y) => first[x]! - first[y]! || x - y));
   const catKey = Int32Array.from(category);
-  const catKeys = CATEGORY_LABELS.map((label) => ({ label }));
+  const catKeys = KIND_LABELS.map((label) => ({ label }));
   const mods = moduleKeys(s, a);
 
   const t = traceOf(s, a.device);

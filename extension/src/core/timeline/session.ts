@@ -2,7 +2,8 @@ import type { DeviceAnalysis } from '../analysis/analyze';
 import { Origin } from '../analysis/replay';
 import { FrameKind } from '../analysis/userCode';
 import type { Snapshot } from '../snapshot/model';
-import { CATEGORY_LABELS, CATEGORY_RULES } from './categories';
+import { KIND_RULES } from '../kinds/blockKinds';
+import { KIND_LABELS } from '../kinds/kindLabels';
 import { lod } from './lod';
 import type { LodRequest } from './lod';
 import { buildTimeline } from './model';
@@ -51,7 +52,7 @@ export class TimelineSession {
       hasTime: m.hasTime,
       timeRange: m.hasTime ? [r.timeUs[0]!, r.timeUs[m.n - 1]!] : null,
       keys: { line: m.keyings.line.keys, category: m.keyings.category.keys, module: m.keyings.module.keys },
-      categoryRules: CATEGORY_RULES,
+      categoryRules: KIND_RULES,
       markers: m.markers,
       peak: { index: r.peak.index, bytes: r.peak.requestedBytes },
       instant: { ...src.instant, timeUs: this.timeOf(src.instant.index) },
@@ -81,7 +82,7 @@ export class TimelineSession {
       allocTimeUs: time(e.alloc[id]!),
       freeTimeUs: time(e.free[id]!),
       origin: ORIGINS[e.origin[id]! as Origin]!,
-      category: CATEGORY_LABELS[this.model.category[id]!]!,
+      category: KIND_LABELS[this.model.category[id]!]!,
       key: this.model.keyings.line.keys[this.model.keyings.line.key[id]!]!.label,
       module: this.model.keyings.module.key[id]! > 0 ? this.model.keyings.module.keys[this.model.keyings.module.key[id]!]!.label : null,
       stack: [...s.stacks.get(e.stack[id]!)].map((f) => ({ file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), user: a.classifier.kind(f) === FrameKind.User })),

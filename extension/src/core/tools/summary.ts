@@ -1,6 +1,7 @@
 import { BUCKET_LABELS } from '../analysis/attribution';
 import { byModule, hasModuleScopes } from '../analysis/modules';
 import { formatBytes } from '../format';
+import { KIND_NOTES, kindsClause } from '../kinds/kindLabels';
 import { buildReport } from '../report';
 import { windowNote } from '../run/recordingMode';
 import { DEVICE_PROP, int, openSource, PAGE_PROP, PATH_PROP, str } from './input';
@@ -31,9 +32,11 @@ export const summaryTool: ToolDef = {
       `peak: ${formatBytes(r.peak.requested_bytes)} requested (${r.peak.requested_bytes} B) at event #${r.peak.trace_index}; reserved peak ${formatBytes(r.reserved_bytes.peak)}; at the end ${formatBytes(r.end.requested_bytes)}`,
       `fragmentation at the end: ${formatBytes(f.reserved_unallocated_bytes)} reserved but unallocated in ${f.segments} segments; ${formatBytes(f.inactive_split_bytes)} in ${f.inactive_split_blocks} inactive split blocks`,
       `live at ${r.at.kind === 'peak' ? 'the peak' : `event #${r.at.trace_index}`} (${formatBytes(r.at.requested_bytes)}), by source line (self bytes: the innermost line of the user's code):`,
-      ...r.lines.map((l) => `  ${l.file}:${l.line} ${l.function}: ${formatBytes(l.self_bytes)} self, ${formatBytes(l.inclusive_bytes)} inclusive, ${l.blocks} blocks`),
+      `by kind: ${kindsClause(r.kinds, formatBytes)}`,
+      ...r.kinds.filter((k) => KIND_NOTES[k.kind]).map((k) => `  ${k.kind}: ${KIND_NOTES[k.kind]!}`),
+      ...r.lines.map((l) => `  ${l.file}:${l.line} ${l.function}: ${formatBytes(l.self_bytes)} self (${kindsClause(l.kinds, formatBytes)}), ${formatBytes(l.inclusive_bytes)} inclusive, ${l.blocks} blocks`),
       ...(r.lines_total > r.lines.length ? [`  … ${r.lines_total - r.lines.length} more lines`] : []),
-      ...r.buckets.map((b) => `  ${BUCKET_LABELS[b.kind]}: ${formatBytes(b.bytes)} in ${b.blocks} blocks${b.sites?.[0] ? ` (via backward() at ${b.sites[0].file}:${b.sites[0].line})` : ''}`),
+      ...r.buckets.map((b) => `  ${BUCKET_LABELS[b.kind]}: ${formatBytes(b.bytes)} in ${b.blocks} blocks (${kindsClause(b.kinds, formatBytes)})${b.sites?.[0] ? ` (via backward() at ${b.sites[0].file}:${b.sites[0].line})` : ''}`),
     ];
     if (hasModuleScopes(o.snapshot)) {
       const m = byModule(o.snapshot, o.analysis, r.at.trace_index);

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
+import { mainKind } from '../../core/kinds/kindLabels';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
 
@@ -23,7 +24,9 @@ export class MemoryLens implements vscode.CodeLensProvider {
     for (const l of this.view.linesFor(doc)) {
       if (!l.lens) continue;
       const range = new vscode.Range(l.currentLine! - 1, 0, l.currentLine! - 1, 0);
-      out.push(new vscode.CodeLens(range, { title: vscode.l10n.t('{0} live {1} · {2} tensors · show in summary', formatBytes(l.selfBytes), c.instantLabel, l.blocks), command: 'headroom.showSummary' }));
+      const main = mainKind(l.kinds);
+      const kind = main ? `${main.kind}${main.mixed ? '+' : ''}` : '';
+      out.push(new vscode.CodeLens(range, { title: vscode.l10n.t('{0} live {1} · {2} tensors{3} · show in summary', formatBytes(l.selfBytes), c.instantLabel, l.blocks, kind ? ` · ${kind}` : ''), command: 'headroom.showSummary' }));
     }
     const bw = c.attribution.buckets.find((b) => b.kind === 'backward');
     if (bw?.sites?.length) {

@@ -159,6 +159,7 @@ export class MemoryView implements vscode.Disposable {
           text: vscode.l10n.t('{0} vs {1}', signedBytes(d.deltaBytes, formatBytes), c.baseline.label),
           lens: false,
           stale: false,
+          kinds: [],
         });
         byFile.set(file, list);
       }

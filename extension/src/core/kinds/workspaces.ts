@@ -1,0 +1,60 @@
+import type { DeviceAnalysis } from '../analysis/analyze';
+import { NOT_BACKWARD } from '../analysis/backward';
+import { Origin } from '../analysis/replay';
+import { FrameKind } from '../analysis/userCode';
+import type { Snapshot } from '../snapshot/model';
+import { Category } from '../timeline/categories';
+
+/**
+ * The workspaces cuBLAS and cuBLASLt keep: PyTorch allocates one through the caching allocator per
+ * (cuBLAS handle, stream), and a handle per thread (ATen's CublasHandlePool.cpp), the first time a
+ * matmul runs there, and frees it only at exit. The forward's first matmul line gets one, the
+ * autograd thread's first backward matmul another (no Python stack).
+ * With C++ frames the stack says so. With Python stacks alone, from PyTorch's defaults:
+ * CUBLAS_WORKSPACE_CONFIG ":4096:8" (Hopper and later; deterministic mode anywhere) is 32 MiB,
+ * ":4096:2:16:8" (before Hopper) 8 MiB + 128 KiB, ":16:8" 128 KiB; cuBLASLt's CUBLASLT_WORKSPACE_SIZE
+ * is 1 MiB by default, allocated at a handle's first cuBLASLt call (with AMP, often a later line),
+ * so never more of them than of cuBLAS's. A candidate is never freed in the trace, has no role of
+ * its own (parameter, gradient, optimizer state), and is the first of its size at its line.
+ */
+const CUBLAS_SIZES = new Set([32 << 20, (8 << 20) + (128 << 10), 128 << 10]);
+const LT_SIZE = 1 << 20;
+const CPP_WORKSPACE = /getCurrentCUDABlasHandle|getCUDABlasLtWorkspace|setWorkspaceForHandle|getNewWorkspace|CublasHandlePool|getChosenWorkspaceSize/;
+
+/** cppFrames false: as if the stacks had no C++ frames (to measure the rule that runs without them). */
+export function libraryWorkspaces(s: Snapshot, a: DeviceAnalysis, base: Uint8Array, cppFrames = true): number[] {
+  const e = a.replay.elements;
+  const n = a.replay.n;
+  const out: number[] = [];
+  const seen = new Set<string>();
+  let cublas = 0;
+  let lt = 0;
+  for (let k = 0; k < e.count; k++) {
+    if (e.origin[k] !== Origin.Trace || e.free[k]! < n || base[k] !== Category.Other) continue;
+    const frames = s.stacks.get(e.stack[k]!);
+    let cpp = false;
+    let named = false;
+    for (const f of frames) {
+      // C++ frames (stacks 'all') have qualified names; runpy's "<frozen …>" frames are not C++.
+      if (!cppFrames || a.classifier.kind(f) !== FrameKind.Cpp || !s.frames.nameOf(f).includes('::')) continue;
+      cpp = true;
+      if (CPP_WORKSPACE.test(s.frames.nameOf(f))) named = true;
+    }
+    if (cpp) {
+      if (named) out.push(k);
+      continue;
+    }
+    const user = a.classifier.firstUser(frames);
+    const site = user >= 0 ? `u${s.frames.lineOf(user)}\u0000${s.frames.fileOf(user)}` : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : '';
+    if (!site) continue;
+    const size = e.size[k]!;
+    const key = `${size}\u0000${site}`;
+    if (seen.has(key)) continue;
+    if (CUBLAS_SIZES.has(size)) cublas++;
+    else if (size === LT_SIZE && lt < cublas) lt++;
+    else continue;
+    seen.add(key);
+    out.push(k);
+  }
+  return out;
+}
