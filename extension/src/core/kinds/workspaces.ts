@@ -3,7 +3,7 @@ import { NOT_BACKWARD } from '../analysis/backward';
 import { Origin } from '../analysis/replay';
 import { FrameKind } from '../analysis/userCode';
 import type { Snapshot } from '../snapshot/model';
-import { Category } from '../timeline/categories';
+import { backwardPhases, Category } from '../timeline/categories';
 
 /**
  * The workspaces cuBLAS and cuBLASLt keep: PyTorch allocates one through the caching allocator per
@@ -14,8 +14,10 @@ import { Category } from '../timeline/categories';
  * CUBLAS_WORKSPACE_CONFIG ":4096:8" (Hopper and later; deterministic mode anywhere) is 32 MiB,
  * ":4096:2:16:8" (before Hopper) 8 MiB + 128 KiB, ":16:8" 128 KiB; cuBLASLt's CUBLASLT_WORKSPACE_SIZE
  * is 1 MiB by default, allocated at a handle's first cuBLASLt call (with AMP, often a later line),
- * so never more of them than of cuBLAS's. A candidate is never freed in the trace, has no role of
- * its own (parameter, gradient, optimizer state), and is the first of its size at its line.
+ * so never more of them than of cuBLAS's. A candidate lives to the end of the trace, or at least
+ * through the last backward pass (Lightning's teardown frees them with
+ * torch._C._cuda_clearCublasWorkspaces()), has no role of its own (parameter, gradient, optimizer
+ * state), and is the first of its size at its line. C++ frames, when recorded, decide alone.
  */
 const CUBLAS_SIZES = new Set([32 << 20, (8 << 20) + (128 << 10), 128 << 10]);
 const LT_SIZE = 1 << 20;
@@ -25,12 +27,14 @@ const CPP_WORKSPACE = /getCurrentCUDABlasHandle|getCUDABlasLtWorkspace|setWorksp
 export function libraryWorkspaces(s: Snapshot, a: DeviceAnalysis, base: Uint8Array, cppFrames = true): number[] {
   const e = a.replay.elements;
   const n = a.replay.n;
+  const phases = backwardPhases(s, a);
+  const trained = phases.end.length ? phases.end[phases.end.length - 1]! : n;
   const out: number[] = [];
   const seen = new Set<string>();
   let cublas = 0;
   let lt = 0;
   for (let k = 0; k < e.count; k++) {
-    if (e.origin[k] !== Origin.Trace || e.free[k]! < n || base[k] !== Category.Other) continue;
+    if (e.origin[k] !== Origin.Trace) continue;
     const frames = s.stacks.get(e.stack[k]!);
     let cpp = false;
     let named = false;
@@ -44,6 +48,8 @@ export function libraryWorkspaces(s: Snapshot, a: DeviceAnalysis, base: Uint8Arr
       if (named) out.push(k);
       continue;
     }
+    const kept = e.free[k]! >= n || (e.alloc[k]! < trained && e.free[k]! >= trained);
+    if (!kept || base[k] !== Category.Other) continue;
     const user = a.classifier.firstUser(frames);
     const site = user >= 0 ? `u${s.frames.lineOf(user)}\u0000${s.frames.fileOf(user)}` : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : '';
     if (!site) continue;

@@ -16,8 +16,9 @@ import { backwardPhases, categorize } from '../../../../extension/src/core/timel
 const TRUTH = /[Bb]las|[Ww]orkspace/;
 
 async function main(root: string) {
-  for (const name of readdirSync(root).sort()) {
-    for (const dir of readdirSync(join(root, name)).map((d) => join(root, name, d))) {
+  const name = root.split('/').pop()!;
+  {
+    for (const dir of readdirSync(root).map((d) => join(root, d))) {
       let run;
       try {
         run = readRun(dir);
