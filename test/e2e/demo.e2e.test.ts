@@ -127,6 +127,14 @@ describe('npm start in a real terminal', { timeout: 40 * 60_000 }, () => {
     await assertAllGone(shell, running, port, 'SIGTERM');
   });
 
+  it('SIGINT to npm start alone (not its group, as a terminal\'s Ctrl+C sends it) stops them too', async () => {
+    const { shell, port, running } = await startDemo();
+    const npm = running.find((p) => p.ppid === shell);
+    assert.ok(npm, 'npm runs in the terminal');
+    process.kill(npm.pid, 'SIGINT');
+    await assertAllGone(shell, running, port, 'SIGINT to npm alone');
+  });
+
   it('closing the terminal (SIGHUP) stops them too', async () => {
     const { shell, port, running } = await startDemo();
     tmux('kill-session', '-t', SESSION);

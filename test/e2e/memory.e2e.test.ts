@@ -27,6 +27,13 @@ interface JsonLine {
   line: number;
   self_bytes: number;
   inclusive_bytes: number;
+  kinds: { kind: string; bytes: number }[];
+}
+
+/** A line's kind as every surface shows it: the main one, "+" when others hold over a tenth. */
+function mainKind(l: JsonLine): string {
+  const all = l.kinds.reduce((t, k) => t + k.bytes, 0);
+  return `${l.kinds[0]!.kind}${l.kinds[0]!.bytes < 0.9 * all ? '+' : ''}`;
 }
 
 /** What `headroom analyze --json` says of the workspace's train.py at the peak. */
@@ -112,10 +119,19 @@ describe('memory on the code', () => {
     await s.page.keyboard.press('Escape');
     assert.match(await s.editor.hover(top.line), /Show library frames/);
     await s.page.keyboard.press('Escape');
+    // The kinds of the line's memory, as the CLI gives them, in the hover and on the lens.
+    const hoverText = (await s.editor.hover(top.line)).replace(/\s+/g, ' ');
+    await s.page.keyboard.press('Escape');
+    for (const k of top.kinds) assert.ok(hoverText.includes(k.kind), `hover names ${k.kind}: ${hoverText}`);
     const lenses = await s.editor.codeLenses();
     assert.ok(lenses.some((l) => /live at peak · \d+ tensors/.test(l)), lenses.join(' | '));
+    assert.ok(lenses.some((l) => l.includes(`tensors · ${mainKind(top)} ·`)), `a lens names ${mainKind(top)}: ${lenses.join(' | ')}`);
     await s.page.locator('.editor-instance .codelens-decoration a', { hasText: 'live at peak' }).first().click();
     await webviewContent(s.page).locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
+    // The summary page the lens opened: its kind column holds each line's main kind, the CLI's: each line's main kind, the CLI's.
+    const rows = await webviewContent(s.page).locator('tr:not(.bucket) td.kind').allInnerTexts();
+    const all = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', B64, '--json', '--top', '20'], { encoding: 'utf8' })) as { lines: JsonLine[] };
+    assert.deepEqual(rows, all.lines.filter((l) => l.self_bytes > 0).map(mainKind));
     await s.workbench.openFile('train.py');
   });
 
