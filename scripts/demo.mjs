@@ -1,5 +1,7 @@
-// npm start: see demo/start.ts. This wrapper owns the demo's processes: the demo runs in its own
-// process group, and it starts code-server in another (whose pid it writes to PIDFILE). Ctrl+C,
+// npm start: see demo/start.ts. The script is `exec node scripts/demo.mjs`: npm forwards SIGINT and
+// SIGTERM to its child, which must be this process, not a shell that holds the signal until it
+// exits (SIGINT to npm alone left everything running). This wrapper owns the demo's processes: the
+// demo runs in its own process group, and it starts code-server in another (whose pid it writes to PIDFILE). Ctrl+C,
 // SIGTERM and the terminal closing (SIGHUP) end both groups, and so does this process's exit.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Frame } from 'playwright-core';
@@ -131,5 +131,16 @@ describe('a run with live memory in the status bar', () => {
     await s.page.locator('.notification-toast', { hasText: 'ended (exit code 0)' }).first().waitFor({ timeout: 60_000 });
     const note = (await s.workbench.notifications()).find((n) => n.includes('ended (exit code 0)'));
     assert.match(note ?? '', new RegExp(`top line train\\.py:${topLine().line} `));
+  });
+
+  e2e('a run that never used CUDA: the status bar says nothing was recorded, not a peak of 0', () => s!, async (s) => {
+    writeFileSync(join(s.workspace, 'no_cuda.py'), 'if __name__ == "__main__":\n    print("no CUDA here")\n');
+    await s.workbench.openFile('no_cuda.py');
+    const lens = s.page.locator('.editor-instance .codelens-decoration a', { hasText: 'Run with Memory Tracking' }).first();
+    await lens.waitFor({ timeout: 60_000 });
+    await lens.click();
+    const item = s.page.locator('.statusbar-item', { hasText: 'nothing recorded' }).first();
+    await item.waitFor({ timeout: 90_000 });
+    assert.equal(await s.page.locator('.statusbar-item', { hasText: /peak 0\.00 GiB/ }).count(), 0);
   });
 });

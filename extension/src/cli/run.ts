@@ -18,7 +18,7 @@ import { RunServer } from '../core/run/server';
 import { liveStatus, statusText } from '../core/run/status';
 import { plain, plainLines } from '../core/text';
 import { agentDir } from './agentDir';
-import { explainNothingRecorded } from './nothingRecorded';
+import { explainNothingRecorded } from '../core/run/nothingRecorded';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';

@@ -5,7 +5,8 @@ import { recordGpuAtOom } from '../core/gpu/atOom';
 import type { GpuProbe } from '../core/gpu/types';
 import { planRun } from '../core/run/launch';
 import type { AgentEvent, Sample } from '../core/run/protocol';
-import { readRun, recordExit } from '../core/run/runFolder';
+import { bestSnapshot, readRun, recordExit } from '../core/run/runFolder';
+import { explainNothingRecorded } from '../core/run/nothingRecorded';
 import { RunServer } from '../core/run/server';
 import { Config } from './config';
 import { checkInterpreter, probe, resolveInterpreter } from './python';
@@ -51,6 +52,8 @@ export interface FinishedRun {
   dir: string;
   exitCode: number | undefined;
   peakAllocated: number;
+  /** Why nothing was recorded (no snapshot, no CUDA memory held), as one sentence; else undefined. */
+  nothing?: string;
 }
 
 /**
@@ -188,14 +191,17 @@ export class RunController implements vscode.Disposable {
     this.current = undefined;
     await run.server.close();
     let peak = run.peak;
+    let nothing: string | undefined;
     try {
       const folder = readRun(run.dir, { samples: 'none' });
       recordExit(folder, { code: e.exitCode ?? null, signal: null, endedAt: new Date().toISOString() });
       for (const p of folder.processes) for (const s of p.samples) peak = Math.max(peak, s.max_allocated);
+      // A run that ended before holding CUDA memory says why, not "peak 0.00 GiB".
+      if (peak === 0 && !folder.processes.some((p) => bestSnapshot(p))) nothing = explainNothingRecorded(run.dir).sentence.replace(/^headroom: /, '');
     } catch (err) {
       this.log.warn(`run folder ${run.dir}: ${(err as Error).message}`);
     }
-    this.last = { name: run.name, dir: run.dir, exitCode: e.exitCode, peakAllocated: peak };
+    this.last = { name: run.name, dir: run.dir, exitCode: e.exitCode, peakAllocated: peak, ...(nothing ? { nothing } : {}) };
     this.changed.fire();
     this.onFinished(this.last);
   }

@@ -107,8 +107,10 @@ export class MemoryStatusBar implements vscode.Disposable {
       this.item.show();
     } else if (this.runs.last) {
       const l = this.runs.last;
-      this.item.text = `$(history) ${vscode.l10n.t('peak {0} GiB', gib(l.peakAllocated))}`;
-      this.item.tooltip = vscode.l10n.t('Last Headroom run: {0}, exit code {1}, peak allocated {2}. Click to open it.', plain(l.name), l.exitCode ?? '?', formatBytes(l.peakAllocated));
+      this.item.text = l.nothing ? `$(circle-slash) ${vscode.l10n.t('nothing recorded')}` : `$(history) ${vscode.l10n.t('peak {0} GiB', gib(l.peakAllocated))}`;
+      this.item.tooltip = l.nothing
+        ? vscode.l10n.t('Last Headroom run: {0}, exit code {1}. {2}', plain(l.name), l.exitCode ?? '?', plain(l.nothing))
+        : vscode.l10n.t('Last Headroom run: {0}, exit code {1}, peak allocated {2}. Click to open it.', plain(l.name), l.exitCode ?? '?', formatBytes(l.peakAllocated));
       this.item.backgroundColor = undefined;
       this.item.command = { title: vscode.l10n.t('Open Run'), command: CommandId.OpenRun, arguments: [vscode.Uri.file(l.dir)] };
       this.item.show();
