@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The files of `headroom demo`, from where the clone keeps them. */
-export const DEMO_FILES = { 'README.md': 'demo/workspace/README.md', 'train_leaky.py': 'demo/workspace/train_leaky.py', 'leaky_demo.pickle': 'test/fixtures/snapshots/leaky_demo.pickle' };
+/** The files of `headroom demo`, from where the clone keeps them (the CLI's demo command reads the same list). */
+export const DEMO_FILES = JSON.parse(readFileSync(join(ROOT, 'demo', 'files.json'), 'utf8'));
 
 /** Stages and packs; returns the tarball's path. */
 export function packNpm(outDir = join(ROOT, 'out')) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Frame } from 'playwright-core';
@@ -33,6 +34,10 @@ function gib(n: number): string {
   return g.toFixed(g >= 100 ? 0 : g >= 10 ? 1 : 2);
 }
 
+// A script that never uses CUDA (the run records nothing).
+const NO_CUDA = join(mkdtempSync(join(tmpdir(), 'headroom-nocuda-')), 'no_cuda.py');
+writeFileSync(NO_CUDA, 'if __name__ == "__main__":\n    print("no CUDA here")\n');
+
 describe('a run with live memory in the status bar', () => {
   let s: Session | undefined;
   before(async () => {
@@ -41,6 +46,7 @@ describe('a run with live memory in the status bar', () => {
       files: [
         [RECORDED, 'recorded_samples.jsonl'],
         [SNAPSHOT, 'peak.pickle'],
+        [NO_CUDA, 'no_cuda.py'],
       ],
       settings: { 'headroom.run.env': { REPLAY_HOLD_S: '30', REPLAY_SNAPSHOT: 'peak.pickle' } },
     });
@@ -134,7 +140,6 @@ describe('a run with live memory in the status bar', () => {
   });
 
   e2e('a run that never used CUDA: the status bar says nothing was recorded, not a peak of 0', () => s!, async (s) => {
-    writeFileSync(join(s.workspace, 'no_cuda.py'), 'if __name__ == "__main__":\n    print("no CUDA here")\n');
     await s.workbench.openFile('no_cuda.py');
     await s.workbench.runCommand('Headroom: Run Python File with Memory Tracking');
     const item = s.page.locator('.statusbar-item', { hasText: 'nothing recorded' }).first();

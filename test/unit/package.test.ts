@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { packageVsix } from '../../scripts/vsix.mjs';
+import { agentVersion } from '../../scripts/wheel.mjs';
 import { ROOT } from './helpers';
 
 interface Manifest {
@@ -47,6 +48,8 @@ describe('the extension package', () => {
       assert.equal(c.category, 'Headroom');
       assert.match(c.command, /^headroom\.[a-z][A-Za-z]+$/);
     }
+    // The Python package (the wheel, the agent) has the extension's version.
+    assert.equal(agentVersion(), manifest.version);
     // @types/vscode must not be newer than the engine it claims (vsce refuses the package).
     assert.equal(manifest.devDependencies['@types/vscode'], manifest.engines.vscode.slice(1));
   });

@@ -7,7 +7,8 @@ their own modules (torch_headroom.lightning, torch_headroom.transformers).
     Trainer(callbacks=[torch_headroom.lightning.HeadroomCallback()])
     Trainer(..., callbacks=[torch_headroom.transformers.HeadroomCallback()])
 """
+from headroom_agent import __version__
+
 from .recording import Recording, record
 
-__version__ = "0.1.0"
 __all__ = ["Recording", "record", "__version__"]

@@ -4,6 +4,7 @@ import { plain } from '../core/text';
 import { parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { shippedFile } from './shipped';
+import DEMO_FILES from '../../../demo/files.json';
 
 export const DEMO_USAGE = `usage: headroom demo [DIR]
 
@@ -12,12 +13,8 @@ export const DEMO_USAGE = `usage: headroom demo [DIR]
   try. Never overwrites: DIR must be new or empty.
   Example: headroom demo && headroom analyze headroom-demo/leaky_demo.pickle`;
 
-/** Where each demo file is: in the package (demo/), else in the clone. */
-const FILES: Record<string, string> = {
-  'README.md': 'demo/workspace/README.md',
-  'train_leaky.py': 'demo/workspace/train_leaky.py',
-  'leaky_demo.pickle': 'test/fixtures/snapshots/leaky_demo.pickle',
-};
+/** Each demo file, by where the clone keeps it (the npm package has them in demo/: npm-package.mjs reads the same list). */
+const FILES: Record<string, string> = DEMO_FILES;
 
 export async function demoCommand(argv: readonly string[], io: Io): Promise<number> {
   const p = parseArgs(argv, {});
