@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { buildWheel } from '../../scripts/wheel.mjs';
 import { bestSnapshot, readRun } from '../../extension/src/core/run/runFolder';
-import { DEBIAN_PY, ensureDebianTorch } from './pythons';
+import { DEBIAN_PY, ensureDebianTorch, ensureDebianVenv } from './pythons';
 
 const WORKLOADS = join(__dirname, 'workloads');
 const STANDINS = join(__dirname, 'standins');
@@ -32,6 +32,7 @@ const runsIn = (out: string) => readdirSync(out).sort();
 describe('the torch-headroom wheel in a fresh virtual environment', () => {
   before(() => {
     ensureDebianTorch();
+    ensureDebianVenv();
     const wheel = buildWheel(mkdtempSync(join(tmpdir(), 'headroom-wheel-')));
     venv = join(mkdtempSync(join(tmpdir(), 'headroom-venv-')), 'venv');
     execFileSync(DEBIAN_PY, ['-m', 'venv', '--system-site-packages', venv]);

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 
 export const DEBIAN_PY = '/usr/bin/python3';
 
-/** Debian's python3 with python3-torch (CPU only, torch 1.13): installed once if missing. */
-export function ensureDebianTorch(): void {
+/** Runs `check` with Debian's python3; when it fails, installs the Debian package once. */
+function ensureDebian(check: string, pkg: string): void {
   try {
-    execFileSync(DEBIAN_PY, ['-c', 'import torch'], { stdio: 'ignore' });
+    execFileSync(DEBIAN_PY, ['-c', check], { stdio: 'ignore' });
     return;
   } catch {
     // install below
@@ -15,8 +15,14 @@ export function ensureDebianTorch(): void {
   const root = process.getuid?.() === 0;
   const apt = (args: string[]) => execFileSync(root ? 'apt-get' : 'sudo', root ? args : ['-n', 'apt-get', ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   apt(['update', '-q']);
-  apt(['install', '-y', '-q', '--no-install-recommends', 'python3-torch']);
+  apt(['install', '-y', '-q', '--no-install-recommends', pkg]);
 }
+
+/** Debian's python3 with python3-torch (CPU only, torch 1.13): installed once if missing. */
+export const ensureDebianTorch = (): void => ensureDebian('import torch', 'python3-torch');
+
+/** Debian's python3 able to make a virtual environment (python3-venv: ensurepip). */
+export const ensureDebianVenv = (): void => ensureDebian('import ensurepip, venv', 'python3-venv');
 
 export interface Ended {
   code: number | null;

@@ -24,10 +24,9 @@ export function pickSnapshot(path: string): Picked {
   }
   if (!dir) return { file: path };
   const run = readRun(path);
+  // A folder that is no run: the reader's own error ("it is a directory, not a regular file").
+  if (!run.processes.length && !run.launch) return { file: path };
   const process = run.processes.find((p) => p.dir === run.dir && bestSnapshot(p)) ?? run.processes.find((p) => bestSnapshot(p));
-  if (!process) {
-    const why = run.processes.length ? 'its processes wrote no snapshot (still running, or ended before one was taken)' : 'it is not a run folder (no meta.json, no <run>-rank<N> beside it)';
-    throw new UsageError(`${plain(path)} holds no snapshot: ${why}. Name a .pickle file, or a folder that \`headroom run\` or \`python -m torch_headroom\` wrote`);
-  }
+  if (!process) throw new UsageError(`the run folder ${plain(path)} holds no snapshot: its processes wrote none (still running, or ended before one was taken)`);
   return { file: bestSnapshot(process)!.path, process };
 }
