@@ -38,6 +38,13 @@ import { putCliOnTerminalPath } from './host/terminalPath';
 /** Composes the extension. Every disposable is registered here, in context.subscriptions. */
 export function activate(context: vscode.ExtensionContext): void {
   const log = createLog();
+  // Headroom's id before it was renamed torch-headroom: both would register the same views.
+  if (vscode.extensions.getExtension('headroom-dev.headroom')) {
+    log.error('an older Headroom (headroom-dev.headroom) is installed beside this one: not activated');
+    void vscode.window.showErrorMessage(vscode.l10n.t('Headroom is now torch-headroom: uninstall the older "headroom-dev.headroom" extension, then reload the window.'));
+    context.subscriptions.push(log);
+    return;
+  }
   const mapping = new WorkspaceMapping(context.workspaceState, log);
   const view = new MemoryView(mapping);
   const deps = {

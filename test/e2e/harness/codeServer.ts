@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tools } from './install';
 
@@ -42,7 +42,13 @@ export function writeSettings(dirs: ServerDirs, settings: Record<string, unknown
   writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify({ ...TEST_SETTINGS, ...settings }, null, 1));
 }
 
+/** Headroom's extension id before it was renamed torch-headroom: a reused folder may still hold it. */
+const FORMER_ID = 'headroom-dev.headroom';
+
 export function installExtension(tools: Tools, dirs: ServerDirs, vsix: string): void {
+  // Both would register the same webview serializers: the renamed one would fail to activate. The
+  // server loads what its folder holds, listed in extensions.json or not: the folder goes.
+  for (const d of readdirSync(dirs.extensions)) if (d.startsWith(`${FORMER_ID}-`)) rmSync(join(dirs.extensions, d), { recursive: true, force: true });
   execFileSync(tools.node24, [tools.codeServerEntry, '--config', dirs.config, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix], {
     stdio: 'pipe',
   });

@@ -62,7 +62,8 @@ export function readTheme(): Theme {
     peak: c('red', '#f14c4c'),
     palette,
     // By kind (core/kinds/kindLabels.ts): parameters, gradients, optimizer state, activations,
-    // temporaries, before recording, other, leaked (the alarming red), library workspaces.
+    // temporaries, before recording, other, leaked (the alarming red), library workspaces (a dark
+    // blue: fixed cost like the parameters, apart from the optimizer's purple).
     categories: [
       packed(base[0]!, 0.85),
       packed(base[1]!, 0.85),
@@ -72,7 +73,7 @@ export function readTheme(): Theme {
       packed(fg, 0.35),
       shade(packed(base[1]!, 0.8), -0.35),
       packed(base[5]!, 0.9),
-      shade(packed(base[3]!, 0.85), 0.35),
+      shade(packed(base[0]!, 0.85), -0.45),
     ],
     highlight: packed(cssVar('--vscode-editor-selectionBackground', '#264f78'), 1),
   };

@@ -133,8 +133,8 @@ function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[],
   return { ...none, bytesPerIteration: slope, leaking, ...(steady && !leaking ? { tolerated: true } : {}), lines: leaking ? grown : [], severity, moment: { index: last, timeUs: Number.isNaN(a.replay.timeUs[last] ?? NaN) ? null : a.replay.timeUs[last]! } };
 }
 
-/** The iteration (index of the boundary it follows) an event belongs to. */
-function iterationOf(at: readonly number[], event: number): number {
+/** The iteration (index of the boundary it follows) an event belongs to: the first boundary at or after it. */
+export function iterationOf(at: readonly number[], event: number): number {
   let lo = 0;
   let hi = at.length;
   while (lo < hi) {

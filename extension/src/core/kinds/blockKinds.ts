@@ -1,6 +1,6 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
 import { Origin } from '../analysis/replay';
-import { detectLeaks } from '../diagnose/leaks';
+import { detectLeaks, iterationOf } from '../diagnose/leaks';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases, categorize, CATEGORY_RULES } from '../timeline/categories';
 import { Kind, KIND_COUNT } from './kindLabels';
@@ -45,22 +45,11 @@ function markLeaked(s: Snapshot, a: DeviceAnalysis, out: Uint8Array): void {
   for (let k = 0; k < e.count; k++) {
     if (e.origin[k] !== Origin.Trace || out[k] === Kind.Workspace) continue;
     // Alive past the end of the iteration after its own: kept, not a step's transient.
-    const i = firstAtOrAfter(at, e.alloc[k]!);
+    const i = iterationOf(at, e.alloc[k]!);
     if (i + 1 < at.length && e.free[k]! <= at[i + 1]!) continue;
     const f = a.classifier.firstUser(s.stacks.get(e.stack[k]!));
     if (f >= 0 && lines.has(`${s.frames.lineOf(f)}\u0000${s.frames.fileOf(f)}`)) out[k] = Kind.Leaked;
   }
-}
-
-function firstAtOrAfter(at: readonly number[], event: number): number {
-  let lo = 0;
-  let hi = at.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (at[mid]! < event) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Bytes by kind of the given elements. */

@@ -1,22 +1,23 @@
+import { CATEGORY_LABELS, Category } from '../timeline/categories';
+
 /**
- * The kinds of blocks every surface names (blockKinds.ts says how each is found). The first seven
- * are the lifetime roles of timeline/categories.ts, by the same numbers (a test holds them equal).
+ * The kinds of blocks every surface names (blockKinds.ts says how each is found): the lifetime roles
+ * of timeline/categories.ts, by the same numbers and names, then two verdicts over them.
  */
 export const enum Kind {
-  Parameter = 0,
-  Gradient = 1,
-  Optimizer = 2,
-  Activation = 3,
-  Temporary = 4,
-  BeforeRecording = 5,
-  Other = 6,
+  Parameter = Category.Parameter,
+  Gradient = Category.Gradient,
+  Optimizer = Category.Optimizer,
+  Activation = Category.Activation,
+  Temporary = Category.Temporary,
+  BeforeRecording = Category.BeforeRecording,
+  Other = Category.Other,
   Leaked = 7,
   Workspace = 8,
 }
 
-export const KIND_COUNT = 9;
-
-export const KIND_LABELS = ['parameters', 'gradients', 'optimizer state', 'activations', 'temporaries', 'before recording', 'other', 'leaked', 'library workspaces'] as const;
+export const KIND_LABELS = [...CATEGORY_LABELS, 'leaked', 'library workspaces'] as const;
+export const KIND_COUNT = KIND_LABELS.length;
 export type KindLabel = (typeof KIND_LABELS)[number];
 
 /** What a kind means, in a few words for a hover or a CLI note (the notable kinds only). */

@@ -55,8 +55,9 @@ export interface TimelineModel {
 }
 
 const BUCKETS: BucketKind[] = ['before_recording', 'backward', 'library', 'no_stack'];
-// Long-lived kinds at the bottom, a leak above them (it grows), then each iteration's memory.
-const CATEGORY_ORDER = [Kind.BeforeRecording, Kind.Parameter, Kind.Optimizer, Kind.Gradient, Kind.Workspace, Kind.Leaked, Kind.Activation, Kind.Temporary, Kind.Other];
+// Fixed costs at the bottom (weights, library workspaces), then the optimizer and gradients, a leak
+// above them (it grows), then each iteration's memory.
+const CATEGORY_ORDER = [Kind.BeforeRecording, Kind.Parameter, Kind.Workspace, Kind.Optimizer, Kind.Gradient, Kind.Leaked, Kind.Activation, Kind.Temporary, Kind.Other];
 /** Checkpoint values kept per keying at most (8 bytes + 4 bytes each). */
 const CHECKPOINT_BUDGET = 2_000_000;
 
