@@ -248,6 +248,34 @@ describe('headroom CLI: help, sizes, the lines footer, diff and run', () => {
     assert.equal(py.stdout, "['--help']\n");
   });
 
+  it('- reads standard input (analyze, lint), and analyze takes a run folder (its best snapshot)', () => {
+    const demo = join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle');
+    const byPath = headroom('analyze', demo, '--json');
+    const piped = spawnSync(process.execPath, [CLI, 'analyze', '-', '--json'], { input: readFileSync(demo), encoding: 'utf8' });
+    assert.equal(piped.status, 0, piped.stderr);
+    assert.deepEqual((JSON.parse(piped.stdout) as { peak: unknown }).peak, (JSON.parse(byPath.out) as { peak: unknown }).peak);
+    const script = join(ROOT, 'demo', 'workspace', 'train_leaky.py');
+    const lint = spawnSync(process.execPath, [CLI, 'lint', '-'], { input: readFileSync(script), encoding: 'utf8' });
+    const direct = headroom('lint', script);
+    assert.equal(lint.status, 1);
+    assert.equal(lint.stdout, direct.out.replaceAll(direct.out.split(':')[0]!, '<stdin>'));
+    // A run folder as `headroom run` leaves it: meta.json, an exit and a peak snapshot (the peak's is read).
+    const run = mkdtempSync(join(tmpdir(), 'headroom-runpick-'));
+    writeFileSync(join(run, 'meta.json'), JSON.stringify({ pid: 1, status: 'ended' }));
+    writeFileSync(join(run, 'snapshot-peak.pickle'), readFileSync(demo));
+    writeFileSync(join(run, 'snapshot-exit-2.pickle'), readFileSync(join(ROOT, 'test', 'fixtures', 'snapshots', 'e2e_train_b64.pickle')));
+    const fromRun = headroom('analyze', run, '--json');
+    assert.equal(fromRun.code, 0, fromRun.err);
+    assert.equal(fromRun.err, `headroom: ${join(run, 'snapshot-peak.pickle')}\n`);
+    assert.deepEqual((JSON.parse(fromRun.out) as { peak: unknown }).peak, (JSON.parse(byPath.out) as { peak: unknown }).peak);
+    // A run folder with no snapshot says so, and what to do is in the message.
+    const empty = mkdtempSync(join(tmpdir(), 'headroom-runpick-'));
+    writeFileSync(join(empty, 'meta.json'), JSON.stringify({ pid: 1, status: 'running' }));
+    const none = headroom('analyze', empty);
+    assert.equal(none.code, 2);
+    assert.match(none.err, /holds no snapshot: its processes wrote none/);
+  });
+
   it('sizes need a unit: a bare number is refused with a hint, 150B is bytes', () => {
     const f = fixture('oom_plain');
     for (const flag of ['--max-peak', '--max-reserved']) {
