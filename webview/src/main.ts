@@ -48,9 +48,13 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   fact('End (requested)', bytes(r.end.requested_bytes), 'end', r.end.requested_bytes);
   fact('Reserved peak', bytes(r.reserved_bytes.peak), 'reserved-peak', r.reserved_bytes.peak);
   fact('Trace events', String(r.events), 'events');
-  // The same kinds as the timeline's, the hovers' and `headroom analyze`'s.
-  if (r.kinds.length) fact('By kind', r.kinds.map((k) => `${k.kind} ${bytes(k.bytes)}`).join(', '), 'kinds');
   root.append(facts);
+  // The same kinds as the timeline's, the hovers' and `headroom analyze`'s (a paragraph: it wraps).
+  if (r.kinds.length) {
+    const p = el('p', `By kind: ${r.kinds.map((k) => `${k.kind} ${bytes(k.bytes)}`).join(' · ')}`, 'kinds');
+    p.dataset.fact = 'kinds';
+    root.append(p);
+  }
   const table = el('table');
   table.append(el('caption', 'Live at the peak, by source line (self: innermost line of your code)'));
   const head = el('tr');

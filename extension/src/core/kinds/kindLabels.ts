@@ -35,6 +35,21 @@ export function kindEntries(bytes: readonly number[] | undefined): { kind: KindL
     .sort((x, y) => y.bytes - x.bytes);
 }
 
+/** The notable kinds in a few words, for a hover's line. */
+export const KIND_SHORT: Partial<Record<KindLabel, string>> = {
+  leaked: 'kept across iterations',
+  'library workspaces': "cuBLAS's, kept for the process",
+};
+
+/** A line's kinds in one short clause: "leaked (kept across iterations)", or each with its bytes when several. */
+export function kindsShort(entries: readonly { kind: KindLabel; bytes: number }[], format: (b: number) => string): string {
+  if (entries.length === 1) {
+    const k = entries[0]!.kind;
+    return KIND_SHORT[k] ? `${k} (${KIND_SHORT[k]})` : k;
+  }
+  return kindsClause(entries, format);
+}
+
 /** The kind holding most of a line's bytes, and whether others hold over a tenth of them. */
 export function mainKind(entries: readonly { kind: KindLabel; bytes: number }[]): { kind: KindLabel; mixed: boolean } | undefined {
   const [top] = entries;

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
-import { KIND_NOTES, mainKind } from '../../core/kinds/kindLabels';
+import { mainKind } from '../../core/kinds/kindLabels';
 import { plain } from '../../core/text';
 import type { MemoryView, ViewLine } from './view';
 
@@ -15,9 +15,9 @@ export function shortText(l: ViewLine, instantLabel: string): string {
   const self = l.text.startsWith('▲');
   if (!self && !l.text.startsWith('⊂')) return l.stale ? `${l.text} · ${vscode.l10n.t('stale')}` : l.text;
   const figure = self ? `▲${formatBytes(l.selfBytes)}${l.text.includes('(⊂') ? ` ⊂${formatBytes(l.inclusiveBytes)}` : ''}` : `⊂${formatBytes(l.inclusiveBytes)}`;
-  // A line whose memory is mostly leaked, or a library's workspace, says so beside the figure.
-  const main = self ? mainKind(l.kinds) : undefined;
-  const kind = main && main.kind in KIND_NOTES ? ` · ${main.kind}` : '';
+  // A line whose memory is mostly leaked says so beside the figure (the lens and hover name every
+  // kind; a longer word would not fit beside a long line in half an editor).
+  const kind = self && mainKind(l.kinds)?.kind === 'leaked' ? ` · ${vscode.l10n.t('leaked')}` : '';
   return `${figure}${kind}${instantLabel && instantLabel !== vscode.l10n.t('at peak') ? ` ${instantLabel}` : ''}${l.stale ? ` · ${vscode.l10n.t('stale')}` : ''}`;
 }
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
-import { KIND_NOTES, kindEntries, kindsClause } from '../../core/kinds/kindLabels';
+import { kindEntries, kindsShort } from '../../core/kinds/kindLabels';
 import { lineHistory, stackOf } from '../../core/source/lineFacts';
 import { markdownText } from '../../core/text';
 import { CommandId } from '../commandIds';
@@ -81,11 +81,10 @@ export class MemoryHover implements vscode.HoverProvider {
     // The library frames' link goes on the last line with the others, for the same reason.
     let toggle = false;
     if (stat) {
-      md.appendMarkdown(`  \n${vscode.l10n.t('self **{0}** in {1} blocks · inclusive {2} ({3} blocks)', formatBytes(stat.selfBytes), stat.selfBlocks, formatBytes(stat.inclusiveBytes), stat.inclusiveBlocks)}`);
-      if (stat.largest.length) md.appendMarkdown(`  \n${vscode.l10n.t('largest tensors: {0}', runs(stat.largest.map((b) => formatBytes(b.bytes))))}`);
+      // The kinds on the same line: the hover must stay short beside the code.
       const kinds = kindEntries(stat.kindBytes);
-      if (kinds.length) md.appendMarkdown(`  \n${vscode.l10n.t('kind: {0}', kindsClause(kinds, formatBytes))}`);
-      for (const k of kinds) if (KIND_NOTES[k.kind]) md.appendMarkdown(`  \n${markdownText(`${k.kind}: ${KIND_NOTES[k.kind]!}`)}`);
+      md.appendMarkdown(`  \n${vscode.l10n.t('self **{0}** in {1} blocks · inclusive {2} ({3} blocks)', formatBytes(stat.selfBytes), stat.selfBlocks, formatBytes(stat.inclusiveBytes), stat.inclusiveBlocks)}${kinds.length ? ` · ${markdownText(kindsShort(kinds, formatBytes))}` : ''}`);
+      if (stat.largest.length) md.appendMarkdown(`  \n${vscode.l10n.t('largest tensors: {0}', runs(stat.largest.map((b) => formatBytes(b.bytes))))}`);
       // A line holding a large share (the model call): the model code beneath it, as `headroom analyze`
       // shows it. Its stack then takes one line: the breakdown already says what is beneath the line.
       const beneath = await this.breakdown.section(stat.file, stat.line, stat.selfBytes, c.instant.requestedBytes);
