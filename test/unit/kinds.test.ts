@@ -62,7 +62,7 @@ describe('kinds of blocks', () => {
       assert.match(text, new RegExp(`^By kind +${json.kinds.map((k) => k.kind).join('.*')}`, 'm'));
 
       // The editor's annotations (every line, no thresholds): the same kinds per line.
-      const ann = annotate(attributeAt(s, a, a.replay.peak), (f) => f, { label: 'at peak', minShare: 0, minBytes: 0, inclusiveFactor: 2, lensTopN: 5, lensMinShare: 0.05 });
+      const ann = annotate(attributeAt(s, a, a.replay.peak, true), (f) => f, { label: 'at peak', minShare: 0, minBytes: 0, inclusiveFactor: 2, lensTopN: 5, lensMinShare: 0.05 });
       for (const l of json.lines.filter((x) => x.self_bytes > 0)) {
         const mine = ann.byFile.get(l.file)?.find((x) => x.line === l.line);
         assert.ok(mine, `${l.file}:${l.line} annotated`);

@@ -109,7 +109,7 @@ function firstUserLine(s: Snapshot, a: DeviceAnalysis, stack: number): { file?: 
 export function buildReport(s: Snapshot, a: DeviceAnalysis, at: At, top: number): { report: AnalyzeReport; attribution: Attribution } {
   const r = a.replay;
   const instant = resolveAt(a, at);
-  const attribution = attributeAt(s, a, instant);
+  const attribution = attributeAt(s, a, instant, true);
   const lines = top > 0 ? attribution.lines.slice(0, top) : attribution.lines;
   const report: AnalyzeReport = {
     device: a.device,

@@ -82,7 +82,11 @@ export function resolveAt(a: DeviceAnalysis, at: At): Instant {
   };
 }
 
-export function attributeAt(s: Snapshot, a: DeviceAnalysis, instant: Instant): Attribution {
-  // Each line's bytes by kind too (leaked, library workspaces…): the kinds every surface shows.
-  return attribute(s, a.replay.elements, liveAt(a.replay.elements, instant.index), a.classifier, a.backward, blockKinds(s, a));
+/**
+ * withKinds: each line's bytes by kind too (leaked, library workspaces…), for the surfaces that show
+ * them (the report, the editor's annotations); they cost the leak check and the lifetime roles once
+ * per analysis, which diff, compare and the OOM doctor do not need.
+ */
+export function attributeAt(s: Snapshot, a: DeviceAnalysis, instant: Instant, withKinds = false): Attribution {
+  return attribute(s, a.replay.elements, liveAt(a.replay.elements, instant.index), a.classifier, a.backward, withKinds ? blockKinds(s, a) : undefined);
 }

@@ -88,7 +88,7 @@ export class MemoryView implements vscode.Disposable {
     if (d === undefined) throw new Error(vscode.l10n.t('this snapshot has no device with a trace or segments'));
     const t0 = performance.now();
     const analysis = analyzeDevice(input.snapshot, d, undefined, input.calls);
-    this.current = { ...input, device: d, analysis, at: 'peak', instant: analysis.replay.peak, instantLabel: vscode.l10n.t('at peak'), attribution: attributeAt(input.snapshot, analysis, analysis.replay.peak) };
+    this.current = { ...input, device: d, analysis, at: 'peak', instant: analysis.replay.peak, instantLabel: vscode.l10n.t('at peak'), attribution: attributeAt(input.snapshot, analysis, analysis.replay.peak, true) };
     const t1 = performance.now();
     this.enabled = true; // opening a snapshot shows it, even if annotations were toggled off
     await this.recompute(true);
@@ -101,7 +101,7 @@ export class MemoryView implements vscode.Disposable {
     c.at = at;
     c.instant = resolveAt(c.analysis, at);
     c.instantLabel = at === 'peak' ? vscode.l10n.t('at peak') : at === 'end' ? vscode.l10n.t('at end') : vscode.l10n.t('at event #{0}', c.instant.index);
-    c.attribution = attributeAt(c.snapshot, c.analysis, c.instant);
+    c.attribution = attributeAt(c.snapshot, c.analysis, c.instant, true);
     await this.recompute(false);
   }
 
