@@ -129,6 +129,7 @@ describe('memory on the code', () => {
     await s.page.locator('.editor-instance .codelens-decoration a', { hasText: 'live at peak' }).first().click();
     await webviewContent(s.page).locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
     // The summary page the lens opened: its kind column holds each line's main kind, the CLI's: each line's main kind, the CLI's.
+    await webviewContent(s.page).locator('tr:not(.bucket) td.kind').first().waitFor({ timeout: 60_000 });
     const rows = await webviewContent(s.page).locator('tr:not(.bucket) td.kind').allInnerTexts();
     const all = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', B64, '--json', '--top', '20'], { encoding: 'utf8' })) as { lines: JsonLine[] };
     assert.deepEqual(rows, all.lines.filter((l) => l.self_bytes > 0).map(mainKind));
