@@ -51,7 +51,8 @@ const builds = [
 
 // The Python parser's WebAssembly, beside the bundles that load it (the CLI and the extension).
 mkdirSync(outdir, { recursive: true });
-for (const f of ['tree-sitter.wasm', 'tree-sitter-python.wasm']) copyFileSync(new URL(`./node_modules/@vscode/tree-sitter-wasm/wasm/${f}`, import.meta.url), `${outdir}/${f}`);
+for (const f of ['tree-sitter.wasm', 'tree-sitter-python.wasm'])
+  copyFileSync(new URL(`./node_modules/@vscode/tree-sitter-wasm/wasm/${f}`, import.meta.url), `${outdir}/${f}`);
 // The Python package (torch-headroom): the agent and its entry points, as a wheel for pip.
 buildWheel(outdir);
 

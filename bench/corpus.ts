@@ -57,7 +57,11 @@ async function main(): Promise<void> {
           if (r.broken) broken++;
           for (const x of r.findings) {
             const s = splitFinding(x, cs, starts);
-            found.push({ ...x, file: `${relative(process.cwd(), f)}#cell${(s?.cell ?? 0) + 1}`, line: (s?.finding.start.line ?? x.start.line) + 1 });
+            found.push({
+              ...x,
+              file: `${relative(process.cwd(), f)}#cell${(s?.cell ?? 0) + 1}`,
+              line: (s?.finding.start.line ?? x.start.line) + 1,
+            });
           }
           r.tree.delete();
         } else {
@@ -76,9 +80,18 @@ async function main(): Promise<void> {
   }
   const ms = performance.now() - t0;
   for (const f of found) perRule.set(f.rule, (perRule.get(f.rule) ?? 0) + 1);
-  console.log(`${files} files (${lines.toLocaleString('en-US')} lines) in ${dirs.length} corpora, ${(ms / 1000).toFixed(1)} s; files with syntax errors (still linted): ${broken}; crashes: ${crashes}\n`);
+  console.log(
+    `${files} files (${lines.toLocaleString('en-US')} lines) in ${dirs.length} corpora, ${(ms / 1000).toFixed(1)} s; files with syntax errors (still linted): ${broken}; crashes: ${crashes}\n`,
+  );
   for (const id of all) console.log(`${id} ${RULES[id].name.padEnd(32)} ${String(perRule.get(id) ?? 0).padStart(5)}`);
-  writeFileSync('corpus-findings.json', JSON.stringify(found.map((f) => ({ rule: f.rule, severity: f.severity, file: f.file, line: f.line, message: f.message })), null, 1));
+  writeFileSync(
+    'corpus-findings.json',
+    JSON.stringify(
+      found.map((f) => ({ rule: f.rule, severity: f.severity, file: f.file, line: f.line, message: f.message })),
+      null,
+      1,
+    ),
+  );
   console.log('\nevery finding: corpus-findings.json');
 }
 

@@ -33,7 +33,10 @@ function snapshot(): { path: string; what: string } {
     mkdirSync(join(ROOT, 'bench', 'data'), { recursive: true });
     execFileSync('python3', [join(ROOT, 'bench', 'synth_live.py'), src, path, String(LIVE)]);
   }
-  return { path, what: `synthetic: the allocations of a real HF Trainer capture (H100, test/fixtures/modules/hf_trainer) repeated with their stacks and never freed (bench/synth_live.py)` };
+  return {
+    path,
+    what: `synthetic: the allocations of a real HF Trainer capture (H100, test/fixtures/modules/hf_trainer) repeated with their stacks and never freed (bench/synth_live.py)`,
+  };
 }
 
 interface Host {
@@ -61,16 +64,49 @@ async function host(path: string): Promise<Host> {
     tree.push(t1 - t0);
     out = { root, ids, blocks: t.root.blocks };
   }
-  const init: FlameInit = { type: 'init', session: 1, title: path.split('/').pop()!, instantLabel: 'at peak', path, device: 0, root: out!.root };
-  return { blocks: out!.blocks, treeMs: med(tree), pruneMs: med(prune), frames: out!.ids.nodes.size, kb: JSON.stringify(init).length / 1024, init };
+  const init: FlameInit = {
+    type: 'init',
+    session: 1,
+    title: path.split('/').pop()!,
+    instantLabel: 'at peak',
+    path,
+    device: 0,
+    root: out!.root,
+  };
+  return {
+    blocks: out!.blocks,
+    treeMs: med(tree),
+    pruneMs: med(prune),
+    frames: out!.ids.nodes.size,
+    kb: JSON.stringify(init).length / 1024,
+    init,
+  };
 }
 
 /** The page's worst case: 1,000 callers of equal size, each 19 frames deep (20,000 frames, each ≥ 1 px at 1440 px). */
 function capTree(): FlameInit {
   let id = 0;
-  const frame = (label: string, bytes: number, children: FlameNode[]): FlameNode => ({ id: id++, kind: children.length % 2 ? 'user' : 'library', label, file: `/w/${label}.py`, line: 1, bytes, blocks: 1, selfBytes: bytes - children.reduce((x, c) => x + c.bytes, 0), otherBytes: 0, otherCount: 0, folded: ['nn.Module call'], selfVia: [], children });
+  const frame = (label: string, bytes: number, children: FlameNode[]): FlameNode => ({
+    id: id++,
+    kind: children.length % 2 ? 'user' : 'library',
+    label,
+    file: `/w/${label}.py`,
+    line: 1,
+    bytes,
+    blocks: 1,
+    selfBytes: bytes - children.reduce((x, c) => x + c.bytes, 0),
+    otherBytes: 0,
+    otherCount: 0,
+    folded: ['nn.Module call'],
+    selfVia: [],
+    children,
+  });
   const chain = (i: number, depth: number): FlameNode => frame(`f${i}_${depth}`, 1 << 20, depth < 18 ? [chain(i, depth + 1)] : []);
-  const root = frame('all live memory', 1000 << 20, Array.from({ length: 1000 }, (_, i) => chain(i, 0)));
+  const root = frame(
+    'all live memory',
+    1000 << 20,
+    Array.from({ length: 1000 }, (_, i) => chain(i, 0)),
+  );
   return { type: 'init', session: 1, title: 'cap', instantLabel: 'at peak', path: 'cap', device: 0, root };
 }
 
@@ -82,7 +118,9 @@ const SHIM = `window.__deliver = null; window.__headroomFlameHost = {
 async function page(p: Page, init: FlameInit): Promise<{ first: number; zoom: number; search: number; drawn: number }> {
   const css = readFileSync(join(ROOT, 'dist', 'flame.css'), 'utf8');
   const js = readFileSync(join(ROOT, 'dist', 'flame.js'), 'utf8');
-  await p.setContent(`<!DOCTYPE html><html><head><style>${css}</style></head><body><script>${SHIM}</script><script>${js}</script></body></html>`);
+  await p.setContent(
+    `<!DOCTYPE html><html><head><style>${css}</style></head><body><script>${SHIM}</script><script>${js}</script></body></html>`,
+  );
   const r = (await p.evaluate(`(async (text) => {
     const raf = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
     const app = window.__flame;
@@ -123,16 +161,24 @@ async function main(): Promise<void> {
     await browser.close();
   }
   const m = (k: keyof typeof runs, f: 'first' | 'zoom' | 'search' | 'drawn') => med(runs[k].map((x) => x[f]));
-  console.log(`snapshot: ${path}\n  ${what}, ${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${big.blocks.toLocaleString('en-US')} blocks live at the peak`);
+  console.log(
+    `snapshot: ${path}\n  ${what}, ${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${big.blocks.toLocaleString('en-US')} blocks live at the peak`,
+  );
   console.log(`baseline: ${DEMO.split('/').pop()} (${demo.blocks} blocks live); median of ${ROUNDS} rounds; headless Chromium 1440×900\n`);
   console.log(`                                   1M live      demo`);
   console.log(`host: call tree (callTree)   ${ms(big.treeMs)}  ${ms(demo.treeMs)}`);
   console.log(`host: prune (pruneFlame)     ${ms(big.pruneMs)}  ${ms(demo.pruneMs)}`);
-  console.log(`frames sent / message        ${String(big.frames).padStart(8)} / ${big.kb.toFixed(0)} KiB   ${demo.frames} / ${demo.kb.toFixed(0)} KiB`);
-  console.log(`page: data in → painted      ${ms(m('big', 'first'))}  ${ms(m('demo', 'first'))}   (${m('big', 'drawn')} / ${m('demo', 'drawn')} frames drawn)`);
+  console.log(
+    `frames sent / message        ${String(big.frames).padStart(8)} / ${big.kb.toFixed(0)} KiB   ${demo.frames} / ${demo.kb.toFixed(0)} KiB`,
+  );
+  console.log(
+    `page: data in → painted      ${ms(m('big', 'first'))}  ${ms(m('demo', 'first'))}   (${m('big', 'drawn')} / ${m('demo', 'drawn')} frames drawn)`,
+  );
   console.log(`page: zoom → painted         ${ms(m('big', 'zoom'))}  ${ms(m('demo', 'zoom'))}`);
   console.log(`page: search → painted       ${ms(m('big', 'search'))}  ${ms(m('demo', 'search'))}`);
-  console.log(`\nthe page's worst case, a tree at the host's cap (${m('cap', 'drawn')} frames drawn): data in → painted ${ms(m('cap', 'first'))}, zoom ${ms(m('cap', 'zoom'))}, search ${ms(m('cap', 'search'))}`);
+  console.log(
+    `\nthe page's worst case, a tree at the host's cap (${m('cap', 'drawn')} frames drawn): data in → painted ${ms(m('cap', 'first'))}, zoom ${ms(m('cap', 'zoom'))}, search ${ms(m('cap', 'search'))}`,
+  );
 }
 
 void main().catch((e: unknown) => {

@@ -18,7 +18,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** A 5,000-line file of real Python: HEADROOM_LINT_FILE, else this repository's Python sources end to end. */
 function bigFile(): { text: string; what: string } {
-  if (process.env.HEADROOM_LINT_FILE) return { text: readFileSync(process.env.HEADROOM_LINT_FILE, 'utf8'), what: process.env.HEADROOM_LINT_FILE };
+  if (process.env.HEADROOM_LINT_FILE)
+    return { text: readFileSync(process.env.HEADROOM_LINT_FILE, 'utf8'), what: process.env.HEADROOM_LINT_FILE };
   const files: string[] = [];
   const walk = (d: string) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -33,7 +34,10 @@ function bigFile(): { text: string; what: string } {
   const all = text.split('\n');
   let end = 5000;
   while (end > 0 && !/^(def |class |@)/.test(all[end]!)) end--;
-  return { text: all.slice(0, end).join('\n') + '\n', what: `this repository's Python sources concatenated (${files.length} files, cut before line 5,000 at a top-level definition)` };
+  return {
+    text: all.slice(0, end).join('\n') + '\n',
+    what: `this repository's Python sources concatenated (${files.length} files, cut before line 5,000 at a top-level definition)`,
+  };
 }
 
 /** CPython's ast.parse of each text, median ms over `reps` runs each (in-process, no interpreter start-up). */
@@ -60,7 +64,8 @@ print(json.dumps(out))`;
 async function main(): Promise<void> {
   const parser = await PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
   const { text, what } = bigFile();
-  if (parser.parse(text).rootNode.hasError) throw new Error(`${what}: not valid Python (a benchmark on a broken file measures error recovery)`);
+  if (parser.parse(text).rootNode.hasError)
+    throw new Error(`${what}: not valid Python (a benchmark on a broken file measures error recovery)`);
   const path = join(tmpdir(), 'headroom-lint-bench.py');
   writeFileSync(path, text);
   for (let i = 0; i < 5; i++) lintText(parser, text).tree.delete(); // warm up
@@ -105,13 +110,22 @@ async function main(): Promise<void> {
     for (const { at, line, col } of sites) {
       for (const typing of [true, false]) {
         const next = typing ? cur.slice(0, at) + 'x' + cur.slice(at) : cur.slice(0, at) + cur.slice(at + 1);
-        const change = typing ? { offset: at, length: 0, text: 'x', start: { line, col }, end: { line, col } } : { offset: at, length: 1, text: '', start: { line, col }, end: { line, col: col + 1 } };
+        const change = typing
+          ? { offset: at, length: 0, text: 'x', start: { line, col }, end: { line, col } }
+          : { offset: at, length: 1, text: '', start: { line, col }, end: { line, col: col + 1 } };
         let t = performance.now();
         s.update(next, [change]);
         pass.push(performance.now() - t);
         // The same edit, parse alone (what no linter can go below).
         t = performance.now();
-        tree.edit({ startIndex: at, oldEndIndex: at + change.length, newEndIndex: at + change.text.length, startPosition: { row: line, column: col }, oldEndPosition: change.end.col === col ? { row: line, column: col } : { row: line, column: col + 1 }, newEndPosition: typing ? { row: line, column: col + 1 } : { row: line, column: col } });
+        tree.edit({
+          startIndex: at,
+          oldEndIndex: at + change.length,
+          newEndIndex: at + change.text.length,
+          startPosition: { row: line, column: col },
+          oldEndPosition: change.end.col === col ? { row: line, column: col } : { row: line, column: col + 1 },
+          newEndPosition: typing ? { row: line, column: col + 1 } : { row: line, column: col },
+        });
         const t2 = parser.parse(next, tree);
         if (pass === inc) incParse.push(performance.now() - t);
         tree.delete();
@@ -127,17 +141,30 @@ async function main(): Promise<void> {
   console.log(`file: ${what}, ${text.split('\n').length} lines, ${(text.length / 1024).toFixed(0)} KiB\n`);
   // Goals (issue 36): a full lint within 1.75× the parser's own full parse, measured here in the same run; a re-lint within 5 ms median, 16 ms at p95 (a frame).
   const ratio = median(full) / median(parseOnly);
-  console.log(`full lint (parse + all rules)       ${median(full).toFixed(1).padStart(7)} ms   = ${ratio.toFixed(2)}× tree-sitter's full parse (${median(parseOnly).toFixed(1)} ms)   goal ≤ 1.75×: ${ratio <= 1.75 ? 'met' : 'NOT met'}`);
-  console.log(`  (the same rules on the parser API's nodes: ${median(viaApi).toFixed(1)} ms = ${(median(viaApi) / median(parseOnly)).toFixed(2)}×)`);
-  console.log(`re-lint after a 1-char edit         ${median(inc).toFixed(1).padStart(7)} ms   = ${(median(inc) / median(incParse)).toFixed(2)}× the incremental parse (${median(incParse).toFixed(1)} ms)   goal ≤ 5 ms median, ≤ 16 ms p95: ${median(inc) <= 5 && p95(inc) <= 16 ? 'met' : 'NOT met'} (p95 ${p95(inc).toFixed(1)} ms; the first, warming pass: median ${median(cold).toFixed(1)} ms)`);
-  console.log(`CPython ast.parse alone (baseline)  ${py!.toFixed(1).padStart(7)} ms   full lint / ast.parse = ${(median(full) / py!).toFixed(2)}×, incremental re-lint / ast.parse = ${(median(inc) / py!).toFixed(3)}×`);
+  console.log(
+    `full lint (parse + all rules)       ${median(full).toFixed(1).padStart(7)} ms   = ${ratio.toFixed(2)}× tree-sitter's full parse (${median(parseOnly).toFixed(1)} ms)   goal ≤ 1.75×: ${ratio <= 1.75 ? 'met' : 'NOT met'}`,
+  );
+  console.log(
+    `  (the same rules on the parser API's nodes: ${median(viaApi).toFixed(1)} ms = ${(median(viaApi) / median(parseOnly)).toFixed(2)}×)`,
+  );
+  console.log(
+    `re-lint after a 1-char edit         ${median(inc).toFixed(1).padStart(7)} ms   = ${(median(inc) / median(incParse)).toFixed(2)}× the incremental parse (${median(incParse).toFixed(1)} ms)   goal ≤ 5 ms median, ≤ 16 ms p95: ${median(inc) <= 5 && p95(inc) <= 16 ? 'met' : 'NOT met'} (p95 ${p95(inc).toFixed(1)} ms; the first, warming pass: median ${median(cold).toFixed(1)} ms)`,
+  );
+  console.log(
+    `CPython ast.parse alone (baseline)  ${py!.toFixed(1).padStart(7)} ms   full lint / ast.parse = ${(median(full) / py!).toFixed(2)}×, incremental re-lint / ast.parse = ${(median(inc) / py!).toFixed(3)}×`,
+  );
 
   const torchfix = process.env.HEADROOM_TORCHFIX;
   if (torchfix) {
     // In-process, parse + all rules, median of 3: TorchFix's own time, without Python's start-up.
-    const out = execFileSync('python3', [join(__dirname, 'torchfix_time.py'), torchfix, path, '3'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const out = execFileSync('python3', [join(__dirname, 'torchfix_time.py'), torchfix, path, '3'], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
     const ms = Number(/^TORCHFIX_MS (\S+)$/m.exec(out)?.[1]);
-    console.log(`TorchFix (from source, --select ALL) ${ms.toFixed(0).padStart(6)} ms   Headroom's full lint is ${(ms / median(full)).toFixed(0)}× faster`);
+    console.log(
+      `TorchFix (from source, --select ALL) ${ms.toFixed(0).padStart(6)} ms   Headroom's full lint is ${(ms / median(full)).toFixed(0)}× faster`,
+    );
   }
 
   const corpora = process.env.HEADROOM_CORPUS?.split(':').filter(Boolean) ?? [];
@@ -154,7 +181,9 @@ async function main(): Promise<void> {
     for (const f of files) lintText(parser, readFileSync(f, 'utf8')).tree.delete();
     const ours = performance.now() - t;
     const theirs = cpythonParse(files, 1).reduce((a, b) => a + b, 0);
-    console.log(`\ncorpus: ${files.length} files: lint ${(ours / 1000).toFixed(1)} s (read + parse + rules); CPython ast.parse ${(theirs / 1000).toFixed(1)} s; ratio ${(ours / theirs).toFixed(2)}×`);
+    console.log(
+      `\ncorpus: ${files.length} files: lint ${(ours / 1000).toFixed(1)} s (read + parse + rules); CPython ast.parse ${(theirs / 1000).toFixed(1)} s; ratio ${(ours / theirs).toFixed(2)}×`,
+    );
     // The full-lint goal on each real file of 1,000 lines or more: medians of 5, parse and lint interleaved.
     let parseAll = 0;
     let lintAll = 0;
@@ -177,7 +206,9 @@ async function main(): Promise<void> {
     }
     each.sort((a, b) => a.r - b.r);
     const worst = each.at(-1);
-    console.log(`full lint ÷ tree-sitter's parse over the corpus: ${(lintAll / parseAll).toFixed(2)}×; files of 1,000+ lines: ${each.length}, median ${each.length ? median(each.map((x) => x.r)).toFixed(2) : '-'}×, ${each.filter((x) => x.r <= 1.25).length} within 1.25×${worst ? `, worst ${worst.r.toFixed(2)}× (${worst.f})` : ''}`);
+    console.log(
+      `full lint ÷ tree-sitter's parse over the corpus: ${(lintAll / parseAll).toFixed(2)}×; files of 1,000+ lines: ${each.length}, median ${each.length ? median(each.map((x) => x.r)).toFixed(2) : '-'}×, ${each.filter((x) => x.r <= 1.25).length} within 1.25×${worst ? `, worst ${worst.r.toFixed(2)}× (${worst.f})` : ''}`,
+    );
   }
 }
 

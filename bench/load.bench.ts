@@ -15,7 +15,15 @@ const mb = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`;
 
 function main(): void {
   const child = join(ROOT, 'out', 'bench', 'load.child.js');
-  buildSync({ entryPoints: [join(__dirname, 'load.child.ts')], bundle: true, platform: 'node', format: 'cjs', minify: true, outfile: child, logLevel: 'warning' });
+  buildSync({
+    entryPoints: [join(__dirname, 'load.child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    minify: true,
+    outfile: child,
+    logLevel: 'warning',
+  });
   const { path, what } = benchSnapshot(ROOT);
   const size = statSync(path).size;
   const py = [];
@@ -34,10 +42,14 @@ function main(): void {
   console.log(`time   CPython pickle.load            ${pyMs.toFixed(0).padStart(6)} ms   (baseline)`);
   console.log(`       Headroom load                  ${loadMs.toFixed(0).padStart(6)} ms   ${(loadMs / pyMs).toFixed(2)}×`);
   console.log(`       Headroom load + index (replay, attribution at the peak)`);
-  console.log(`                                      ${totalMs.toFixed(0).padStart(6)} ms   ${(totalMs / pyMs).toFixed(2)}×   goal ≤ 1.50×`);
+  console.log(
+    `                                      ${totalMs.toFixed(0).padStart(6)} ms   ${(totalMs / pyMs).toFixed(2)}×   goal ≤ 1.50×`,
+  );
   console.log(`memory CPython peak RSS growth        ${mb(pyGrow).padStart(10)}   ${(pyGrow / size).toFixed(2)}× the file`);
   console.log(`       Headroom peak RSS growth       ${mb(grow).padStart(10)}   ${(grow / size).toFixed(2)}× the file   goal ≤ 2.00×`);
-  console.log(`       Headroom peak RSS (absolute)   ${mb(maxRss).padStart(10)}   ${(maxRss / size).toFixed(2)}× the file (includes Node's own ~40 MiB)`);
+  console.log(
+    `       Headroom peak RSS (absolute)   ${mb(maxRss).padStart(10)}   ${(maxRss / size).toFixed(2)}× the file (includes Node's own ~40 MiB)`,
+  );
 }
 
 main();

@@ -24,19 +24,39 @@ function main(): void {
   }
   // Bundled as the extension and the CLI ship it (the bundler inlines what tsx leaves as lookups).
   const child = join(ROOT, 'out', 'bench', 'replay.child.js');
-  buildSync({ entryPoints: [join(__dirname, 'replay.child.ts')], bundle: true, platform: 'node', format: 'cjs', minify: true, outfile: child, logLevel: 'warning' });
+  buildSync({
+    entryPoints: [join(__dirname, 'replay.child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    minify: true,
+    outfile: child,
+    logLevel: 'warning',
+  });
   const runs: { loadMs: number; replayMs: number; predictMs: number[]; events: number; allocations: number; mismatches: number }[] = [];
   for (let i = 0; i < RUNS; i++) runs.push(JSON.parse(execFileSync(process.execPath, [child, path], { encoding: 'utf8' })));
   const r0 = runs[0]!;
-  console.log(`snapshot: ${path} (${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${r0.events.toLocaleString('en-US')} events, ${r0.allocations.toLocaleString('en-US')} allocations; ${r0.mismatches} placements differ from the trace), ${RUNS} runs`);
+  console.log(
+    `snapshot: ${path} (${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${r0.events.toLocaleString('en-US')} events, ${r0.allocations.toLocaleString('en-US')} allocations; ${r0.mismatches} placements differ from the trace), ${RUNS} runs`,
+  );
   const load = runs.map((r) => r.loadMs);
   console.log(`load (baseline)                      ${median(load).toFixed(0).padStart(6)} ms`);
   const row = (label: string, ms: number[]) => {
     const ratios = ms.map((m, k) => m / load[k]!);
-    console.log(`${label.padEnd(36)} ${median(ms).toFixed(0).padStart(6)} ms   ${median(ratios).toFixed(2)}× the load (${range(ratios)})   goal ≤ 1.00×`);
+    console.log(
+      `${label.padEnd(36)} ${median(ms).toFixed(0).padStart(6)} ms   ${median(ratios).toFixed(2)}× the load (${range(ratios)})   goal ≤ 1.00×`,
+    );
   };
-  row('replay, recorded settings (exact)', runs.map((r) => r.replayMs));
-  ['expandable_segments:True', 'max_split_size_mb:64', 'roundup_power2_divisions:4'].forEach((conf, k) => row(`predict ${conf}`, runs.map((r) => r.predictMs[k]!)));
+  row(
+    'replay, recorded settings (exact)',
+    runs.map((r) => r.replayMs),
+  );
+  ['expandable_segments:True', 'max_split_size_mb:64', 'roundup_power2_divisions:4'].forEach((conf, k) =>
+    row(
+      `predict ${conf}`,
+      runs.map((r) => r.predictMs[k]!),
+    ),
+  );
 }
 
 main();

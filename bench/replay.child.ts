@@ -22,7 +22,16 @@ async function main(): Promise<void> {
     predictMs.push(performance.now() - t);
   }
   if (!r.supported) throw new Error(r.reason);
-  console.log(JSON.stringify({ loadMs: t1 - t0, replayMs: t2 - t1, predictMs, events: r.allocated.length, allocations: r.allocations, mismatches: r.mismatchCount }));
+  console.log(
+    JSON.stringify({
+      loadMs: t1 - t0,
+      replayMs: t2 - t1,
+      predictMs,
+      events: r.allocated.length,
+      allocations: r.allocations,
+      mismatches: r.mismatchCount,
+    }),
+  );
 }
 
 void main();

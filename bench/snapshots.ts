@@ -17,12 +17,16 @@ export function benchSnapshot(root: string, minEvents = 400_000, src?: string, o
     mkdirSync(dirname(synth), { recursive: true });
     execFileSync('python3', [join(root, 'bench', 'synth_big.py'), from, synth, String(minEvents)]);
   }
-  return { path: synth, what: `synthetic: a real H200 trace (${from.split('/').pop()}) repeated to ${minEvents.toLocaleString('en-US')} events, addresses and times shifted per copy (bench/synth_big.py)` };
+  return {
+    path: synth,
+    what: `synthetic: a real H200 trace (${from.split('/').pop()}) repeated to ${minEvents.toLocaleString('en-US')} events, addresses and times shifted per copy (bench/synth_big.py)`,
+  };
 }
 
 /** HEADROOM_BENCH_SNAPSHOT, else the largest real capture in bench/data with at least `minEvents` events. */
 export function realCapture(root: string, minEvents = 400_000): { path: string; what: string } | undefined {
-  if (process.env.HEADROOM_BENCH_SNAPSHOT) return { path: process.env.HEADROOM_BENCH_SNAPSHOT, what: `HEADROOM_BENCH_SNAPSHOT (${process.env.HEADROOM_BENCH_SNAPSHOT})` };
+  if (process.env.HEADROOM_BENCH_SNAPSHOT)
+    return { path: process.env.HEADROOM_BENCH_SNAPSHOT, what: `HEADROOM_BENCH_SNAPSHOT (${process.env.HEADROOM_BENCH_SNAPSHOT})` };
   // The largest real capture at hand (docs/testing.md, "Benchmarks", says how to make them).
   const data = join(root, 'bench', 'data');
   const events = (f: string) => {

@@ -22,7 +22,8 @@ const SMALL = join(ROOT, 'test', 'fixtures', 'snapshots', 'e2e_train_b64.pickle'
 /** Messages cross as JSON here (VS Code uses structured clone): typed arrays as base64, ±Infinity tagged. */
 function encode(m: ToTimeline): string {
   return JSON.stringify(m, (_k, v: unknown) => {
-    if (ArrayBuffer.isView(v)) return { __ta: v.constructor.name, b64: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') };
+    if (ArrayBuffer.isView(v))
+      return { __ta: v.constructor.name, b64: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') };
     if (typeof v === 'number' && !Number.isFinite(v)) return { __num: String(v) };
     return v;
   });
@@ -106,7 +107,13 @@ async function measure(page: Page, path: string): Promise<Result> {
   const device = defaultDevice(snap)!;
   const analysis = analyzeDevice(snap, device);
   const t0 = performance.now();
-  const session = new TimelineSession(1, { snapshot: snap, analysis, title: path.split('/').pop()!, path, instant: { index: analysis.replay.peak.index, label: 'at peak' } });
+  const session = new TimelineSession(1, {
+    snapshot: snap,
+    analysis,
+    title: path.split('/').pop()!,
+    path,
+    instant: { index: analysis.replay.peak.index, label: 'at peak' },
+  });
   const modelMs = performance.now() - t0;
   const lodMs: number[] = [];
   const deliver = (m: ToTimeline | undefined) => {
@@ -125,7 +132,9 @@ async function measure(page: Page, path: string): Promise<Result> {
   });
   const css = readFileSync(join(ROOT, 'dist', 'timeline.css'), 'utf8');
   const js = readFileSync(join(ROOT, 'dist', 'timeline.js'), 'utf8');
-  await page.setContent(`<!DOCTYPE html><html><head><style>${css}</style></head><body><script>${SHIM}</script><script>${js}</script><script>${PROBE}</script></body></html>`);
+  await page.setContent(
+    `<!DOCTYPE html><html><head><style>${css}</style></head><body><script>${SHIM}</script><script>${js}</script><script>${PROBE}</script></body></html>`,
+  );
   await page.waitForFunction('window.__bench.paints.length >= 2', undefined, { timeout: 120_000, polling: 10 });
   const paints = (await page.evaluate('window.__bench.paints')) as number[];
 
@@ -133,11 +142,23 @@ async function measure(page: Page, path: string): Promise<Result> {
   const frames = (await page.evaluate(`(${SCRIPTED})(${STEPS})`)) as number[];
   const partList = (await page.evaluate('window.__bench.parts')) as Record<string, number>[];
   const parts: Record<string, number> = {};
-  for (const k of Object.keys(partList[0] ?? {})) parts[k] = [...partList.map((p) => p[k]!)].sort((a, b) => a - b)[Math.floor(partList.length / 2)]!;
+  for (const k of Object.keys(partList[0] ?? {}))
+    parts[k] = [...partList.map((p) => p[k]!)].sort((a, b) => a - b)[Math.floor(partList.length / 2)]!;
   await page.close();
   const sorted = [...frames].sort((a, b) => a - b);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
-  return { events: analysis.replay.n, modelMs, firstPaint: paints[0]!, detailPaint: paints[1]!, p50: q(0.5), p95: q(0.95), max: sorted.at(-1) ?? NaN, frames: frames.length, lodMs, parts };
+  return {
+    events: analysis.replay.n,
+    modelMs,
+    firstPaint: paints[0]!,
+    detailPaint: paints[1]!,
+    p50: q(0.5),
+    p95: q(0.95),
+    max: sorted.at(-1) ?? NaN,
+    frames: frames.length,
+    lodMs,
+    parts,
+  };
 }
 
 /** Each figure's median over the rounds. */
@@ -175,17 +196,28 @@ async function main(): Promise<void> {
     const big = medianResult(bigs);
     const ms = (v: number) => `${v.toFixed(1).padStart(8)} ms`;
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-    console.log(`snapshot: ${path}\n  ${what}, ${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${big.events.toLocaleString('en-US')} events`);
-    console.log(`baseline: ${SMALL.split('/').pop()} (${small.events} events), same page, same run; headless Chromium 1440×900, ${STEPS} scripted wheel steps; median of ${ROUNDS} interleaved rounds\n`);
+    console.log(
+      `snapshot: ${path}\n  ${what}, ${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${big.events.toLocaleString('en-US')} events`,
+    );
+    console.log(
+      `baseline: ${SMALL.split('/').pop()} (${small.events} events), same page, same run; headless Chromium 1440×900, ${STEPS} scripted wheel steps; median of ${ROUNDS} interleaved rounds\n`,
+    );
     console.log(`                                   big          baseline     ratio`);
     console.log(`host: model build (once)     ${ms(big.modelMs)}  ${ms(small.modelMs)}`);
     console.log(`host: LOD frame (median)     ${ms(med(big.lodMs))}  ${ms(med(small.lodMs))}   (${big.lodMs.length} frames asked)`);
-    console.log(`first paint after data       ${ms(big.firstPaint)}  ${ms(small.firstPaint)}  ${(big.firstPaint / small.firstPaint).toFixed(2)}×   goal ≤ 1500 ms`);
-    console.log(`full detail (host frame in)  ${ms(big.detailPaint)}  ${ms(small.detailPaint)}  ${(big.detailPaint / small.detailPaint).toFixed(2)}×`);
+    console.log(
+      `first paint after data       ${ms(big.firstPaint)}  ${ms(small.firstPaint)}  ${(big.firstPaint / small.firstPaint).toFixed(2)}×   goal ≤ 1500 ms`,
+    );
+    console.log(
+      `full detail (host frame in)  ${ms(big.detailPaint)}  ${ms(small.detailPaint)}  ${(big.detailPaint / small.detailPaint).toFixed(2)}×`,
+    );
     console.log(`frame time p50               ${ms(big.p50)}  ${ms(small.p50)}  ${(big.p50 / small.p50).toFixed(2)}×`);
     console.log(`frame time p95               ${ms(big.p95)}  ${ms(small.p95)}  ${(big.p95 / small.p95).toFixed(2)}×   goal ≤ 16 ms`);
     console.log(`frame time max               ${ms(big.max)}  ${ms(small.max)}   (${big.frames} / ${small.frames} frames drawn)`);
-    const parts = (r: Result) => Object.entries(r.parts).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ');
+    const parts = (r: Result) =>
+      Object.entries(r.parts)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ');
     console.log(`\nplot draw, median ms: big: ${parts(big)}\n                      baseline: ${parts(small)}`);
     console.log("frame time: the page's own work per drawn frame (input and message handling since the last draw, plus the draw).");
   } finally {

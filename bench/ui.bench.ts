@@ -31,9 +31,20 @@ function uiData(): { path: string; what: string; ws: string; script: string } {
   }
   cpSync(join(ROOT, 'demo', 'workspace'), ws, { recursive: true, filter: (p) => !p.includes('__pycache__') });
   const mapped = join(ws, 'leaky_demo.pickle');
-  execFileSync('python3', [join(ROOT, 'demo', 'map_frames.py'), join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'), mapped, 'train_leaky.py', join(ws, 'train_leaky.py')]);
+  execFileSync('python3', [
+    join(ROOT, 'demo', 'map_frames.py'),
+    join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'),
+    mapped,
+    'train_leaky.py',
+    join(ws, 'train_leaky.py'),
+  ]);
   const { path } = benchSnapshot(ROOT, 400_000, mapped, join(ws, 'synth_leaky_400000.pickle'));
-  return { path, ws, script: 'train_leaky.py', what: 'synthetic: the demo snapshot (H200, test/fixtures/snapshots/leaky_demo.pickle) mapped onto a copy of demo/workspace and repeated to 400,000 events (bench/synth_big.py)' };
+  return {
+    path,
+    ws,
+    script: 'train_leaky.py',
+    what: 'synthetic: the demo snapshot (H200, test/fixtures/snapshots/leaky_demo.pickle) mapped onto a copy of demo/workspace and repeated to 400,000 events (bench/synth_big.py)',
+  };
 }
 
 async function main(): Promise<void> {
@@ -62,7 +73,10 @@ async function main(): Promise<void> {
         { timeout: 300_000, polling: 20 },
       );
       const total = Date.now() - t0;
-      const line = (await s.waitForLog('Headroom.log', /engine: load/)).split('\n').slice(before - 1).find((l) => l.includes('engine: load'))!;
+      const line = (await s.waitForLog('Headroom.log', /engine: load/))
+        .split('\n')
+        .slice(before - 1)
+        .find((l) => l.includes('engine: load'))!;
       const m = /engine: load (\d+) ms, analysis (\d+) ms; editor: mapping and annotations (\d+) ms/.exec(line)!;
       totals.push(total);
       engines.push(Number(m[1]) + Number(m[2]));
@@ -72,7 +86,9 @@ async function main(): Promise<void> {
     }
     const t = median(totals);
     const e = median(engines);
-    console.log(`snapshot: ${path}\n  ${what}, ${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${ROUNDS} opens in one code-server session (median)\n`);
+    console.log(
+      `snapshot: ${path}\n  ${what}, ${(statSync(path).size / 2 ** 20).toFixed(1)} MiB, ${ROUNDS} opens in one code-server session (median)\n`,
+    );
     console.log(`open → decorations on screen      ${String(t).padStart(6)} ms   (${totals.join(', ')})`);
     console.log(`engine (load + analysis)          ${String(e).padStart(6)} ms   (${engines.join(', ')})`);
     console.log(`editor work (mapping, annotating) ${String(median(editors)).padStart(6)} ms`);

@@ -3,7 +3,19 @@
 // and README tests run in it. The clone holds what is committed; `worktree: true` lays this
 // checkout's uncommitted changes and untracked files over it (a check before committing).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +51,8 @@ export function freshClone(opts = {}) {
     git(outer, ['clone', '--quiet', ROOT, clone]);
     if (worktree) overlayWorktree(clone);
     const lock = (dir) => readFileSync(join(dir, 'package-lock.json'), 'utf8');
-    if (lock(clone) !== lock(ROOT)) throw new Error('package-lock.json differs from the committed one: the installed node_modules cannot stand in for the clone’s');
+    if (lock(clone) !== lock(ROOT))
+      throw new Error('package-lock.json differs from the committed one: the installed node_modules cannot stand in for the clone’s');
     symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
     // Dated back to the install, so that ensureDeps never runs `npm ci` through the link.
     const installed = statSync(join(ROOT, 'node_modules', '.package-lock.json')).mtime;

@@ -23,11 +23,22 @@ export function ensureNativeTools() {
       return false;
     }
   };
-  const missing = [['cmake', 'cmake'], ['g++', 'g++'], ['cc', 'gcc'], ['objdump', 'binutils']].filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg);
+  const missing = [
+    ['cmake', 'cmake'],
+    ['g++', 'g++'],
+    ['cc', 'gcc'],
+    ['objdump', 'binutils'],
+  ]
+    .filter(([cmd]) => !has(cmd))
+    .map(([, pkg]) => pkg);
   if (!missing.length) return;
   console.log(`installing Debian packages for the native addon: ${missing.join(' ')}`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-  const apt = (args) => execFileSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const apt = (args) =>
+    execFileSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   apt(['update']);
   apt(['install', '-y', '--no-install-recommends', ...missing]);
 }

@@ -39,5 +39,6 @@ buildWheel('.carry/wheel');
 buildSync({ ...common, entryPoints: ['test/fuzz/fuzz.ts'], outfile: '.carry/fuzz.js', external: ['esbuild'] });
 buildSync({ ...common, entryPoints: ['test/fuzz/worker.ts'], outfile: '.carry/fuzz-worker.js' });
 // The addon as built here (npm run build:native); the GPU host's glibc is newer, so it loads there.
-if (existsSync('native/build/Release/headroom_nvml.node')) copyFileSync('native/build/Release/headroom_nvml.node', '.carry/headroom_nvml.node');
+if (existsSync('native/build/Release/headroom_nvml.node'))
+  copyFileSync('native/build/Release/headroom_nvml.node', '.carry/headroom_nvml.node');
 execFileSync('bash', ['../shared/tools/pack-node.sh', '.carry'], { stdio: 'inherit' });

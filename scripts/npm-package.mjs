@@ -18,7 +18,10 @@ export const DEMO_FILES = JSON.parse(readFileSync(join(ROOT, 'demo', 'files.json
 export function packNpm(outDir = join(ROOT, 'out')) {
   const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const stage = mkdtempSync(join(tmpdir(), 'headroom-npm-'));
-  execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production', '--outdir', join(stage, 'dist')], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production', '--outdir', join(stage, 'dist')], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
   const manifest = {
     name: root.name,
     version: root.version,
@@ -31,7 +34,10 @@ export function packNpm(outDir = join(ROOT, 'out')) {
   };
   writeFileSync(join(stage, 'package.json'), JSON.stringify(manifest, null, 1) + '\n');
   for (const f of ['README.md', 'LICENSE']) copyFileSync(join(ROOT, f), join(stage, f));
-  cpSync(join(ROOT, 'extension', 'agent'), join(stage, 'extension', 'agent'), { recursive: true, filter: (p) => !p.includes('__pycache__') });
+  cpSync(join(ROOT, 'extension', 'agent'), join(stage, 'extension', 'agent'), {
+    recursive: true,
+    filter: (p) => !p.includes('__pycache__'),
+  });
   mkdirSync(join(stage, 'demo'));
   for (const [name, from] of Object.entries(DEMO_FILES)) copyFileSync(join(ROOT, from), join(stage, 'demo', name));
   const addon = join(ROOT, 'native', 'build', 'Release', 'headroom_nvml.node');
@@ -40,8 +46,12 @@ export function packNpm(outDir = join(ROOT, 'out')) {
     copyFileSync(addon, join(stage, 'dist', 'native', `${process.platform}-${process.arch}`, 'headroom_nvml.node'));
   }
   mkdirSync(outDir, { recursive: true });
-  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', resolve(outDir)], { cwd: stage, encoding: 'utf8' }).trim().split('\n').at(-1);
+  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', resolve(outDir)], { cwd: stage, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .at(-1);
   return join(resolve(outDir), name);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) console.log(packNpm(process.argv[2] ? resolve(process.argv[2]) : undefined));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  console.log(packNpm(process.argv[2] ? resolve(process.argv[2]) : undefined));

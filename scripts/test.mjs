@@ -13,10 +13,22 @@ export const LAYERS = {
   // The package test packs the linux-x64 VSIX with the addon, so unit needs the compiler too.
   unit: { dir: 'test/unit', addon: true, installs: 'cmake, g++, binutils (Debian) if missing' },
   // The addon under code-server's Node 24 too: the e2e harness's tools.
-  native: { dir: 'test/native', addon: true, installs: 'cmake, g++, binutils; the e2e tools (Node 24, code-server, chromium, libkrb5-dev)' },
-  agent: { dir: 'test/agent', addon: false, installs: 'python3-torch (Debian: 621 MiB installed with its 182 dependencies, as measured in docs/measurements.md)' },
+  native: {
+    dir: 'test/native',
+    addon: true,
+    installs: 'cmake, g++, binutils; the e2e tools (Node 24, code-server, chromium, libkrb5-dev)',
+  },
+  agent: {
+    dir: 'test/agent',
+    addon: false,
+    installs: 'python3-torch (Debian: 621 MiB installed with its 182 dependencies, as measured in docs/measurements.md)',
+  },
   gpu: { dir: 'test/gpu', addon: false, installs: 'nothing (skipped without a CUDA GPU)' },
-  e2e: { dir: 'test/e2e', addon: false, installs: 'Node 24 and code-server (806 MiB in ~/.cache/headroom-e2e), chromium, libkrb5-dev (Debian: 394 MiB)' },
+  e2e: {
+    dir: 'test/e2e',
+    addon: false,
+    installs: 'Node 24 and code-server (806 MiB in ~/.cache/headroom-e2e), chromium, libkrb5-dev (Debian: 394 MiB)',
+  },
 };
 
 /** Splits argv into the chosen layers and the name pattern; throws on an unknown layer. */
@@ -27,9 +39,13 @@ export function parseArgs(argv) {
     const a = argv[i];
     if (a === '--layers' || a.startsWith('--layers=')) {
       const value = a === '--layers' ? argv[++i] : a.slice('--layers='.length);
-      layers = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      layers = (value ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = layers.filter((l) => !(l in LAYERS));
-      if (bad.length || !layers.length) throw new Error(`unknown layer ${bad.join(', ') || '(none given)'}: choose from ${Object.keys(LAYERS).join(', ')}`);
+      if (bad.length || !layers.length)
+        throw new Error(`unknown layer ${bad.join(', ') || '(none given)'}: choose from ${Object.keys(LAYERS).join(', ')}`);
     } else rest.push(a);
   }
   return { layers, pattern: rest[0] };
@@ -54,7 +70,14 @@ function main() {
   step('build', process.execPath, ['esbuild.mjs']);
   if (layers.some((l) => LAYERS[l].addon)) {
     ensureNativeTools();
-    step('build the native addon (cmake-js, from source)', process.execPath, ['node_modules/cmake-js/bin/cmake-js', 'compile', '--directory', 'native', '--out', 'native/build']);
+    step('build the native addon (cmake-js, from source)', process.execPath, [
+      'node_modules/cmake-js/bin/cmake-js',
+      'compile',
+      '--directory',
+      'native',
+      '--out',
+      'native/build',
+    ]);
   }
   // A layer's folder and its subfolders (test/unit/rules/: a file a lint rule).
   const files = layers.flatMap((l) =>
@@ -64,7 +87,9 @@ function main() {
       .map((f) => join(LAYERS[l].dir, f)),
   );
   console.log(`\n== tests (${files.length} files: ${layers.join(', ')})`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...(pattern ? ['--test-name-pattern', pattern] : []), ...files], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...(pattern ? ['--test-name-pattern', pattern] : []), ...files], {
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? 1);
 }
 

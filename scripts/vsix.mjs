@@ -18,9 +18,13 @@ export function packageVsix({ out, extra = [], production = true }) {
     cwd: ROOT,
     stdio: 'pipe',
   });
-  for (const f of ['package.json', 'package.nls.json', 'README.md', 'LICENSE', '.vscodeignore']) copyFileSync(join(ROOT, f), join(stage, f));
+  for (const f of ['package.json', 'package.nls.json', 'README.md', 'LICENSE', '.vscodeignore'])
+    copyFileSync(join(ROOT, f), join(stage, f));
   // The Python agent ships as source: the extension puts this folder on the workload's PYTHONPATH.
-  cpSync(join(ROOT, 'extension', 'agent'), join(stage, 'extension', 'agent'), { recursive: true, filter: (p) => !p.includes('__pycache__') });
+  cpSync(join(ROOT, 'extension', 'agent'), join(stage, 'extension', 'agent'), {
+    recursive: true,
+    filter: (p) => !p.includes('__pycache__'),
+  });
   // The lint rules' pages, which diagnostics link to.
   cpSync(join(ROOT, 'docs', 'rules'), join(stage, 'docs', 'rules'), { recursive: true });
   // The Getting Started walkthrough's step pages.
@@ -30,9 +34,15 @@ export function packageVsix({ out, extra = [], production = true }) {
   const target = extra.includes('--target') ? extra[extra.indexOf('--target') + 1] : undefined;
   if (target) {
     const here = `${process.platform}-${process.arch}`;
-    if (target !== here) throw new Error(`the addon is built for this machine (${here}); package --target ${target} on a ${target} machine`);
+    if (target !== here)
+      throw new Error(`the addon is built for this machine (${here}); package --target ${target} on a ${target} machine`);
     const built = join(ROOT, 'native', 'build', 'Release', 'headroom_nvml.node');
-    if (!existsSync(built)) execFileSync(process.execPath, [join(ROOT, 'node_modules', 'cmake-js', 'bin', 'cmake-js'), 'compile', '--directory', 'native', '--out', 'native/build'], { cwd: ROOT, stdio: 'pipe' });
+    if (!existsSync(built))
+      execFileSync(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'cmake-js', 'bin', 'cmake-js'), 'compile', '--directory', 'native', '--out', 'native/build'],
+        { cwd: ROOT, stdio: 'pipe' },
+      );
     mkdirSync(join(stage, 'dist', 'native', target), { recursive: true });
     copyFileSync(built, join(stage, 'dist', 'native', target, 'headroom_nvml.node'));
   }
@@ -41,7 +51,16 @@ export function packageVsix({ out, extra = [], production = true }) {
   // repository URL to resolve against, README links stay as written (docs/demo.png is not shipped).
   execFileSync(
     process.execPath,
-    [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', resolve(out), ...extra],
+    [
+      join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--no-rewrite-relative-links',
+      '--out',
+      resolve(out),
+      ...extra,
+    ],
     { cwd: stage, stdio: 'pipe' },
   );
   return stage;

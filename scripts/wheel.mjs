@@ -36,7 +36,7 @@ export function buildWheel(outDir = join(ROOT, 'dist')) {
     'Metadata-Version: 2.1',
     `Name: ${DIST_NAME}`,
     `Version: ${version}`,
-    'Summary: Records a PyTorch process\'s CUDA memory for the Headroom editor extension and CLI',
+    "Summary: Records a PyTorch process's CUDA memory for the Headroom editor extension and CLI",
     'License: MIT',
     'Requires-Python: >=3.9',
     'Classifier: Programming Language :: Python :: 3',

@@ -38,7 +38,7 @@ export function zip(files) {
     central.writeUInt32LE(packed.length, 20);
     central.writeUInt32LE(data.length, 24);
     central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(((0o100644 << 16) >>> 0), 38); // a regular file, rw-r--r--
+    central.writeUInt32LE((0o100644 << 16) >>> 0, 38); // a regular file, rw-r--r--
     central.writeUInt32LE(offset, 42);
     locals.push(head, nameBytes, packed);
     centrals.push(central, nameBytes);

@@ -41,7 +41,9 @@ export function activate(context: vscode.ExtensionContext): void {
   // Headroom's id before it was renamed torch-headroom: both would register the same views.
   if (vscode.extensions.getExtension('headroom-dev.headroom')) {
     log.error('an older Headroom (headroom-dev.headroom) is installed beside this one: not activated');
-    void vscode.window.showErrorMessage(vscode.l10n.t('Headroom is now torch-headroom: uninstall the older "headroom-dev.headroom" extension, then reload the window.'));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('Headroom is now torch-headroom: uninstall the older "headroom-dev.headroom" extension, then reload the window.'),
+    );
     context.subscriptions.push(log);
     return;
   }
@@ -90,9 +92,13 @@ export function activate(context: vscode.ExtensionContext): void {
     runs,
     tree,
     timeline,
-    vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, { deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => timeline.revive(panel, state) }),
+    vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, {
+      deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => timeline.revive(panel, state),
+    }),
     flame,
-    vscode.window.registerWebviewPanelSerializer(FlamePanel.viewType, { deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => flame.revive(panel, state) }),
+    vscode.window.registerWebviewPanelSerializer(FlamePanel.viewType, {
+      deserializeWebviewPanel: (panel, state: { path?: unknown; device?: unknown } | undefined) => flame.revive(panel, state),
+    }),
     gpus,
     gpusPage,
     runDiagnostics,
@@ -110,9 +116,13 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd(CommandId.OpenBreakdownFrame, (i?: unknown) => hover.openBreakdownFrame(i)),
     cmd(CommandId.ShowAssistantSummary, () => showAssistantSummary()),
     registerLmTools(view, () => (lintParser ??= PythonParser.load(join(context.extensionPath, 'dist')))),
-    vscode.languages.registerCodeActionsProvider(python, new RunMomentActions(runDiagnostics), { providedCodeActionKinds: RunMomentActions.kinds }),
+    vscode.languages.registerCodeActionsProvider(python, new RunMomentActions(runDiagnostics), {
+      providedCodeActionKinds: RunMomentActions.kinds,
+    }),
     vscode.window.registerTreeDataProvider('headroom.summary', tree),
-    vscode.window.registerCustomEditorProvider(SnapshotEditor.viewType, new SnapshotEditor(deps), { supportsMultipleEditorsPerDocument: false }),
+    vscode.window.registerCustomEditorProvider(SnapshotEditor.viewType, new SnapshotEditor(deps), {
+      supportsMultipleEditorsPerDocument: false,
+    }),
     vscode.workspace.onDidCreateFiles(() => mapping.invalidate()),
     vscode.workspace.onDidDeleteFiles(() => mapping.invalidate()),
     runs.onDidChange(() => tree.refresh()),
@@ -139,7 +149,9 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     cmd(CommandId.ShowGpus, () => gpusPage.show()),
     cmd(CommandId.ExplainOom, () => oomExplanations.explain()),
-    cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>, capGib?: number) => rerunWithCommand(runs, origins, typeof snapshot === 'string' ? snapshot : undefined, { allocConf, capGib })),
+    cmd(CommandId.RerunWith, (snapshot?: string, allocConf?: Record<string, string>, capGib?: number) =>
+      rerunWithCommand(runs, origins, typeof snapshot === 'string' ? snapshot : undefined, { allocConf, capGib }),
+    ),
   );
   // Lint: the parser's WebAssembly loads in the background; diagnostics start once it has.
   const docs = (id: string) => vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules', `${id}.md`);
@@ -148,7 +160,9 @@ export function activate(context: vscode.ExtensionContext): void {
       const lint = new LintDiagnostics(parser, docs, log, runDiagnostics);
       context.subscriptions.push(
         lint,
-        vscode.languages.registerCodeActionsProvider([{ language: 'python' }], new LintCodeActions(lint), { providedCodeActionKinds: LintCodeActions.kinds }),
+        vscode.languages.registerCodeActionsProvider([{ language: 'python' }], new LintCodeActions(lint), {
+          providedCodeActionKinds: LintCodeActions.kinds,
+        }),
         cmd(CommandId.LintWorkspace, () => lintWorkspaceCommand(parser, lint, log)),
       );
     },

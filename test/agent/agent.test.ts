@@ -46,7 +46,7 @@ describe('the agent leaves the workload unchanged', () => {
     }
   }
 
-  it("chain-loads the sitecustomize it shadows (Debian ships one)", () => {
+  it('chain-loads the sitecustomize it shadows (Debian ships one)', () => {
     assert.ok(existsSync('/usr/lib/python3.11/sitecustomize.py'));
     const agent = run(DEBIAN_PY, [OBSERVE, 'ok'], withAgent());
     assert.match(agent.out, /^sitecustomize \/usr\/lib\/python3\.11\/sitecustomize\.py$/m);
@@ -55,7 +55,11 @@ describe('the agent leaves the workload unchanged', () => {
   it('python -m headroom_agent keeps argv, __main__, sys.path[0], output and exit code', () => {
     for (const how of ['ok', 'code3']) {
       const plain = run(DEBIAN_PY, [OBSERVE, how], plainEnv());
-      const viaM = run(DEBIAN_PY, ['-m', 'headroom_agent', OBSERVE, how], { ...plainEnv(), PYTHONPATH: AGENT, HEADROOM_RUNS_DIR: mkdtempSync(join(tmpdir(), 'hr-')) });
+      const viaM = run(DEBIAN_PY, ['-m', 'headroom_agent', OBSERVE, how], {
+        ...plainEnv(),
+        PYTHONPATH: AGENT,
+        HEADROOM_RUNS_DIR: mkdtempSync(join(tmpdir(), 'hr-')),
+      });
       assert.equal(viaM.code, plain.code);
       assert.equal(viaM.out.replace(/^sitecustomize .*$/m, ''), plain.out.replace(/^sitecustomize .*$/m, ''));
     }
@@ -91,7 +95,11 @@ ${code}`,
           { env: { ...process.env, PYTHONPATH: AGENT }, encoding: 'utf8' },
         );
       send('c.start(hello); c.send({"type": "sample"}); time.sleep(0.5); c.close()', 'not-the-token');
-      spawnSync('python3', ['-c', 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\\"type\\":\\"sample\\"}\\n"); import time; time.sleep(0.3)', server.address]);
+      spawnSync('python3', [
+        '-c',
+        'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\\"type\\":\\"sample\\"}\\n"); import time; time.sleep(0.3)',
+        server.address,
+      ]);
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(connects, 0);
       assert.ok(refused.includes('wrong token'), refused.join(','));
@@ -105,7 +113,9 @@ ${code}`,
   });
 
   it('when the editor side is killed mid-run, the workload goes on and the run folder is complete', async () => {
-    const editor = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'server.child.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const editor = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'server.child.ts')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const lines = createInterface({ input: editor.stdout! });
     const first = await new Promise<string>((r) => lines.once('line', r));
     const [address, token] = first.split(' ');

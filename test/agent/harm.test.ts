@@ -21,9 +21,11 @@ const outcome = (r: Ended) => ({ code: r.code, signal: r.signal, out: r.out, err
 async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(n);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    for (let i = next++; i < n; i = next++) out[i] = await task(i);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let i = next++; i < n; i = next++) out[i] = await task(i);
+    }),
+  );
   return out;
 }
 
@@ -62,11 +64,22 @@ for (const [label, python, extraPath] of [
       const tries = await pool(100, 4, async (i) => {
         const delay = 150 + ((i * 37) % 450);
         // Full mode: its sampler asks for a peak dump at each rise, so signals land mid-dump.
-        const env = agentEnv(fresh(), { HEADROOM_RECORD: 'full', HEADROOM_SAMPLE_MS: '10', HEADROOM_PEAK_MARGIN: '0', HEADROOM_PEAK_INTERVAL_S: '0', HEADROOM_TEST_DUMP_S: '0.5', HEADROOM_TEST_MARKS: marks });
+        const env = agentEnv(fresh(), {
+          HEADROOM_RECORD: 'full',
+          HEADROOM_SAMPLE_MS: '10',
+          HEADROOM_PEAK_MARGIN: '0',
+          HEADROOM_PEAK_INTERVAL_S: '0',
+          HEADROOM_TEST_DUMP_S: '0.5',
+          HEADROOM_TEST_MARKS: marks,
+        });
         return outcome(await harm(['sigterm-dump', String(delay)], env));
       });
       const same = tries.filter((t) => JSON.stringify(t) === JSON.stringify(plain)).length;
-      assert.equal(same, 100, `tries unlike the plain run: ${JSON.stringify(tries.find((t) => JSON.stringify(t) !== JSON.stringify(plain)))}`);
+      assert.equal(
+        same,
+        100,
+        `tries unlike the plain run: ${JSON.stringify(tries.find((t) => JSON.stringify(t) !== JSON.stringify(plain)))}`,
+      );
       // The case is only meaningful if dumps were under way when the signal came.
       const midDump = readdirSync(marks).length;
       assert.ok(midDump >= 50, `only ${midDump} of 100 tries had begun a dump`);
@@ -86,13 +99,18 @@ for (const [label, python, extraPath] of [
       const deaths = { plain: [] as number[], agent: [] as number[] };
       for (let i = 0; i < 5; i++) {
         for (const who of ['plain', 'agent'] as const) {
-          const r = await harm(['blocked'], who === 'plain' ? plainEnv() : agentEnv(fresh()), { killAfterLine: 'blocking', killDelayMs: 300 });
+          const r = await harm(['blocked'], who === 'plain' ? plainEnv() : agentEnv(fresh()), {
+            killAfterLine: 'blocking',
+            killDelayMs: 300,
+          });
           assert.equal(r.signal, 'SIGTERM');
           assert.doesNotMatch(r.out, /returned/);
           deaths[who].push(r.diedAfterKillMs!);
         }
       }
-      t.diagnostic(`death after SIGTERM, median of 5: plain ${median(deaths.plain).toFixed(1)} ms, agent ${median(deaths.agent).toFixed(1)} ms`);
+      t.diagnostic(
+        `death after SIGTERM, median of 5: plain ${median(deaths.plain).toFixed(1)} ms, agent ${median(deaths.agent).toFixed(1)} ms`,
+      );
       // A hang guard, not a timing test: the C call runs for many seconds, so a handler that waited
       // for it would take seconds, where the default action takes milliseconds.
       assert.ok(median(deaths.agent) < median(deaths.plain) + 1500, JSON.stringify(deaths));
@@ -105,7 +123,10 @@ for (const [label, python, extraPath] of [
       const m = /^forks (\d+) hangs (\d+) parent backward (\d+)$/m.exec(r.out);
       assert.ok(m, r.out);
       assert.equal(Number(m[2]), 0, 'children that hung');
-      const events = readFileSync(join(runs, 'r', 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; pid?: number });
+      const events = readFileSync(join(runs, 'r', 'events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { event: string; pid?: number });
       const backward = events.filter((e) => e.event === 'backward');
       assert.equal(backward.length, Number(m[3]), "the parent's own backward calls, and no child's");
       assert.deepEqual(readdirSync(runs), ['r'], 'the children never held CUDA memory: no folder of theirs');
@@ -124,7 +145,10 @@ for (const [label, python, extraPath] of [
       const named = spawnCase === 'spawn-dist' ? /^r-rank[0-3]$/ : /^r-pid\d+$/;
       for (const f of folders) {
         assert.match(f, named);
-        assert.ok(readdirSync(join(runs, f)).some((n) => /^snapshot-exit-\d+\.pickle$/.test(n)), `${f} has its exit snapshot`);
+        assert.ok(
+          readdirSync(join(runs, f)).some((n) => /^snapshot-exit-\d+\.pickle$/.test(n)),
+          `${f} has its exit snapshot`,
+        );
         const meta = JSON.parse(readFileSync(join(runs, f, 'meta.json'), 'utf8')) as { pid: number; status: string; role: string };
         assert.equal(meta.status, 'ended');
         assert.equal(meta.role, 'child');
@@ -133,14 +157,23 @@ for (const [label, python, extraPath] of [
       // The readers list them as one run's processes, as they list torchrun's ranks.
       const run = readRun(join(runs, folders[0]!));
       const pids = folders.map((f) => (JSON.parse(readFileSync(join(runs, f, 'meta.json'), 'utf8')) as { pid: number }).pid);
-      const expected = spawnCase === 'spawn-dist' ? ['rank 0', 'rank 1', 'rank 2', 'rank 3'] : [...pids].sort((a, b) => a - b).map((p) => `pid ${p}`);
-      assert.deepEqual(run.processes.map((p) => processLabel(p)), expected);
+      const expected =
+        spawnCase === 'spawn-dist' ? ['rank 0', 'rank 1', 'rank 2', 'rank 3'] : [...pids].sort((a, b) => a - b).map((p) => `pid ${p}`);
+      assert.deepEqual(
+        run.processes.map((p) => processLabel(p)),
+        expected,
+      );
     });
 
     if (python !== DEBIAN_PY)
       it('headroom run of spawned workers: one folder each beside the run, each reported under its label', async () => {
         const out = fresh();
-        const r = await runAsync(process.execPath, [join(__dirname, '..', '..', 'dist', 'cli.js'), 'run', '--out', out, '--', python, HARM, 'spawn', '2'], { ...plainEnv(), PYTHONPATH: FAKE_TORCH }, { hangGuardMs: 120_000 });
+        const r = await runAsync(
+          process.execPath,
+          [join(__dirname, '..', '..', 'dist', 'cli.js'), 'run', '--out', out, '--', python, HARM, 'spawn', '2'],
+          { ...plainEnv(), PYTHONPATH: FAKE_TORCH },
+          { hangGuardMs: 120_000 },
+        );
         assert.equal(r.code, 0, r.err);
         assert.match(r.out, /^exit codes \[0, 0\]$/m);
         const folders = readdirSync(out).sort();
@@ -158,7 +191,11 @@ for (const [label, python, extraPath] of [
     });
 
     it("when nothing was recorded, the launched process says why in the launcher's folder, and writes nothing else", async () => {
-      for (const [args, why] of [[['cuda-no-alloc'], 'no-memory'], [['-c', 'print(1)'], 'no-torch'], [['-c', 'import torch'], 'no-cuda']] as const) {
+      for (const [args, why] of [
+        [['cuda-no-alloc'], 'no-memory'],
+        [['-c', 'print(1)'], 'no-torch'],
+        [['-c', 'import torch'], 'no-cuda'],
+      ] as const) {
         const runs = fresh();
         mkdirSync(join(runs, 'r')); // made by the launcher, with its launch.json
         const r = await runAsync(python, args[0] === '-c' ? [...args] : [HARM, ...args], agentEnv(runs), { hangGuardMs: 120_000 });
@@ -166,7 +203,11 @@ for (const [label, python, extraPath] of [
         assert.equal(r.err, '');
         assert.deepEqual(readdirSync(runs), ['r']);
         assert.deepEqual(readdirSync(join(runs, 'r')), ['agent.log.jsonl']);
-        const last = readFileSync(join(runs, 'r', 'agent.log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { nothing_recorded?: string }).at(-1);
+        const last = readFileSync(join(runs, 'r', 'agent.log.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { nothing_recorded?: string })
+          .at(-1);
         assert.equal(last?.nothing_recorded, why, args.join(' '));
       }
     });

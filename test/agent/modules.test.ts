@@ -25,7 +25,8 @@ describe('module scopes (the agent, real torch autograd)', () => {
 
   it('name modules by their path in the model, found from a child called directly, behind the workload’s own string', () => {
     const forward = r.calls.filter((c) => c.includes('\x1ehr:f:'));
-    for (const path of ['blocks', 'blocks.0.fc', 'blocks.1.act', 'head']) assert.ok(forward.includes(`step=1\x1ehr:f:${path}`), JSON.stringify(forward));
+    for (const path of ['blocks', 'blocks.0.fc', 'blocks.1.act', 'head'])
+      assert.ok(forward.includes(`step=1\x1ehr:f:${path}`), JSON.stringify(forward));
     for (const c of r.calls) assert.ok(c.startsWith('step=1'), JSON.stringify(c));
   });
 

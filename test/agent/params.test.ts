@@ -40,12 +40,21 @@ describe('parameter names for gradients and optimizer state (the agent, real tor
     ensureDebianTorch();
     const dir = mkdtempSync(join(tmpdir(), 'headroom-params-'));
     plain = train({}, join(dir, 'plain.json'));
-    const env = { HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: join(dir, 'runs'), HEADROOM_RUN_ID: 'r', HEADROOM_RECORD: 'full', HEADROOM_PARAMS_CPU: '1' };
+    const env = {
+      HEADROOM_AGENT: '1',
+      HEADROOM_RUNS_DIR: join(dir, 'runs'),
+      HEADROOM_RUN_ID: 'r',
+      HEADROOM_RECORD: 'full',
+      HEADROOM_PARAMS_CPU: '1',
+    };
     agent = train(env, join(dir, 'truth.json'));
     truth = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as Truth;
     const file = join(dir, 'runs', 'r', 'params.jsonl');
     rec = readParamsFile(file);
-    raw = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    raw = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
   });
 
   it('leave the workload as it was: the same output, losses and weights, exit status 0', () => {
@@ -54,11 +63,13 @@ describe('parameter names for gradients and optimizer state (the agent, real tor
     assert.match(plain.out, /^step 4 loss /m);
   });
 
-  it("name every parameter as named_parameters() does (the tied weight by its first name)", () => {
+  it('name every parameter as named_parameters() does (the tied weight by its first name)', () => {
     assert.deepEqual(rec.optimizers, ['Adam']);
     const names = [...new Set(rec.tensors.filter((t) => t.kind === 'parameter').map((t) => t.name))];
     assert.deepEqual(names, truth.names);
-    assert.ok(names.includes('transformer.h.2.attn.c_attn.weight') && names.includes('transformer.wte.weight') && !names.includes('lm_head.weight'));
+    assert.ok(
+      names.includes('transformer.h.2.attn.c_attn.weight') && names.includes('transformer.wte.weight') && !names.includes('lm_head.weight'),
+    );
     assert.ok(rec.tensors.every((t) => t.named));
   });
 
@@ -73,18 +84,32 @@ describe('parameter names for gradients and optimizer state (the agent, real tor
       assert.deepEqual(seen.sort(), want.sort(), `step ${k}`);
     });
     // Adam's state: step, exp_avg and exp_avg_sq for each parameter.
-    assert.deepEqual([...new Set(rec.tensors.filter((t) => t.kind === 'optimizer_state').map((t) => t.key))].sort(), ['exp_avg', 'exp_avg_sq', 'step']);
+    assert.deepEqual([...new Set(rec.tensors.filter((t) => t.kind === 'optimizer_state').map((t) => t.key))].sort(), [
+      'exp_avg',
+      'exp_avg_sq',
+      'step',
+    ]);
   });
 
   it('record only while PyTorch records, and the first step after a snapshot (it holds that step’s gradients)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-params-'));
     // Recording windows (the default) that close after 2 backward() calls: the window closes, and
     // writes its snapshot, at step 1's backward().
-    const env = { HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: join(dir, 'runs'), HEADROOM_RUN_ID: 'r', HEADROOM_WINDOW_CALLS: '2', HEADROOM_WINDOW_QUIET: '1', HEADROOM_PARAMS_CPU: '1' };
+    const env = {
+      HEADROOM_AGENT: '1',
+      HEADROOM_RUNS_DIR: join(dir, 'runs'),
+      HEADROOM_RUN_ID: 'r',
+      HEADROOM_WINDOW_CALLS: '2',
+      HEADROOM_WINDOW_QUIET: '1',
+      HEADROOM_PARAMS_CPU: '1',
+    };
     const r = train(env, join(dir, 'truth.json'));
     assert.deepEqual(r, plain);
     const t = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as Truth;
-    const events = readFileSync(join(dir, 'runs', 'r', 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; t: number });
+    const events = readFileSync(join(dir, 'runs', 'r', 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; t: number });
     const closed = events.find((e) => e.event === 'window_close')!;
     assert.ok(closed && events.some((e) => e.event === 'snapshot' && e.t <= closed.t));
     const obs = [...readParamsFile(join(dir, 'runs', 'r', 'params.jsonl')).observations[0]!];

@@ -40,7 +40,10 @@ describe('the torch-headroom wheel in a fresh virtual environment', () => {
   });
 
   it('installs both packages and the shim, imports no framework, and answers --help', () => {
-    const site = run(['-c', 'import sys, torch_headroom, headroom_agent, os; print(os.path.dirname(torch_headroom.__file__)); print(sorted(m for m in ("torch", "lightning", "transformers") if m in sys.modules))']);
+    const site = run([
+      '-c',
+      'import sys, torch_headroom, headroom_agent, os; print(os.path.dirname(torch_headroom.__file__)); print(sorted(m for m in ("torch", "lightning", "transformers") if m in sys.modules))',
+    ]);
     assert.equal(site.code, 0, site.err);
     const [dir, imported] = site.out.trim().split('\n');
     assert.ok(dir!.startsWith(venv), `installed into the venv, not read from the tree: ${dir}`);
@@ -55,7 +58,7 @@ describe('the torch-headroom wheel in a fresh virtual environment', () => {
     assert.match(bad.err, /record is window or full/);
   });
 
-  it('python -m torch_headroom: the workload\'s own output and exit code, the run folder `headroom run` writes', () => {
+  it("python -m torch_headroom: the workload's own output and exit code, the run folder `headroom run` writes", () => {
     const out = mkdtempSync(join(tmpdir(), 'headroom-pkg-runs-'));
     const plain = run([join(WORKLOADS, 'observe.py'), 'code3', 'x'], { PY: DEBIAN_PY });
     const rec = run(['-m', 'torch_headroom', '--out', out, join(WORKLOADS, 'observe.py'), 'code3', 'x']);
@@ -68,10 +71,20 @@ describe('the torch-headroom wheel in a fresh virtual environment', () => {
     const dir = join(out, runsIn(out).find((d) => d.includes('-window-'))!);
     // The same files as the agent writes under the Node launcher, plus launch.json.
     const byShim = mkdtempSync(join(tmpdir(), 'headroom-pkg-shim-'));
-    const shim = run([join(WORKLOADS, 'window.py'), '0.3'], { HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: byShim, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', PY: DEBIAN_PY }, `${AGENT}:${WORKLOADS}`);
+    const shim = run(
+      [join(WORKLOADS, 'window.py'), '0.3'],
+      { HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: byShim, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', PY: DEBIAN_PY },
+      `${AGENT}:${WORKLOADS}`,
+    );
     assert.equal(shim.code, 0, shim.err);
-    const names = (d: string) => readdirSync(d).map((f) => f.replace(/-\d+\.pickle$/, '-N.pickle')).sort();
-    assert.deepEqual(names(dir).filter((f) => f !== 'launch.json'), names(join(byShim, 'r')));
+    const names = (d: string) =>
+      readdirSync(d)
+        .map((f) => f.replace(/-\d+\.pickle$/, '-N.pickle'))
+        .sort();
+    assert.deepEqual(
+      names(dir).filter((f) => f !== 'launch.json'),
+      names(join(byShim, 'r')),
+    );
     const launch = json(join(dir, 'launch.json'));
     assert.equal(launch.status, 'ended');
     assert.equal(launch.exit_code, 0);
@@ -118,7 +131,10 @@ describe('the torch-headroom wheel in a fresh virtual environment', () => {
     assert.deepEqual(seen.child, [0, 'child done']);
     const base = seen.path.split('/').at(-1)!;
     const folders = runsIn(out);
-    assert.deepEqual(folders.map((f) => f.replace(/-pid\d+$/, '-pidN')), [base, `${base}-pidN`]);
+    assert.deepEqual(
+      folders.map((f) => f.replace(/-pid\d+$/, '-pidN')),
+      [base, `${base}-pidN`],
+    );
     assert.equal(json(join(seen.path, 'launch.json')).status, 'ended');
     assert.ok(existsSync(join(out, folders[1]!, 'meta.json')), 'the child wrote its own folder of the run');
   });

@@ -13,7 +13,11 @@ function ensureDebian(check: string, pkg: string): void {
     // install below
   }
   const root = process.getuid?.() === 0;
-  const apt = (args: string[]) => execFileSync(root ? 'apt-get' : 'sudo', root ? args : ['-n', 'apt-get', ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const apt = (args: string[]) =>
+    execFileSync(root ? 'apt-get' : 'sudo', root ? args : ['-n', 'apt-get', ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   apt(['update', '-q']);
   apt(['install', '-y', '-q', '--no-install-recommends', pkg]);
 }

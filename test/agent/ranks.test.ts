@@ -23,8 +23,20 @@ describe('a distributed run’s ranks, recorded by the agent', () => {
 
   it('one folder per rank, each rank’s peak as its allocator counted it, and the imbalance', async () => {
     const runs = mkdtempSync(join(tmpdir(), 'headroom-ranks-'));
-    const env = (rank: number): NodeJS.ProcessEnv => ({ ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', RANK: String(rank), LOCAL_RANK: String(rank), WORLD_SIZE: '2' });
-    const ended = await Promise.all([0, 1].map((r) => runAsync(DEBIAN_PY, [join(WORKLOADS, 'rank.py'), '0.3'], env(r), { hangGuardMs: 120_000 })));
+    const env = (rank: number): NodeJS.ProcessEnv => ({
+      ...process.env,
+      PYTHONPATH: [AGENT, WORKLOADS].join(':'),
+      HEADROOM_AGENT: '1',
+      HEADROOM_RUNS_DIR: runs,
+      HEADROOM_RUN_ID: 'r',
+      HEADROOM_SAMPLE_MS: '10',
+      RANK: String(rank),
+      LOCAL_RANK: String(rank),
+      WORLD_SIZE: '2',
+    });
+    const ended = await Promise.all(
+      [0, 1].map((r) => runAsync(DEBIAN_PY, [join(WORKLOADS, 'rank.py'), '0.3'], env(r), { hangGuardMs: 120_000 })),
+    );
     ended.forEach((e, r) => {
       assert.equal(e.code, 0, e.err);
       assert.equal(e.out, `rank ${r} done\n`, 'the workload’s output is its own');
@@ -33,10 +45,13 @@ describe('a distributed run’s ranks, recorded by the agent', () => {
     const cli = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'ranks', join(runs, 'r-rank0'), '--json'], { encoding: 'utf8' });
     assert.equal(cli.status, 0, cli.stderr);
     const j = JSON.parse(cli.stdout) as { ranks: { rank: number; peak: number }[]; imbalance: number };
-    assert.deepEqual(j.ranks.map((x) => [x.rank, x.peak]), [
-      [0, 64 * MiB],
-      [1, 96 * MiB],
-    ]);
+    assert.deepEqual(
+      j.ranks.map((x) => [x.rank, x.peak]),
+      [
+        [0, 64 * MiB],
+        [1, 96 * MiB],
+      ],
+    );
     assert.equal(j.imbalance, 32 * MiB);
   });
 });

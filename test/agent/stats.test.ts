@@ -31,10 +31,21 @@ describe('allocator figures (stats.py)', () => {
   before(() => ensureDebianTorch());
 
   it('the nested read, its fallbacks and memory_stats() agree', async () => {
-    const r = await runAsync(DEBIAN_PY, ['-c', SCRIPT], { ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':') }, { hangGuardMs: 120_000 });
+    const r = await runAsync(
+      DEBIAN_PY,
+      ['-c', SCRIPT],
+      { ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':') },
+      { hangGuardMs: 120_000 },
+    );
     assert.equal(r.code, 0, r.err);
     const out = JSON.parse(r.out) as Record<string, Record<string, number>>;
-    const expected = { 'allocated_bytes.all.current': 2 << 20, 'allocated_bytes.all.peak': 5 << 20, 'reserved_bytes.all.current': 6 << 20, num_ooms: 0, 'no_such.figure': 0 };
+    const expected = {
+      'allocated_bytes.all.current': 2 << 20,
+      'allocated_bytes.all.peak': 5 << 20,
+      'reserved_bytes.all.current': 6 << 20,
+      num_ooms: 0,
+      'no_such.figure': 0,
+    };
     assert.deepEqual(out.memory_stats, expected);
     assert.deepEqual(out.nested, expected);
     assert.deepEqual(out.after_error, expected);

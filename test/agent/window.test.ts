@@ -14,14 +14,31 @@ const WORKLOADS = join(__dirname, 'workloads');
 async function run(mode: 'window' | 'full' | undefined, extra: NodeJS.ProcessEnv = {}) {
   const runs = mkdtempSync(join(tmpdir(), 'headroom-window-'));
   const history = join(runs, 'history.txt');
-  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10', HEADROOM_TEST_HISTORY: history, ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PYTHONPATH: [AGENT, WORKLOADS].join(':'),
+    HEADROOM_AGENT: '1',
+    HEADROOM_RUNS_DIR: runs,
+    HEADROOM_RUN_ID: 'r',
+    HEADROOM_SAMPLE_MS: '10',
+    HEADROOM_TEST_HISTORY: history,
+    ...extra,
+  };
   if (mode) env.HEADROOM_RECORD = mode;
   const r = await runAsync(DEBIAN_PY, [join(WORKLOADS, 'window.py'), '0.3'], env, { hangGuardMs: 120_000 });
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'done\n');
   const dir = join(runs, 'r');
-  const events = readFileSync(join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { dir, events, history: readFileSync(history, 'utf8').trim().split('\n'), meta: JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as { recording: { mode: string } } };
+  const events = readFileSync(join(dir, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return {
+    dir,
+    events,
+    history: readFileSync(history, 'utf8').trim().split('\n'),
+    meta: JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as { recording: { mode: string } },
+  };
 }
 
 describe('recording windows', () => {
@@ -101,16 +118,30 @@ except Exception as e:
     const windowed = await go({ ...base, PYTHONPATH: AGENT, HEADROOM_AGENT: '1' });
     const full = await go({ ...base, PYTHONPATH: AGENT, HEADROOM_AGENT: '1', HEADROOM_RECORD: 'full' });
     assert.match(plain.out, /^_record_memory_history False\n/);
-    assert.equal(windowed.out, plain.out.replace(/^_record_memory_history False/, '_record_memory_history True'), 'the same name and outcome, wrapped');
+    assert.equal(
+      windowed.out,
+      plain.out.replace(/^_record_memory_history False/, '_record_memory_history True'),
+      'the same name and outcome, wrapped',
+    );
     assert.equal(full.out, plain.out, 'full mode leaves it as it is');
   });
 
   it("near the device's total, a window opens once, not again while reserved memory stays where it is", async () => {
     const runs = mkdtempSync(join(tmpdir(), 'headroom-window-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: [AGENT, WORKLOADS].join(':'), HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_SAMPLE_MS: '10' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PYTHONPATH: [AGENT, WORKLOADS].join(':'),
+      HEADROOM_AGENT: '1',
+      HEADROOM_RUNS_DIR: runs,
+      HEADROOM_RUN_ID: 'r',
+      HEADROOM_SAMPLE_MS: '10',
+    };
     const r = await runAsync(DEBIAN_PY, [join(WORKLOADS, 'window_near.py')], env, { hangGuardMs: 120_000 });
     assert.equal(r.code, 0, r.err);
-    const events = readFileSync(join(runs, 'r', 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const events = readFileSync(join(runs, 'r', 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const reasons = events.filter((e) => e.event === 'window_open').map((e) => String(e.reason));
     assert.deepEqual(reasons, ['start', "reserved memory near the device's total"]);
   });

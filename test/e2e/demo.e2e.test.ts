@@ -17,7 +17,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function ensureTmux(): void {
   if (spawnSync('tmux', ['-V']).status === 0) return;
   const root = process.getuid?.() === 0;
-  const apt = (args: string[]) => execFileSync(root ? 'apt-get' : 'sudo', root ? args : ['-n', 'apt-get', ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const apt = (args: string[]) =>
+    execFileSync(root ? 'apt-get' : 'sudo', root ? args : ['-n', 'apt-get', ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   apt(['update', '-q']);
   apt(['install', '-y', '-q', '--no-install-recommends', 'tmux']);
 }
@@ -49,7 +53,7 @@ function demoProcesses(shell: number): Proc[] {
   const mine = new Set([shell]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const p of all) if (!mine.has(p.pid) && mine.has(p.ppid)) (mine.add(p.pid), (grew = true));
+    for (const p of all) if (!mine.has(p.pid) && mine.has(p.ppid)) mine.add(p.pid), (grew = true);
   }
   return all.filter((p) => (mine.has(p.pid) && p.pid !== shell) || p.cmd.includes(DEMO_HOME));
 }
@@ -97,13 +101,20 @@ async function assertAllGone(shell: number, running: Proc[], port: number, how: 
   let left: Proc[] = [];
   for (let waited = 0; waited < 20_000; waited += 250) {
     const alive = new Map(processes().map((p) => [p.pid, p.cmd]));
-    left = [...running.filter((p) => alive.get(p.pid) === p.cmd), ...demoProcesses(shell).filter((p) => !running.some((r) => r.pid === p.pid))];
+    left = [
+      ...running.filter((p) => alive.get(p.pid) === p.cmd),
+      ...demoProcesses(shell).filter((p) => !running.some((r) => r.pid === p.pid)),
+    ];
     if (!left.length && !(await portOpen(port))) return;
     await sleep(250);
   }
   // What is left is ours: end it, so that the next case starts clean, then fail.
   for (const p of left) spawnSync('kill', ['-KILL', String(p.pid)]);
-  assert.deepEqual(left.map((p) => `${p.pid} ${p.cmd.slice(0, 160)}`), [], `processes of the demo left after ${how}`);
+  assert.deepEqual(
+    left.map((p) => `${p.pid} ${p.cmd.slice(0, 160)}`),
+    [],
+    `processes of the demo left after ${how}`,
+  );
   assert.equal(await portOpen(port), false, `port ${port} still served after ${how}`);
 }
 
@@ -113,7 +124,10 @@ describe('npm start in a real terminal', { timeout: 40 * 60_000 }, () => {
 
   it('Ctrl+C stops code-server and every process the demo started', async () => {
     const { shell, port, running } = await startDemo();
-    assert.ok(running.some((p) => p.cmd.includes('code-server')), 'code-server runs while the demo does');
+    assert.ok(
+      running.some((p) => p.cmd.includes('code-server')),
+      'code-server runs while the demo does',
+    );
     assert.equal(await portOpen(port), true);
     tmux('send-keys', '-t', SESSION, 'C-c');
     await assertAllGone(shell, running, port, 'Ctrl+C');
@@ -127,7 +141,7 @@ describe('npm start in a real terminal', { timeout: 40 * 60_000 }, () => {
     await assertAllGone(shell, running, port, 'SIGTERM');
   });
 
-  it('SIGINT to npm start alone (not its group, as a terminal\'s Ctrl+C sends it) stops them too', async () => {
+  it("SIGINT to npm start alone (not its group, as a terminal's Ctrl+C sends it) stops them too", async () => {
     const { shell, port, running } = await startDemo();
     const npm = running.find((p) => p.ppid === shell);
     assert.ok(npm, 'npm runs in the terminal');

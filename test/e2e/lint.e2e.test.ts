@@ -16,7 +16,10 @@ const LEAK_LINE = EVALUATE.split('\n').indexOf('        total_loss += loss') + 1
 // beyond the rules' recursion), and evaluate.py repeated past the editor's 1 MiB. And one it does
 // (evaluate.py's leak under another name), opened after them.
 const EXTRA = mkdtempSync(join(tmpdir(), 'headroom-lint-extra-'));
-writeFileSync(join(EXTRA, 'deep.py'), `import torch\ntotal = 0\nfor b in loader:\n    x = ${'['.repeat(20000)}model(b)${']'.repeat(20000)}\n    total += x\n`);
+writeFileSync(
+  join(EXTRA, 'deep.py'),
+  `import torch\ntotal = 0\nfor b in loader:\n    x = ${'['.repeat(20000)}model(b)${']'.repeat(20000)}\n    total += x\n`,
+);
 writeFileSync(join(EXTRA, 'big.py'), EVALUATE.repeat(Math.ceil((1 << 20) / EVALUATE.length) + 1));
 writeFileSync(join(EXTRA, 'leak.py'), EVALUATE.replace(/total_loss/g, 'running_sum'));
 
@@ -37,85 +40,115 @@ describe('lint in the editor', () => {
       const numbers = [...document.querySelectorAll('.editor-instance .margin-view-overlays .line-numbers')];
       const num = numbers.find((e) => e.textContent?.trim() === String(n));
       const top = (num?.parentElement as HTMLElement | undefined)?.style.top;
-      const row = [...document.querySelectorAll('.editor-instance .view-lines .view-line')].find((e) => (e as HTMLElement).style.top === top);
+      const row = [...document.querySelectorAll('.editor-instance .view-lines .view-line')].find(
+        (e) => (e as HTMLElement).style.top === top,
+      );
       return (row?.textContent ?? '').replace(/\u00a0/g, ' ');
     }, line);
 
-  e2e('the leak shows in the Problems panel, with the rule and what it keeps alive', () => s!, async (s) => {
-    assert.ok(LEAK_LINE > 0);
-    let entries = await s.problems.entries();
-    for (let i = 0; i < 50 && !entries.some((e) => e.includes('HR001')); i++) {
-      await s.page.waitForTimeout(200);
-      entries = await s.problems.entries();
-    }
-    const hr001 = entries.find((e) => e.includes('HR001'));
-    assert.ok(hr001, JSON.stringify(entries));
-    assert.match(hr001, /`total_loss` accumulates `loss`, which carries an autograd graph/);
-    assert.match(hr001, new RegExp(`\\[Ln ${LEAK_LINE}, Col 9\\]`));
-  });
+  e2e(
+    'the leak shows in the Problems panel, with the rule and what it keeps alive',
+    () => s!,
+    async (s) => {
+      assert.ok(LEAK_LINE > 0);
+      let entries = await s.problems.entries();
+      for (let i = 0; i < 50 && !entries.some((e) => e.includes('HR001')); i++) {
+        await s.page.waitForTimeout(200);
+        entries = await s.problems.entries();
+      }
+      const hr001 = entries.find((e) => e.includes('HR001'));
+      assert.ok(hr001, JSON.stringify(entries));
+      assert.match(hr001, /`total_loss` accumulates `loss`, which carries an autograd graph/);
+      assert.match(hr001, new RegExp(`\\[Ln ${LEAK_LINE}, Col 9\\]`));
+    },
+  );
 
-  e2e('the quick fix rewrites the line and the diagnostic goes away', () => s!, async (s) => {
-    await s.workbench.openFile('evaluate.py');
-    const fixes = await s.problems.quickFixes(async () => {
-      await s.editor.goToLine(LEAK_LINE);
-      await s.page.keyboard.press('End');
-    });
-    assert.ok(fixes.some((f) => f.includes('Accumulate a Python number: loss.item()')), JSON.stringify(fixes));
-    assert.ok(fixes.some((f) => f.includes('Ignore HR001 on this line')), JSON.stringify(fixes));
-    await s.problems.applyQuickFix('Accumulate a Python number');
-    let text = await lineText(s, LEAK_LINE);
-    for (let i = 0; i < 50 && !text.includes('loss.item()'); i++) {
-      await s.page.waitForTimeout(100);
-      text = await lineText(s, LEAK_LINE);
-    }
-    assert.equal(text.trim(), 'total_loss += loss.item()');
-    await s.page.keyboard.press('Control+Shift+M');
-    const rows = s.page.locator('.markers-panel .monaco-list-row');
-    let entries = await rows.allInnerTexts();
-    for (let i = 0; i < 50 && entries.some((e) => e.includes('HR001')); i++) {
-      await s.page.waitForTimeout(200);
-      entries = await rows.allInnerTexts();
-    }
-    assert.ok(!entries.some((e) => e.includes('HR001')), JSON.stringify(entries));
-  });
+  e2e(
+    'the quick fix rewrites the line and the diagnostic goes away',
+    () => s!,
+    async (s) => {
+      await s.workbench.openFile('evaluate.py');
+      const fixes = await s.problems.quickFixes(async () => {
+        await s.editor.goToLine(LEAK_LINE);
+        await s.page.keyboard.press('End');
+      });
+      assert.ok(
+        fixes.some((f) => f.includes('Accumulate a Python number: loss.item()')),
+        JSON.stringify(fixes),
+      );
+      assert.ok(
+        fixes.some((f) => f.includes('Ignore HR001 on this line')),
+        JSON.stringify(fixes),
+      );
+      await s.problems.applyQuickFix('Accumulate a Python number');
+      let text = await lineText(s, LEAK_LINE);
+      for (let i = 0; i < 50 && !text.includes('loss.item()'); i++) {
+        await s.page.waitForTimeout(100);
+        text = await lineText(s, LEAK_LINE);
+      }
+      assert.equal(text.trim(), 'total_loss += loss.item()');
+      await s.page.keyboard.press('Control+Shift+M');
+      const rows = s.page.locator('.markers-panel .monaco-list-row');
+      let entries = await rows.allInnerTexts();
+      for (let i = 0; i < 50 && entries.some((e) => e.includes('HR001')); i++) {
+        await s.page.waitForTimeout(200);
+        entries = await rows.allInnerTexts();
+      }
+      assert.ok(!entries.some((e) => e.includes('HR001')), JSON.stringify(entries));
+    },
+  );
 
-  e2e('a notebook cell gets the same diagnostic', () => s!, async (s) => {
-    await s.workbench.openFile('validate.ipynb');
-    await s.page.locator('.notebook-editor').first().waitFor({ timeout: 60_000 });
-    await s.page.keyboard.press('Control+Shift+M');
-    const rows = s.page.locator('.markers-panel .monaco-list-row');
-    let texts: string[] = [];
-    // evaluate.py's own HR001 may still be listed (if the test before failed): look for the cell's.
-    const cell = (t: string) => t.includes('HR001') && t.includes('`test_loss`');
-    for (let i = 0; i < 150 && !texts.some(cell); i++) {
-      await s.page.waitForTimeout(200);
-      texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
-    }
-    const hit = texts.find(cell);
-    assert.ok(hit, JSON.stringify(texts));
-    assert.match(hit, /`test_loss` accumulates `loss`/);
-    assert.match(hit, /\[Ln 4, Col 5\]/);
-  });
+  e2e(
+    'a notebook cell gets the same diagnostic',
+    () => s!,
+    async (s) => {
+      await s.workbench.openFile('validate.ipynb');
+      await s.page.locator('.notebook-editor').first().waitFor({ timeout: 60_000 });
+      await s.page.keyboard.press('Control+Shift+M');
+      const rows = s.page.locator('.markers-panel .monaco-list-row');
+      let texts: string[] = [];
+      // evaluate.py's own HR001 may still be listed (if the test before failed): look for the cell's.
+      const cell = (t: string) => t.includes('HR001') && t.includes('`test_loss`');
+      for (let i = 0; i < 150 && !texts.some(cell); i++) {
+        await s.page.waitForTimeout(200);
+        texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+      }
+      const hit = texts.find(cell);
+      assert.ok(hit, JSON.stringify(texts));
+      assert.match(hit, /`test_loss` accumulates `loss`/);
+      assert.match(hit, /\[Ln 4, Col 5\]/);
+    },
+  );
 
-  e2e('a file not linted is said once in the log, nothing is thrown, and the next file is linted', () => s!, async (s) => {
-    await s.workbench.openFile('deep.py');
-    let log = await s.waitForLog('Headroom.log', /deep\.py: not linted \(nested too deeply\)/);
-    assert.match(log, /deep\.py: not linted \(nested too deeply\)/);
-    // Edits re-lint it (and fail again): said once, not once per keystroke.
-    await s.editor.goToLine(2);
-    await s.page.keyboard.type('# edited\n');
-    await s.page.waitForTimeout(1500);
-    await s.workbench.openFile('big.py');
-    log = await s.waitForLog('Headroom.log', /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576, headroom lint any size\)/);
-    assert.match(log, /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576/);
-    assert.equal(log.match(/deep\.py: not linted/g)?.length, 1, log);
-    assert.doesNotMatch(s.log('exthost.log'), /Maximum call stack|NotLintedError/);
-    await s.workbench.openFile('leak.py');
-    let entries = await s.problems.entries();
-    for (let i = 0; i < 50 && !entries.some((e) => e.includes('`running_sum` accumulates')); i++) {
-      await s.page.waitForTimeout(200);
-      entries = await s.problems.entries();
-    }
-    assert.ok(entries.some((e) => e.includes('HR001') && e.includes('`running_sum` accumulates')), JSON.stringify(entries));
-  });
+  e2e(
+    'a file not linted is said once in the log, nothing is thrown, and the next file is linted',
+    () => s!,
+    async (s) => {
+      await s.workbench.openFile('deep.py');
+      let log = await s.waitForLog('Headroom.log', /deep\.py: not linted \(nested too deeply\)/);
+      assert.match(log, /deep\.py: not linted \(nested too deeply\)/);
+      // Edits re-lint it (and fail again): said once, not once per keystroke.
+      await s.editor.goToLine(2);
+      await s.page.keyboard.type('# edited\n');
+      await s.page.waitForTimeout(1500);
+      await s.workbench.openFile('big.py');
+      log = await s.waitForLog(
+        'Headroom.log',
+        /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576, headroom lint any size\)/,
+      );
+      assert.match(log, /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576/);
+      assert.equal(log.match(/deep\.py: not linted/g)?.length, 1, log);
+      assert.doesNotMatch(s.log('exthost.log'), /Maximum call stack|NotLintedError/);
+      await s.workbench.openFile('leak.py');
+      let entries = await s.problems.entries();
+      for (let i = 0; i < 50 && !entries.some((e) => e.includes('`running_sum` accumulates')); i++) {
+        await s.page.waitForTimeout(200);
+        entries = await s.problems.entries();
+      }
+      assert.ok(
+        entries.some((e) => e.includes('HR001') && e.includes('`running_sum` accumulates')),
+        JSON.stringify(entries),
+      );
+    },
+  );
 });

@@ -29,16 +29,23 @@ interface Line {
 
 /** The library file's lines, from the CLI with that file counted as user code (not from the page). */
 function libraryLines(): Line[] {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--include', `**/${LIBRARY}`, '--json', '--top', '0'], { encoding: 'utf8' });
+  const out = execFileSync(
+    process.execPath,
+    [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--include', `**/${LIBRARY}`, '--json', '--top', '0'],
+    { encoding: 'utf8' },
+  );
   return (JSON.parse(out) as { lines: Line[] }).lines.filter((l) => l.file === `${SITE}/${LIBRARY}`);
 }
 
 /** A stand-in for the library file: comment lines, as many as the frames need. */
-const standIn = (lines: number): string => Array.from({ length: lines }, (_, i) => `# stand-in for ${LIBRARY}, line ${i + 1}`).join('\n') + '\n';
+const standIn = (lines: number): string =>
+  Array.from({ length: lines }, (_, i) => `# stand-in for ${LIBRARY}, line ${i + 1}`).join('\n') + '\n';
 
 /** The modules' bytes from the CLI (not from the page under test). */
 function cliModules(): Map<string, number> {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--by', 'module', '--json'], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--by', 'module', '--json'], {
+    encoding: 'utf8',
+  });
   return new Map((JSON.parse(out) as { by_module: { modules: Mod[] } }).by_module.modules.map((m) => [m.path, m.inclusive_bytes]));
 }
 
@@ -63,51 +70,68 @@ describe('memory by module in the Headroom view', () => {
 
   const rows = (s: Session) => s.page.locator('.pane-body .monaco-list-row');
   const expand = async (s: Session, label: string) => {
-    const row = rows(s).filter({ has: s.page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
+    const row = rows(s)
+      .filter({ has: s.page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) })
+      .first();
     await row.waitFor({ timeout: 60_000 });
     if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
     await s.page.waitForFunction((el) => el?.getAttribute('aria-expanded') === 'true', await row.elementHandle(), { timeout: 30_000 });
   };
   const labels = async (s: Session) => (await rows(s).locator('.label-name').allInnerTexts()).map((t) => t.trim());
 
-  e2e('the By-module tree lists the model’s modules with their bytes, nested as in the model', () => s!, async (s) => {
-    await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
-    await s.workbench.answerFileDialog(join(s.workspace, 'hf_trainer.pickle.gz'));
-    await s.page.locator('.activitybar .action-item a[aria-label^="Headroom"]').first().click();
-    await expand(s, 'By module');
-    const transformer = `${formatBytes(mods.get('transformer')!)} transformer`;
-    await expand(s, transformer);
-    const h = `${formatBytes(mods.get('transformer.h')!)} h`;
-    await expand(s, h);
-    // A row reads as expanded before the tree has rendered its children (they come from the host): read until they are there.
-    const want = [`${formatBytes(mods.get('lm_head')!)} lm_head`, ...[0, 5].map((i) => `${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`)];
-    let shown = await labels(s);
-    for (let i = 0; i < 150 && !want.every((w) => shown.includes(w)); i++) {
-      await s.page.waitForTimeout(200);
-      shown = await labels(s);
-    }
-    assert.ok(shown.includes(`${formatBytes(mods.get('lm_head')!)} lm_head`), JSON.stringify(shown));
-    for (const i of [0, 5]) assert.ok(shown.includes(`${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`), JSON.stringify(shown));
-  });
+  e2e(
+    'the By-module tree lists the model’s modules with their bytes, nested as in the model',
+    () => s!,
+    async (s) => {
+      await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+      await s.workbench.answerFileDialog(join(s.workspace, 'hf_trainer.pickle.gz'));
+      await s.page.locator('.activitybar .action-item a[aria-label^="Headroom"]').first().click();
+      await expand(s, 'By module');
+      const transformer = `${formatBytes(mods.get('transformer')!)} transformer`;
+      await expand(s, transformer);
+      const h = `${formatBytes(mods.get('transformer.h')!)} h`;
+      await expand(s, h);
+      // A row reads as expanded before the tree has rendered its children (they come from the host): read until they are there.
+      const want = [
+        `${formatBytes(mods.get('lm_head')!)} lm_head`,
+        ...[0, 5].map((i) => `${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`),
+      ];
+      let shown = await labels(s);
+      for (let i = 0; i < 150 && !want.every((w) => shown.includes(w)); i++) {
+        await s.page.waitForTimeout(200);
+        shown = await labels(s);
+      }
+      assert.ok(shown.includes(`${formatBytes(mods.get('lm_head')!)} lm_head`), JSON.stringify(shown));
+      for (const i of [0, 5]) assert.ok(shown.includes(`${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`), JSON.stringify(shown));
+    },
+  );
 
-  e2e('the summary page lists the modules with the same bytes, indented under their parents', () => s!, async (s) => {
-    const page = webviewContent(s.page);
-    for (const path of ['transformer', 'transformer.h.0', 'lm_head']) {
-      const row = page.locator(`table.modules tr[data-module="${path}"]`);
-      await row.waitFor({ timeout: 60_000 });
-      assert.equal((await row.locator('td').first().innerText()).trim(), formatBytes(mods.get(path)!), path);
-    }
-    assert.equal((await page.locator('table.modules tr[data-module="transformer.h.0"] td').last().innerText()).trim(), '0');
-  });
+  e2e(
+    'the summary page lists the modules with the same bytes, indented under their parents',
+    () => s!,
+    async (s) => {
+      const page = webviewContent(s.page);
+      for (const path of ['transformer', 'transformer.h.0', 'lm_head']) {
+        const row = page.locator(`table.modules tr[data-module="${path}"]`);
+        await row.waitFor({ timeout: 60_000 });
+        assert.equal((await row.locator('td').first().innerText()).trim(), formatBytes(mods.get(path)!), path);
+      }
+      assert.equal((await page.locator('table.modules tr[data-module="transformer.h.0"] td').last().innerText()).trim(), '0');
+    },
+  );
 
-  e2e('the library file holding the most, opened from the workspace, shows its decorations', () => s!, async (s) => {
-    const top = lib.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
-    await s.page.locator('.activitybar .action-item a[aria-label^="Explorer"]').first().click();
-    await s.workbench.openFile('modeling_gpt2.py');
-    await s.editor.goToLine(top.line);
-    const decos = await s.editor.afterDecorationsWith(formatBytes(top.self_bytes));
-    const onTop = decos.find((d) => d.line === top.line);
-    assert.ok(onTop, `a decoration on line ${top.line}: ${JSON.stringify(decos)}`);
-    assert.match(onTop.text, new RegExp(formatBytes(top.self_bytes).replace('.', '\\.')));
-  });
+  e2e(
+    'the library file holding the most, opened from the workspace, shows its decorations',
+    () => s!,
+    async (s) => {
+      const top = lib.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
+      await s.page.locator('.activitybar .action-item a[aria-label^="Explorer"]').first().click();
+      await s.workbench.openFile('modeling_gpt2.py');
+      await s.editor.goToLine(top.line);
+      const decos = await s.editor.afterDecorationsWith(formatBytes(top.self_bytes));
+      const onTop = decos.find((d) => d.line === top.line);
+      assert.ok(onTop, `a decoration on line ${top.line}: ${JSON.stringify(decos)}`);
+      assert.match(onTop.text, new RegExp(formatBytes(top.self_bytes).replace('.', '\\.')));
+    },
+  );
 });

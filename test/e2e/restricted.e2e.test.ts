@@ -21,12 +21,16 @@ describe('Headroom in Restricted Mode', () => {
     await s?.close();
   });
 
-  e2e('the folder is untrusted, and a snapshot still opens with PyTorch’s peak', () => s!, async (s) => {
-    await s.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 60_000 });
-    await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
-    await s.workbench.answerFileDialog(join(s.workspace, 'oom_plain.pickle'));
-    const peak = webviewContent(s.page).locator('[data-fact="peak"]');
-    await peak.waitFor({ timeout: 60_000 });
-    assert.equal(Number(await peak.getAttribute('data-bytes')), TRUTH.requested_bytes_peak);
-  });
+  e2e(
+    'the folder is untrusted, and a snapshot still opens with PyTorch’s peak',
+    () => s!,
+    async (s) => {
+      await s.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 60_000 });
+      await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
+      await s.workbench.answerFileDialog(join(s.workspace, 'oom_plain.pickle'));
+      const peak = webviewContent(s.page).locator('[data-fact="peak"]');
+      await peak.waitFor({ timeout: 60_000 });
+      assert.equal(Number(await peak.getAttribute('data-bytes')), TRUTH.requested_bytes_peak);
+    },
+  );
 });

@@ -23,8 +23,12 @@ const SNAPSHOT = join(ROOT, 'test', 'fixtures', 'snapshots', 'e2e_train_b64.pick
 
 /** The top line of train.py at the snapshot's peak, as `headroom analyze --json` reports it. */
 function topLine(): { line: number; self_bytes: number } {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--json', '--top', '0'], { encoding: 'utf8' });
-  const lines = (JSON.parse(out) as { lines: { file: string; line: number; self_bytes: number }[] }).lines.filter((l) => l.file.endsWith('/train.py'));
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'analyze', SNAPSHOT, '--json', '--top', '0'], {
+    encoding: 'utf8',
+  });
+  const lines = (JSON.parse(out) as { lines: { file: string; line: number; self_bytes: number }[] }).lines.filter((l) =>
+    l.file.endsWith('/train.py'),
+  );
   return lines.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
 }
 
@@ -56,94 +60,127 @@ describe('a run with live memory in the status bar', () => {
     await s?.close();
   });
 
-  e2e('the status bar shows allocated / reserved and the peak of the run', () => s!, async (s) => {
-    await s.workbench.openFile('replay_run.py');
-    // Started from the code lens above `if __name__ == "__main__":`.
-    const lens = s.page.locator('.editor-instance .codelens-decoration a', { hasText: 'Run with Memory Tracking' }).first();
-    await lens.waitFor({ timeout: 60_000 });
-    assert.deepEqual(await s.editor.codeLenses(), ['Run with Memory Tracking']);
-    await lens.click();
-    const last = samples.at(-1)!;
-    const peak = Math.max(...samples.map((x) => x.max_allocated));
-    const expected = `${gib(last.allocated)} / ${gib(last.reserved)} GiB ▲${gib(peak)}`;
-    const item = s.page.locator('.statusbar-item', { hasText: ' GiB ▲' }).first();
-    await s.page.waitForFunction(
-      (want) => [...document.querySelectorAll('.statusbar-item')].some((e) => (e as HTMLElement).innerText.trim() === want),
-      expected,
-      { timeout: 60_000 },
-    );
-    assert.equal((await item.innerText()).trim(), expected);
-    // The run folder was made by the launcher, with the command it ran.
-    const runs = join(s.workspace, '.headroom', 'runs');
-    assert.ok(existsSync(runs));
-    const [run] = readdirSync(runs);
-    const launch = JSON.parse(readFileSync(join(runs, run!, 'launch.json'), 'utf8')) as { command: string[]; launcher: string };
-    assert.equal(launch.launcher, 'vscode');
-    assert.ok(launch.command.at(-1)!.endsWith('replay_run.py'));
-  });
+  e2e(
+    'the status bar shows allocated / reserved and the peak of the run',
+    () => s!,
+    async (s) => {
+      await s.workbench.openFile('replay_run.py');
+      // Started from the code lens above `if __name__ == "__main__":`.
+      const lens = s.page.locator('.editor-instance .codelens-decoration a', { hasText: 'Run with Memory Tracking' }).first();
+      await lens.waitFor({ timeout: 60_000 });
+      assert.deepEqual(await s.editor.codeLenses(), ['Run with Memory Tracking']);
+      await lens.click();
+      const last = samples.at(-1)!;
+      const peak = Math.max(...samples.map((x) => x.max_allocated));
+      const expected = `${gib(last.allocated)} / ${gib(last.reserved)} GiB ▲${gib(peak)}`;
+      const item = s.page.locator('.statusbar-item', { hasText: ' GiB ▲' }).first();
+      await s.page.waitForFunction(
+        (want) => [...document.querySelectorAll('.statusbar-item')].some((e) => (e as HTMLElement).innerText.trim() === want),
+        expected,
+        { timeout: 60_000 },
+      );
+      assert.equal((await item.innerText()).trim(), expected);
+      // The run folder was made by the launcher, with the command it ran.
+      const runs = join(s.workspace, '.headroom', 'runs');
+      assert.ok(existsSync(runs));
+      const [run] = readdirSync(runs);
+      const launch = JSON.parse(readFileSync(join(runs, run!, 'launch.json'), 'utf8')) as { command: string[]; launcher: string };
+      assert.equal(launch.launcher, 'vscode');
+      assert.ok(launch.command.at(-1)!.endsWith('replay_run.py'));
+    },
+  );
 
-  e2e('while it runs, the peak snapshot it writes is put onto the code', () => s!, async (s) => {
-    const top = topLine();
-    await s.workbench.openFile('train.py');
-    // The terminal takes half the window: bring the line into view (only rendered lines are read).
-    await s.editor.goToLine(top.line);
-    let decos = await s.editor.afterDecorations();
-    for (let i = 0; i < 100 && !decos.some((d) => d.line === top.line); i++) {
-      await s.page.waitForTimeout(200);
-      decos = await s.editor.afterDecorations();
-    }
-    const onTop = decos.find((d) => d.line === top.line);
-    assert.ok(onTop, `no decoration on train.py:${top.line}: ${JSON.stringify(decos)}`);
-    assert.match(onTop.text, /^▲ ?[\d.]+ \S+$/);
-    // Still running: the status bar shows live figures, not the ended run's peak.
-    assert.ok(await s.page.locator('.statusbar-item', { hasText: ' GiB ▲' }).count());
-  });
+  e2e(
+    'while it runs, the peak snapshot it writes is put onto the code',
+    () => s!,
+    async (s) => {
+      const top = topLine();
+      await s.workbench.openFile('train.py');
+      // The terminal takes half the window: bring the line into view (only rendered lines are read).
+      await s.editor.goToLine(top.line);
+      let decos = await s.editor.afterDecorations();
+      for (let i = 0; i < 100 && !decos.some((d) => d.line === top.line); i++) {
+        await s.page.waitForTimeout(200);
+        decos = await s.editor.afterDecorations();
+      }
+      const onTop = decos.find((d) => d.line === top.line);
+      assert.ok(onTop, `no decoration on train.py:${top.line}: ${JSON.stringify(decos)}`);
+      assert.match(onTop.text, /^▲ ?[\d.]+ \S+$/);
+      // Still running: the status bar shows live figures, not the ended run's peak.
+      assert.ok(await s.page.locator('.statusbar-item', { hasText: ' GiB ▲' }).count());
+    },
+  );
 
-  e2e('the timeline follows the run live, and a hidden panel gets everything again when shown', () => s!, async (s) => {
-    const liveState = async (f: Frame) =>
-      f.evaluate(() => {
-        const l = (window as unknown as { __timeline: { live: { t: number[]; reserved: number[]; active: boolean } } }).__timeline.live;
-        return { n: l.t.length, maxReserved: Math.max(...l.reserved), active: l.active, title: document.querySelector('h1')!.textContent };
-      });
-    const want = { n: samples.length, maxReserved: Math.max(...samples.map((x) => x.reserved)) };
-    await s.workbench.runCommand('Headroom: Show Memory Timeline');
-    let f = await timelineFrame(s.page);
-    await f.waitForFunction((n) => (window as unknown as { __timeline: { live: { t: number[] } } }).__timeline.live.t.length >= n, want.n, { timeout: 30_000 });
-    let got = await liveState(f);
-    assert.deepEqual({ n: got.n, maxReserved: got.maxReserved }, want);
-    assert.match(got.title ?? '', /replay_run\.py .*— live/);
-    // Hidden (another editor on top of it in its group), then shown again: the page was discarded
-    // and asks for everything on `ready`.
-    await s.workbench.openFile('train.py');
-    await s.workbench.runCommand('Headroom: Show Memory Timeline');
-    f = await timelineFrame(s.page);
-    await f.waitForFunction((n) => (window as unknown as { __timeline: { live: { t: number[] } } }).__timeline.live.t.length >= n, want.n, { timeout: 30_000 });
-    got = await liveState(f);
-    assert.deepEqual({ n: got.n, maxReserved: got.maxReserved }, want);
-    assert.ok(Number(await f.locator('canvas.plot').getAttribute('data-drawn')) > 0);
-  });
+  e2e(
+    'the timeline follows the run live, and a hidden panel gets everything again when shown',
+    () => s!,
+    async (s) => {
+      const liveState = async (f: Frame) =>
+        f.evaluate(() => {
+          const l = (window as unknown as { __timeline: { live: { t: number[]; reserved: number[]; active: boolean } } }).__timeline.live;
+          return {
+            n: l.t.length,
+            maxReserved: Math.max(...l.reserved),
+            active: l.active,
+            title: document.querySelector('h1')!.textContent,
+          };
+        });
+      const want = { n: samples.length, maxReserved: Math.max(...samples.map((x) => x.reserved)) };
+      await s.workbench.runCommand('Headroom: Show Memory Timeline');
+      let f = await timelineFrame(s.page);
+      await f.waitForFunction(
+        (n) => (window as unknown as { __timeline: { live: { t: number[] } } }).__timeline.live.t.length >= n,
+        want.n,
+        { timeout: 30_000 },
+      );
+      let got = await liveState(f);
+      assert.deepEqual({ n: got.n, maxReserved: got.maxReserved }, want);
+      assert.match(got.title ?? '', /replay_run\.py .*— live/);
+      // Hidden (another editor on top of it in its group), then shown again: the page was discarded
+      // and asks for everything on `ready`.
+      await s.workbench.openFile('train.py');
+      await s.workbench.runCommand('Headroom: Show Memory Timeline');
+      f = await timelineFrame(s.page);
+      await f.waitForFunction(
+        (n) => (window as unknown as { __timeline: { live: { t: number[] } } }).__timeline.live.t.length >= n,
+        want.n,
+        { timeout: 30_000 },
+      );
+      got = await liveState(f);
+      assert.deepEqual({ n: got.n, maxReserved: got.maxReserved }, want);
+      assert.ok(Number(await f.locator('canvas.plot').getAttribute('data-drawn')) > 0);
+    },
+  );
 
-  e2e('when the run ends, the status bar keeps its peak and the exit code is recorded', () => s!, async (s) => {
-    const peak = Math.max(...samples.map((x) => x.max_allocated));
-    const runs = join(s.workspace, '.headroom', 'runs');
-    const [run] = readdirSync(runs);
-    await s.page.locator('.statusbar-item', { hasText: 'peak' }).first().waitFor({ timeout: 90_000 });
-    const text = (await s.page.locator('.statusbar-item', { hasText: 'peak' }).first().innerText()).trim();
-    assert.match(text, new RegExp(`peak ${(peak / 2 ** 30).toFixed(2)} GiB`));
-    const launch = JSON.parse(readFileSync(join(runs, run!, 'launch.json'), 'utf8')) as { exit_code: number; status: string };
-    assert.equal(launch.status, 'ended');
-    assert.equal(launch.exit_code, 0);
-    // The run's summary names the top line of the snapshot it wrote.
-    await s.page.locator('.notification-toast', { hasText: 'ended (exit code 0)' }).first().waitFor({ timeout: 60_000 });
-    const note = (await s.workbench.notifications()).find((n) => n.includes('ended (exit code 0)'));
-    assert.match(note ?? '', new RegExp(`top line train\\.py:${topLine().line} `));
-  });
+  e2e(
+    'when the run ends, the status bar keeps its peak and the exit code is recorded',
+    () => s!,
+    async (s) => {
+      const peak = Math.max(...samples.map((x) => x.max_allocated));
+      const runs = join(s.workspace, '.headroom', 'runs');
+      const [run] = readdirSync(runs);
+      await s.page.locator('.statusbar-item', { hasText: 'peak' }).first().waitFor({ timeout: 90_000 });
+      const text = (await s.page.locator('.statusbar-item', { hasText: 'peak' }).first().innerText()).trim();
+      assert.match(text, new RegExp(`peak ${(peak / 2 ** 30).toFixed(2)} GiB`));
+      const launch = JSON.parse(readFileSync(join(runs, run!, 'launch.json'), 'utf8')) as { exit_code: number; status: string };
+      assert.equal(launch.status, 'ended');
+      assert.equal(launch.exit_code, 0);
+      // The run's summary names the top line of the snapshot it wrote.
+      await s.page.locator('.notification-toast', { hasText: 'ended (exit code 0)' }).first().waitFor({ timeout: 60_000 });
+      const note = (await s.workbench.notifications()).find((n) => n.includes('ended (exit code 0)'));
+      assert.match(note ?? '', new RegExp(`top line train\\.py:${topLine().line} `));
+    },
+  );
 
-  e2e('a run that never used CUDA: the status bar says nothing was recorded, not a peak of 0', () => s!, async (s) => {
-    await s.workbench.openFile('no_cuda.py');
-    await s.workbench.runCommand('Headroom: Run Python File with Memory Tracking');
-    const item = s.page.locator('.statusbar-item', { hasText: 'nothing recorded' }).first();
-    await item.waitFor({ timeout: 90_000 });
-    assert.equal(await s.page.locator('.statusbar-item', { hasText: /peak 0\.00 GiB/ }).count(), 0);
-  });
+  e2e(
+    'a run that never used CUDA: the status bar says nothing was recorded, not a peak of 0',
+    () => s!,
+    async (s) => {
+      await s.workbench.openFile('no_cuda.py');
+      await s.workbench.runCommand('Headroom: Run Python File with Memory Tracking');
+      const item = s.page.locator('.statusbar-item', { hasText: 'nothing recorded' }).first();
+      await item.waitFor({ timeout: 90_000 });
+      assert.equal(await s.page.locator('.statusbar-item', { hasText: /peak 0\.00 GiB/ }).count(), 0);
+    },
+  );
 });

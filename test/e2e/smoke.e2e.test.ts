@@ -7,7 +7,10 @@ import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
 
 const FIXTURE = join(__dirname, '..', 'fixtures', 'snapshots', 'shared', 'mlp_train.pickle');
-const TRUTH = JSON.parse(readFileSync(FIXTURE.replace(/\.pickle$/, '.truth.json'), 'utf8')) as { requested_bytes_peak: number; requested_bytes_current: number };
+const TRUTH = JSON.parse(readFileSync(FIXTURE.replace(/\.pickle$/, '.truth.json'), 'utf8')) as {
+  requested_bytes_peak: number;
+  requested_bytes_current: number;
+};
 
 describe('Headroom in a real VS Code (code-server)', () => {
   let s: Session | undefined;
@@ -48,7 +51,7 @@ describe('Headroom in a real VS Code (code-server)', () => {
     assert.ok((await view.locator('table tr').count()) > 0, 'lines are listed');
   });
 
-  e2e('the integrated terminal has the headroom command (the extension\'s own CLI)', session, async (s) => {
+  e2e("the integrated terminal has the headroom command (the extension's own CLI)", session, async (s) => {
     const out = join(s.workspace, 'headroom-version.txt');
     await s.workbench.runCommand('Terminal: Create New Terminal');
     await s.page.locator('.terminal-wrapper.active .xterm').waitFor({ timeout: 30_000 });
@@ -62,5 +65,4 @@ describe('Headroom in a real VS Code (code-server)', () => {
     }
     assert.equal(text, `headroom ${version}\n`);
   });
-
 });

@@ -46,7 +46,14 @@ function bundleWorker(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { buildSync } = require('esbuild') as typeof import('esbuild');
   const out = join(ROOT, 'out', 'fuzz', 'worker.js');
-  buildSync({ entryPoints: [join(__dirname, 'worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'warning' });
+  buildSync({
+    entryPoints: [join(__dirname, 'worker.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: out,
+    logLevel: 'warning',
+  });
   return out;
 }
 
@@ -69,7 +76,10 @@ async function main(): Promise<void> {
       if (from >= to) return res();
       const current = new Int32Array(new SharedArrayBuffer(4));
       Atomics.store(current, 0, from);
-      const worker = new Worker(workerFile, { workerData: { seeds, from, to, baseSeed, current, stop, modes, scratch, baseRun: BASE_RUN }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+      const worker = new Worker(workerFile, {
+        workerData: { seeds, from, to, baseSeed, current, stop, modes, scratch, baseRun: BASE_RUN },
+        resourceLimits: { maxOldGenerationSizeMb: 1024 },
+      });
       let last = Date.now();
       let lastCase = from;
       let resumeAt = -1;
@@ -81,7 +91,13 @@ async function main(): Promise<void> {
         } else if (Date.now() - last > HANG_MS) {
           // One case ran for HANG_MS without finishing (a busy machine slows everything, so the
           // limit is generous): record it and go on after it.
-          crashes.push({ k, fixture: seeds[k % seeds.length]!.name, seed: (baseSeed + k * 2654435761) | 0, strategy: '?', error: `hang: one case ran over ${HANG_MS / 1000}s` });
+          crashes.push({
+            k,
+            fixture: seeds[k % seeds.length]!.name,
+            seed: (baseSeed + k * 2654435761) | 0,
+            strategy: '?',
+            error: `hang: one case ran over ${HANG_MS / 1000}s`,
+          });
           resumeAt = k + 1;
           void worker.terminate();
         }
@@ -99,7 +115,13 @@ async function main(): Promise<void> {
       });
       worker.on('error', (e) => {
         const k = Atomics.load(current, 0);
-        crashes.push({ k, fixture: seeds[k % seeds.length]!.name, seed: (baseSeed + k * 2654435761) | 0, strategy: '?', error: `worker died: ${e.stack ?? e}` });
+        crashes.push({
+          k,
+          fixture: seeds[k % seeds.length]!.name,
+          seed: (baseSeed + k * 2654435761) | 0,
+          strategy: '?',
+          error: `worker died: ${e.stack ?? e}`,
+        });
         resumeAt = k + 1;
       });
       worker.on('exit', () => {
@@ -113,10 +135,16 @@ async function main(): Promise<void> {
   rmSync(scratch, { recursive: true, force: true });
   const hangs = crashes.filter((c) => c.error.startsWith('hang')).length;
   const deaths = crashes.filter((c) => c.error.startsWith('worker died')).length;
-  console.log(`\nfuzzed ${done} inputs (modes ${modes.join(', ')}; ${seeds.length} real snapshots, run folder ${BASE_RUN.slice(ROOT.length + 1)}) in ${secs.toFixed(0)} s, ${(done / secs).toFixed(0)}/s, with ${workers} workers (seed ${baseSeed})`);
+  console.log(
+    `\nfuzzed ${done} inputs (modes ${modes.join(', ')}; ${seeds.length} real snapshots, run folder ${BASE_RUN.slice(ROOT.length + 1)}) in ${secs.toFixed(0)} s, ${(done / secs).toFixed(0)}/s, with ${workers} workers (seed ${baseSeed})`,
+  );
   console.log(`  untyped errors ${crashes.length - hangs - deaths}, crashes (worker deaths) ${deaths}, hangs ${hangs}`);
   console.log(`  parsed and analyzed: ${ok}`);
-  console.log(`  typed errors: ${Object.entries(codes).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+  console.log(
+    `  typed errors: ${Object.entries(codes)
+      .map(([c, n]) => `${c} ${n}`)
+      .join(', ')}`,
+  );
   console.log(`  crashes (untyped errors, hangs, worker deaths): ${crashes.length}`);
   if (crashes.length) {
     const dir = join(ROOT, 'test', 'fuzz', 'crashes');

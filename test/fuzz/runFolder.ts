@@ -43,7 +43,8 @@ function wrongTypes(text: string, r: () => number): string {
       if (r() < 0.3) return JSON.stringify(pick(WRONG));
       const walk = (v: unknown): unknown => {
         if (Array.isArray(v)) return v.map(walk);
-        if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, r() < 0.2 ? pick(WRONG) : walk(x)]));
+        if (typeof v === 'object' && v !== null)
+          return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, r() < 0.2 ? pick(WRONG) : walk(x)]));
         return v;
       };
       return JSON.stringify(walk(o));
@@ -79,7 +80,10 @@ export class RunFolderFuzz {
     const targets = [...SIDE, this.snapshot];
     for (let n = 1 + Math.floor(r() * 3); n > 0; n--) {
       const f = targets[Math.floor(r() * targets.length)]!;
-      const how = f === this.snapshot ? (['bytes', 'bytes', 'fifo', 'devzero', 'rename'] as const)[Math.floor(r() * 5)]! : HOW[Math.floor(r() * HOW.length)]!;
+      const how =
+        f === this.snapshot
+          ? (['bytes', 'bytes', 'fifo', 'devzero', 'rename'] as const)[Math.floor(r() * 5)]!
+          : HOW[Math.floor(r() * HOW.length)]!;
       did.push(`${f}:${how}`);
       const p = join(dir, f);
       const original = this.base[f] ?? new TextEncoder().encode('{"type":"log","message":"m"}\n');

@@ -53,7 +53,12 @@ function analyze(s: Snapshot, path?: string): void {
 }
 
 /** One case; returns the strategy (for the report) after it ran. Throws what the engine threw. */
-async function one(mode: Mode, seed: number, f: { bytes: Uint8Array }, report: (strategy: string, bytes?: Uint8Array) => void): Promise<void> {
+async function one(
+  mode: Mode,
+  seed: number,
+  f: { bytes: Uint8Array },
+  report: (strategy: string, bytes?: Uint8Array) => void,
+): Promise<void> {
   if (mode === 'pickle') {
     const { bytes, strategy } = mutate(f.bytes, seed);
     report(strategy, bytes);
@@ -97,7 +102,16 @@ async function main(): Promise<void> {
       ok++;
     } catch (e) {
       if (isSnapshotError(e)) codes[e.code] = (codes[e.code] ?? 0) + 1;
-      else parentPort!.postMessage({ type: 'crash', k, fixture: mode === 'run' ? 'run folder' : f.name, seed, strategy: `${mode}: ${strategy}`, error: (e as Error)?.stack ?? String(e), bytes });
+      else
+        parentPort!.postMessage({
+          type: 'crash',
+          k,
+          fixture: mode === 'run' ? 'run folder' : f.name,
+          seed,
+          strategy: `${mode}: ${strategy}`,
+          error: (e as Error)?.stack ?? String(e),
+          bytes,
+        });
     }
     if (++batch === 200) flush();
   }

@@ -25,7 +25,10 @@ const fresh = () => mkdtempSync(join(tmpdir(), 'headroom-gpu-harm-'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Runs the dumps workload; SIGTERM once `ready()` says so; resolves with how it ended. */
-function killWhen(env: NodeJS.ProcessEnv, ready: (out: string) => boolean): Promise<{ signal: string | null; code: number | null; ms: number }> {
+function killWhen(
+  env: NodeJS.ProcessEnv,
+  ready: (out: string) => boolean,
+): Promise<{ signal: string | null; code: number | null; ms: number }> {
   return new Promise((res) => {
     const child = spawn('python3', [HARM, 'dumps'], { env, cwd: WORK, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -55,9 +58,20 @@ describe('the agent never harms a GPU workload', { skip: SKIP }, () => {
     for (let i = 0; i < 10; i++) {
       const runs = fresh();
       // Full recording: in the default (windows) mode no peak snapshot is written past the first steps.
-      const env = { ...base, PYTHONPATH: AGENT, HEADROOM_AGENT: '1', HEADROOM_RECORD: 'full', HEADROOM_RUNS_DIR: runs, HEADROOM_RUN_ID: 'r', HEADROOM_PEAK_MARGIN: '0', HEADROOM_PEAK_INTERVAL_S: '0', HEADROOM_SAMPLE_MS: '10' };
+      const env = {
+        ...base,
+        PYTHONPATH: AGENT,
+        HEADROOM_AGENT: '1',
+        HEADROOM_RECORD: 'full',
+        HEADROOM_RUNS_DIR: runs,
+        HEADROOM_RUN_ID: 'r',
+        HEADROOM_PEAK_MARGIN: '0',
+        HEADROOM_PEAK_INTERVAL_S: '0',
+        HEADROOM_SAMPLE_MS: '10',
+      };
       // Past step 20 the trace is long; the kill lands while a peak snapshot is being written.
-      const dumping = () => existsSync(join(runs, 'r')) && readdirSync(join(runs, 'r')).some((f) => /^\.snapshot-peak\.pickle\.\d+\.tmp$/.test(f));
+      const dumping = () =>
+        existsSync(join(runs, 'r')) && readdirSync(join(runs, 'r')).some((f) => /^\.snapshot-peak\.pickle\.\d+\.tmp$/.test(f));
       const a = await killWhen(env, (out) => /^step 2\d$/m.test(out) && dumping());
       assert.equal(a.signal, 'SIGTERM', JSON.stringify(a));
       agent.push(a.ms);
@@ -65,7 +79,9 @@ describe('the agent never harms a GPU workload', { skip: SKIP }, () => {
       assert.equal(p.signal, 'SIGTERM');
       plain.push(p.ms);
     }
-    t.diagnostic(`death after SIGTERM, median of 10: plain ${median(plain).toFixed(1)} ms, agent mid-dump ${median(agent).toFixed(1)} ms (max ${Math.max(...agent).toFixed(1)})`);
+    t.diagnostic(
+      `death after SIGTERM, median of 10: plain ${median(plain).toFixed(1)} ms, agent mid-dump ${median(agent).toFixed(1)} ms (max ${Math.max(...agent).toFixed(1)})`,
+    );
   });
 
   it('a torch.compile run leaves exactly one process folder with snapshots', () => {
@@ -80,13 +96,21 @@ describe('the agent never harms a GPU workload', { skip: SKIP }, () => {
   it('torch.multiprocessing.spawn(nprocs=2) on one GPU: two rank folders, each peak equal to its rank’s PyTorch figure', async () => {
     const out = fresh();
     const log = join(out, 'truth');
-    const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, '--', 'python3', HARM, 'spawn', '2', log], { encoding: 'utf8', cwd: WORK });
+    const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, '--', 'python3', HARM, 'spawn', '2', log], {
+      encoding: 'utf8',
+      cwd: WORK,
+    });
     assert.equal(r.status, 0, r.stderr);
-    const folders = readdirSync(out).filter((d) => !d.startsWith('truth')).sort();
+    const folders = readdirSync(out)
+      .filter((d) => !d.startsWith('truth'))
+      .sort();
     const ranks = folders.filter((d) => /-rank[01]$/.test(d));
     assert.equal(ranks.length, 2, folders.join(' '));
     const run = readRun(join(out, ranks[0]!));
-    assert.deepEqual(run.processes.map((p) => p.rank), [0, 1]);
+    assert.deepEqual(
+      run.processes.map((p) => p.rank),
+      [0, 1],
+    );
     for (const p of run.processes) {
       const truth = JSON.parse(readFileSync(`${log}.rank${p.rank}.json`, 'utf8')) as { requested_bytes_peak: number };
       const s = await loadSnapshotFile(bestSnapshot(p)!.path);
@@ -99,7 +123,11 @@ describe('the agent never harms a GPU workload', { skip: SKIP }, () => {
       const plain = spawnSync('python3', ['-W', 'always::DeprecationWarning', HARM, 'loader', method], { encoding: 'utf8', cwd: WORK });
       const out = fresh();
       const env = { ...process.env, PYTHONPATH: AGENT, HEADROOM_AGENT: '1', HEADROOM_RUNS_DIR: out, HEADROOM_RUN_ID: 'r' };
-      const agent = spawnSync('python3', ['-W', 'always::DeprecationWarning', HARM, 'loader', method], { encoding: 'utf8', cwd: WORK, env });
+      const agent = spawnSync('python3', ['-W', 'always::DeprecationWarning', HARM, 'loader', method], {
+        encoding: 'utf8',
+        cwd: WORK,
+        env,
+      });
       assert.equal(plain.status, 0, plain.stderr);
       const same = (e: string) => e.replace(/pid=\d+/g, 'pid=N'); // Python 3.12's fork warning names the pid
       assert.deepEqual([agent.status, agent.stdout, same(agent.stderr)], [plain.status, plain.stdout, same(plain.stderr)]);

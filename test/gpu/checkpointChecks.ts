@@ -26,19 +26,37 @@ function frameLine(s: Snapshot, file: string, name: string): number {
 /** `workloads`: capture/scale/workloads.py, whose loop line is the GPT's site. */
 export async function checkpointRows(dir: string, bases: Bases, workloads: string): Promise<CheckpointRow[]> {
   const rows: CheckpointRow[] = [];
-  const loop = readFileSync(workloads, 'utf8').split('\n').findIndex((l) => l.includes('torch.utils.checkpoint.checkpoint(b, x')) + 1;
+  const loop =
+    readFileSync(workloads, 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('torch.utils.checkpoint.checkpoint(b, x')) + 1;
   for (const w of ['gpt', 'vit']) {
     const b = bases[w]!.batch;
     const s = await loadSnapshotFile(join(dir, `${w}-b${b}.pickle.gz`));
-    const site = w === 'gpt' ? { file: 'workloads.py', line: loop } : { file: 'torch/nn/modules/container.py', line: frameLine(s, 'torch/nn/modules/container.py', 'forward') };
+    const site =
+      w === 'gpt'
+        ? { file: 'workloads.py', line: loop }
+        : { file: 'torch/nn/modules/container.py', line: frameLine(s, 'torch/nn/modules/container.py', 'forward') };
     const p = predictCheckpoint(s, analyzeDevice(s, 0), site);
     const rerun = JSON.parse(readFileSync(join(dir, `${w}-b${b}-ckpt.json`), 'utf8')) as { requested_peak: number; reserved_peak: number };
-    rows.push({ workload: w, site: `${site.file}:${site.line}`, requested: [p.requestedPeak, rerun.requested_peak], reserved: [p.reservedPeak ?? NaN, rerun.reserved_peak] });
+    rows.push({
+      workload: w,
+      site: `${site.file}:${site.line}`,
+      requested: [p.requestedPeak, rerun.requested_peak],
+      reserved: [p.reservedPeak ?? NaN, rerun.reserved_peak],
+    });
   }
   return rows;
 }
 
 export function checkpointTable(rows: readonly CheckpointRow[]): string {
   const pct = (x: [number, number]) => `${(relError(x) * 100).toFixed(2)} %`;
-  return ['| workload | checkpointed calls at | requested predicted | rerun | error | reserved predicted | rerun | error |', '|---|---|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.workload} | ${r.site} | ${r.requested[0]} | ${r.requested[1]} | ${pct(r.requested)} | ${r.reserved[0]} | ${r.reserved[1]} | ${pct(r.reserved)} |`)].join('\n');
+  return [
+    '| workload | checkpointed calls at | requested predicted | rerun | error | reserved predicted | rerun | error |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.workload} | ${r.site} | ${r.requested[0]} | ${r.requested[1]} | ${pct(r.requested)} | ${r.reserved[0]} | ${r.reserved[1]} | ${pct(r.reserved)} |`,
+    ),
+  ].join('\n');
 }

@@ -17,17 +17,23 @@ const ROOT = process.env.HEADROOM_ROOT ?? resolve(__dirname, '..', '..');
 const CLI = process.env.HEADROOM_CLI ?? join(ROOT, 'dist', 'cli.js');
 const WORK = join(ROOT, 'test', 'gpu', 'workloads');
 
-
 const GPU = cudaAvailable();
 const SKIP = GPU ? false : NO_GPU;
 
 function headroomRun(out: string, args: string[], cmd: string[]) {
-  const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, ...args, '--', ...cmd], { encoding: 'utf8', cwd: WORK, maxBuffer: 1 << 28 });
+  const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, ...args, '--', ...cmd], {
+    encoding: 'utf8',
+    cwd: WORK,
+    maxBuffer: 1 << 28,
+  });
   return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
 }
 
 function lines<T>(p: string): T[] {
-  return readFileSync(p, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+  return readFileSync(p, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
 }
 
 describe('headroom run on a GPU', { skip: SKIP }, () => {
@@ -36,7 +42,9 @@ describe('headroom run on a GPU', { skip: SKIP }, () => {
     const log = join(out, 'workload.jsonl');
     const r = headroomRun(out, ['--sample-ms', '50'], ['python3', 'lm_train.py', '--steps', '12', '--log', log, '--pause', '0.4']);
     assert.equal(r.code, 0, r.err);
-    const [dir] = readdirSync(out).filter((d) => !d.endsWith('.jsonl') && !d.endsWith('.json')).map((d) => join(out, d));
+    const [dir] = readdirSync(out)
+      .filter((d) => !d.endsWith('.jsonl') && !d.endsWith('.json'))
+      .map((d) => join(out, d));
     const run = readRun(dir!);
     assert.equal(run.processes.length, 1);
     const p = run.processes[0]!;
@@ -59,7 +67,10 @@ describe('headroom run on a GPU', { skip: SKIP }, () => {
     assert.ok(kinds.includes('exit'), kinds.join(','));
     assert.ok(kinds.includes('peak'), kinds.join(','));
     assert.equal(recordingMode(p).mode, 'window');
-    assert.ok(p.events.some((e) => e.event === 'window_close' && e.peak_snapshot === true), 'a window closed and wrote the peak snapshot');
+    assert.ok(
+      p.events.some((e) => e.event === 'window_close' && e.peak_snapshot === true),
+      'a window closed and wrote the peak snapshot',
+    );
     const best = bestSnapshot(p)!;
     assert.equal(best.kind, 'peak', 'the snapshot Headroom analyzes is the peak one');
     const stats = JSON.parse(readFileSync(`${log}.stats.json`, 'utf8')) as { requested_bytes_peak: number; max_memory_allocated: number };
@@ -98,16 +109,21 @@ describe('headroom run on a GPU', { skip: SKIP }, () => {
     assert.ok(credited > 0, 'frameless backward memory is credited to the loss.backward() line');
     if (process.env.HEADROOM_KEEP) {
       mkdirSync(process.env.HEADROOM_KEEP, { recursive: true });
-      for (const f of ['meta.json', 'events.jsonl', 'launch.json', 'snapshot-peak.pickle']) copyFileSync(join(p.dir, f), join(process.env.HEADROOM_KEEP, f));
+      for (const f of ['meta.json', 'events.jsonl', 'launch.json', 'snapshot-peak.pickle'])
+        copyFileSync(join(p.dir, f), join(process.env.HEADROOM_KEEP, f));
     }
   });
 
   it('when the launcher (the editor side) is killed mid-run, the workload finishes and its folder is complete', async () => {
     const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-'));
-    const launcher = spawn(process.execPath, [CLI, 'run', '--out', out, '--', 'python3', 'lm_train.py', '--steps', '8', '--log', join(out, 'w.jsonl'), '--pause', '0.5'], {
-      cwd: WORK,
-      stdio: 'ignore',
-    });
+    const launcher = spawn(
+      process.execPath,
+      [CLI, 'run', '--out', out, '--', 'python3', 'lm_train.py', '--steps', '8', '--log', join(out, 'w.jsonl'), '--pause', '0.5'],
+      {
+        cwd: WORK,
+        stdio: 'ignore',
+      },
+    );
     let meta: { pid?: number } | undefined;
     for (let i = 0; i < 200 && !meta?.pid; i++) {
       await new Promise((r) => setTimeout(r, 100));

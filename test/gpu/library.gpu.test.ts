@@ -24,7 +24,8 @@ const TABLE = process.env.HEADROOM_LIBRARY_TABLE;
 function snapshots(dir: string, out: string[] = []): string[] {
   const names = readdirSync(dir).sort();
   const run = dir.includes('/run/');
-  const pick = names.find((n) => /^snapshot-peak.*\.pickle(\.gz)?$/.test(n)) ?? names.find((n) => /^snapshot-exit.*\.pickle(\.gz)?$/.test(n));
+  const pick =
+    names.find((n) => /^snapshot-peak.*\.pickle(\.gz)?$/.test(n)) ?? names.find((n) => /^snapshot-exit.*\.pickle(\.gz)?$/.test(n));
   for (const name of names) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) snapshots(p, out);
@@ -34,11 +35,16 @@ function snapshots(dir: string, out: string[] = []): string[] {
 }
 
 const found = DIRS.flatMap((d) => snapshots(d));
-const EXPECT = JSON.parse(readFileSync(join(ROOT, 'test', 'gpu', 'capture', 'library', 'expect.json'), 'utf8')) as Record<'tuned' | 'heldout', Record<string, string>>;
+const EXPECT = JSON.parse(readFileSync(join(ROOT, 'test', 'gpu', 'capture', 'library', 'expect.json'), 'utf8')) as Record<
+  'tuned' | 'heldout',
+  Record<string, string>
+>;
 /** The workload a capture is of: plain/NAME.pickle.gz or run/NAME/…/snapshot-peak.pickle.gz. */
 const workload = (snap: string): string => /\/(?:plain\/([^/.]+)\.|run\/([^/]+)\/)/.exec(snap)?.slice(1).find(Boolean) ?? '';
 
-describe('the model code beneath the user lines, on library-model captures', { skip: !cudaAvailable() ? NO_GPU : found.length ? false : 'no captures: run test/gpu/capture/library/capture.sh first' }, () => {
+describe('the model code beneath the user lines, on library-model captures', {
+  skip: !cudaAvailable() ? NO_GPU : found.length ? false : 'no captures: run test/gpu/capture/library/capture.sh first',
+}, () => {
   for (const snap of found) {
     it(snap, () => {
       const r = spawnSync(process.execPath, [CLI, 'analyze', snap, '--json'], { encoding: 'utf8', maxBuffer: 1 << 30 });

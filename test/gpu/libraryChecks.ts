@@ -20,7 +20,12 @@ interface Frame {
 
 export interface ReportJson {
   at: { requested_bytes: number };
-  lines: { file: string; line: number; self_bytes: number; breakdown?: { depth: number; bytes: number; share: number; frames: Frame[] }[] }[];
+  lines: {
+    file: string;
+    line: number;
+    self_bytes: number;
+    breakdown?: { depth: number; bytes: number; share: number; frames: Frame[] }[];
+  }[];
   tree: CallNodeJson;
 }
 

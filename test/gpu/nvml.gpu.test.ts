@@ -29,7 +29,12 @@ const SKIP = gpu() ? false : 'needs a CUDA GPU, PyTorch, pynvml, nvidia-smi and 
 
 interface Pynvml {
   driver: string;
-  devices: { index: number; v1: { total: number; used: number }; v2?: { total: number; used: number; reserved: number }; processes: { pid: number; used: number }[] }[];
+  devices: {
+    index: number;
+    v1: { total: number; used: number };
+    v2?: { total: number; used: number; reserved: number };
+    processes: { pid: number; used: number }[];
+  }[];
 }
 
 describe('NVML addon on a real driver', { skip: SKIP }, () => {
@@ -37,8 +42,10 @@ describe('NVML addon on a real driver', { skip: SKIP }, () => {
     const addon = require(ADDON) as NvmlAddon;
     const capture = process.env.HEADROOM_NVML_CAPTURE;
     if (capture) mkdirSync(capture, { recursive: true });
-    const smi = (fields: readonly string[], q: 'gpu' | 'compute-apps') => execFileSync('nvidia-smi', smiArgs(fields, q), { encoding: 'utf8' });
-    const pynvml = () => JSON.parse(execFileSync('python3', [join(ROOT, 'test', 'gpu', 'nvml', 'pynvml_read.py')], { encoding: 'utf8' })) as Pynvml;
+    const smi = (fields: readonly string[], q: 'gpu' | 'compute-apps') =>
+      execFileSync('nvidia-smi', smiArgs(fields, q), { encoding: 'utf8' });
+    const pynvml = () =>
+      JSON.parse(execFileSync('python3', [join(ROOT, 'test', 'gpu', 'nvml', 'pynvml_read.py')], { encoding: 'utf8' })) as Pynvml;
     /** All three readers at one moment (as close as three processes get). */
     const readAll = (tag: string) => {
       const gpus = smi(SMI_GPU_FIELDS, 'gpu');
@@ -58,7 +65,9 @@ describe('NVML addon on a real driver', { skip: SKIP }, () => {
       assert.ok(a !== null && a !== undefined && b !== null && b !== undefined, `${what}: both known`);
       assert.ok(Math.abs(a - b) <= MiB, `${what}: ${a} vs ${b} (${((a - b) / MiB).toFixed(2)} MiB apart)`);
     };
-    const holder = spawn('python3', [join(ROOT, 'test', 'gpu', 'nvml', 'hold_memory.py'), String(4 * 2 ** 30)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const holder = spawn('python3', [join(ROOT, 'test', 'gpu', 'nvml', 'hold_memory.py'), String(4 * 2 ** 30)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const lines = createInterface({ input: holder.stdout })[Symbol.asyncIterator]();
     const next = async () => JSON.parse((await lines.next()).value as string) as { pid: number; reserved: number; allocated: number };
     try {
@@ -85,8 +94,21 @@ describe('NVML addon on a real driver', { skip: SKIP }, () => {
       const ctx = used(before) - context.reserved;
       const nonPyTorch = used(after) - holding.reserved;
       assert.ok(ctx > 64 * MiB, `the CUDA context takes device memory (${(ctx / MiB).toFixed(0)} MiB)`);
-      assert.ok(Math.abs(nonPyTorch - ctx) <= 4 * MiB, `non-PyTorch ${(nonPyTorch / MiB).toFixed(1)} MiB is the context ${(ctx / MiB).toFixed(1)} MiB`);
-      const report = { device: after.devices[0]!.name, driver: after.py.driver, context_mib: ctx / MiB, non_pytorch_mib: nonPyTorch / MiB, torch_reserved: holding.reserved, addon_process_used: used(after), addon_device_used: after.devices[0]!.used, smi_device_used_mib: after.smiGpus[0]!.used / MiB, pynvml_device_used: after.py.devices[0]!.v2?.used };
+      assert.ok(
+        Math.abs(nonPyTorch - ctx) <= 4 * MiB,
+        `non-PyTorch ${(nonPyTorch / MiB).toFixed(1)} MiB is the context ${(ctx / MiB).toFixed(1)} MiB`,
+      );
+      const report = {
+        device: after.devices[0]!.name,
+        driver: after.py.driver,
+        context_mib: ctx / MiB,
+        non_pytorch_mib: nonPyTorch / MiB,
+        torch_reserved: holding.reserved,
+        addon_process_used: used(after),
+        addon_device_used: after.devices[0]!.used,
+        smi_device_used_mib: after.smiGpus[0]!.used / MiB,
+        pynvml_device_used: after.py.devices[0]!.v2?.used,
+      };
       console.log(`NVML report: ${JSON.stringify(report)}`);
       if (capture) writeFileSync(join(capture, 'report.json'), JSON.stringify(report, null, 1));
     } finally {

@@ -29,15 +29,27 @@ interface Oom {
   reason: string;
   remedies: { id: string }[];
 }
-const explain = (...args: string[]) => (JSON.parse(execFileSync(process.execPath, [CLI, 'check', ...args, '--explain-oom', '--json'], { encoding: 'utf8' })) as { ooms: Oom[] }).ooms;
+const explain = (...args: string[]) =>
+  (JSON.parse(execFileSync(process.execPath, [CLI, 'check', ...args, '--explain-oom', '--json'], { encoding: 'utf8' })) as { ooms: Oom[] })
+    .ooms;
 
 const cases: { name: string; file: string; cmd: string[]; want: string; env?: Record<string, string> }[] = [
   { file: 'frag', name: 'holes under a cap', cmd: ['python3', 'oom_messages.py', 'frag'], want: 'fragmentation' },
   { file: 'cap', name: 'a memory fraction', cmd: ['python3', 'oom_messages.py', 'cap'], want: 'cap' },
   { file: 'demand', name: 'activations outgrowing the device in training', cmd: ['python3', 'oom_messages.py', 'demand'], want: 'demand' },
   { file: 'huge', name: 'a tensor twice the device', cmd: ['python3', 'oom_messages.py', 'huge'], want: 'demand' },
-  { file: 'hf_trainer', name: 'Hugging Face Trainer, GPT-2 at batch 256', cmd: ['python3', 'oom_messages.py', 'hf_trainer'], want: 'demand' },
-  { file: 'torchrun_cap', name: 'torchrun under a memory fraction (its elastic agent reports the failure after the message)', cmd: ['torchrun', '--nproc-per-node', '1', 'oom_messages.py', 'cap'], want: 'cap' },
+  {
+    file: 'hf_trainer',
+    name: 'Hugging Face Trainer, GPT-2 at batch 256',
+    cmd: ['python3', 'oom_messages.py', 'hf_trainer'],
+    want: 'demand',
+  },
+  {
+    file: 'torchrun_cap',
+    name: 'torchrun under a memory fraction (its elastic agent reports the failure after the message)',
+    cmd: ['torchrun', '--nproc-per-node', '1', 'oom_messages.py', 'cap'],
+    want: 'cap',
+  },
 ];
 
 describe('the OOM doctor on messages from real runs', { skip: SKIP }, () => {
@@ -45,7 +57,11 @@ describe('the OOM doctor on messages from real runs', { skip: SKIP }, () => {
     it(`${c.name}: the message's verdict is the snapshot's (${c.want})`, () => {
       const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-oom-'));
       const runs = join(out, 'runs');
-      const r = spawnSync(process.execPath, [CLI, 'run', '--out', runs, '--', ...c.cmd], { encoding: 'utf8', cwd: CAPTURE, env: { ...process.env, ...c.env } });
+      const r = spawnSync(process.execPath, [CLI, 'run', '--out', runs, '--', ...c.cmd], {
+        encoding: 'utf8',
+        cwd: CAPTURE,
+        env: { ...process.env, ...c.env },
+      });
       assert.notEqual(r.status, 0, 'the workload still dies of its OOM');
       assert.notEqual(r.status, 3, r.stderr.slice(-2000));
       const log = join(out, 'job.log');
@@ -64,9 +80,16 @@ describe('the OOM doctor on messages from real runs', { skip: SKIP }, () => {
       const keep = process.env.HEADROOM_OOM_OUT;
       if (keep) {
         writeFileSync(join(keep, `${c.file}.log`), (r.stdout + r.stderr).slice(-12_000));
-        writeFileSync(join(keep, `${c.file}.json`), JSON.stringify({ workload: c.cmd, message: last.class, snapshot: snap.class, evidence: snap.evidence }, null, 1) + '\n');
+        writeFileSync(
+          join(keep, `${c.file}.json`),
+          JSON.stringify({ workload: c.cmd, message: last.class, snapshot: snap.class, evidence: snap.evidence }, null, 1) + '\n',
+        );
       }
-      if (c.want === 'demand' && c.name.includes('training')) assert.ok(last.remedies.some((x) => x.id === 'checkpoint'), 'training: checkpointing is offered');
+      if (c.want === 'demand' && c.name.includes('training'))
+        assert.ok(
+          last.remedies.some((x) => x.id === 'checkpoint'),
+          'training: checkpointing is offered',
+        );
     });
   }
 });

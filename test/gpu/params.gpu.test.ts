@@ -65,7 +65,11 @@ describe('parameter names on a GPU (headroom run)', { skip: SKIP }, () => {
   it('GPT-2 with AdamW and a ResNet with SGD: at least 95 % of each kind live at each peak is credited to its named parameter', async () => {
     const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-params-'));
     const truthPath = join(out, 'truth.json');
-    const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, '--', 'python3', 'params_train.py', truthPath], { encoding: 'utf8', cwd: CAPTURE, maxBuffer: 1 << 28 });
+    const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, '--', 'python3', 'params_train.py', truthPath], {
+      encoding: 'utf8',
+      cwd: CAPTURE,
+      maxBuffer: 1 << 28,
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^trained gpt2, (timm|torchvision) resnet18$/m);
     const truth = (JSON.parse(readFileSync(truthPath, 'utf8')) as { runs: TruthRun[] }).runs;
@@ -73,7 +77,8 @@ describe('parameter names on a GPU (headroom run)', { skip: SKIP }, () => {
     const p = readRun(dir).processes[0]!;
     if (process.env.HEADROOM_KEEP) {
       mkdirSync(process.env.HEADROOM_KEEP, { recursive: true });
-      for (const f of readdirSync(p.dir).filter((x) => !x.startsWith('.'))) copyFileSync(join(p.dir, f), join(process.env.HEADROOM_KEEP, f));
+      for (const f of readdirSync(p.dir).filter((x) => !x.startsWith('.')))
+        copyFileSync(join(p.dir, f), join(process.env.HEADROOM_KEEP, f));
       copyFileSync(truthPath, join(process.env.HEADROOM_KEEP, 'truth.json'));
     }
     const rec = readParamsFile(join(p.dir, 'params.jsonl'));
@@ -82,7 +87,10 @@ describe('parameter names on a GPU (headroom run)', { skip: SKIP }, () => {
     truth.forEach((run, opt) => {
       const names = new Set(rec.tensors.filter((t) => t.opt === opt && t.kind === 'parameter').map((t) => t.name));
       assert.deepEqual([...names].sort(), [...run.names].sort(), run.model);
-      assert.ok(rec.tensors.filter((t) => t.opt === opt).every((t) => t.named), run.model);
+      assert.ok(
+        rec.tensors.filter((t) => t.opt === opt).every((t) => t.named),
+        run.model,
+      );
     });
     assert.ok(truth[0]!.names.includes('transformer.h.3.attn.c_attn.weight') && !truth[0]!.names.includes('lm_head.weight'));
     const snap = bestSnapshot(p)!;

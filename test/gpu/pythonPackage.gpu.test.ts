@@ -53,13 +53,19 @@ function checkFolder(dir: string, result: Result, t: { diagnostic: (s: string) =
   const p = run.processes.find((q) => q.dir === dir);
   assert.ok(p, `the main process's folder in ${readdirSync(join(dir, '..')).join(', ')}`);
   assert.equal(p.meta?.status, 'ended');
-  assert.ok(p.snapshots.some((s) => s.kind === 'peak'), `a peak snapshot: ${p.snapshots.map((s) => s.kind)}`);
-  assert.ok(p.snapshots.some((s) => s.kind === 'exit'), 'an exit snapshot');
+  assert.ok(
+    p.snapshots.some((s) => s.kind === 'peak'),
+    `a peak snapshot: ${p.snapshots.map((s) => s.kind)}`,
+  );
+  assert.ok(
+    p.snapshots.some((s) => s.kind === 'exit'),
+    'an exit snapshot',
+  );
   assert.ok(bestSnapshot(p));
   const peak = Math.max(...p.samples.map((s) => s.max_allocated));
   const reserved = Math.max(...p.samples.map((s) => s.max_reserved));
   t.diagnostic(`PyTorch: max_allocated ${result.max_allocated}, max_reserved ${result.max_reserved}; run folder: ${peak}, ${reserved}`);
-  assert.equal(peak, result.max_allocated, 'the run folder\'s peak is PyTorch\'s');
+  assert.equal(peak, result.max_allocated, "the run folder's peak is PyTorch's");
   assert.equal(reserved, result.max_reserved);
   const cli = spawnSync(process.execPath, [CLI, 'analyze', dir, '--top', '3'], { encoding: 'utf8' });
   assert.equal(cli.status, 0, cli.stderr);
@@ -74,7 +80,11 @@ describe('torch-headroom on real training', { skip: SKIP }, () => {
     // The host's torch, Lightning and transformers may live in another environment than python3's
     // base (--system-site-packages would miss them): a .pth file makes them visible, the wheel's
     // own install stays the venv's.
-    const hostSites = execFileSync('python3', ['-c', 'import site, sys; print("\\n".join(p for p in sys.path if p.endswith("-packages")))'], { encoding: 'utf8' });
+    const hostSites = execFileSync(
+      'python3',
+      ['-c', 'import site, sys; print("\\n".join(p for p in sys.path if p.endswith("-packages")))'],
+      { encoding: 'utf8' },
+    );
     const venvSite = execFileSync(python, ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).trim();
     writeFileSync(join(venvSite, 'zz-host-packages.pth'), hostSites);
     execFileSync(python, ['-m', 'pip', 'install', '--no-index', '--quiet', wheel()], { stdio: 'inherit' });

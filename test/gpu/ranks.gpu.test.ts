@@ -25,7 +25,11 @@ interface Figures {
 /** `headroom run -- torchrun … ddp.py ARGS`: the workload's own figures per rank, and the run's folder. */
 function ddp(args: string[]): { code: number | null; figs: Figures[]; run: string; err: string } {
   const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-ranks-'));
-  const r = spawnSync(process.execPath, [CLI, 'run', '--out', out, '--', 'torchrun', '--standalone', '--nproc-per-node', '2', 'ddp.py', ...args], { encoding: 'utf8', cwd: WORK, maxBuffer: 1 << 28, timeout: 540_000 });
+  const r = spawnSync(
+    process.execPath,
+    [CLI, 'run', '--out', out, '--', 'torchrun', '--standalone', '--nproc-per-node', '2', 'ddp.py', ...args],
+    { encoding: 'utf8', cwd: WORK, maxBuffer: 1 << 28, timeout: 540_000 },
+  );
   const figs = r.stdout
     .split('\n')
     .filter((l) => l.startsWith('RANKFIGS '))
@@ -34,20 +38,32 @@ function ddp(args: string[]): { code: number | null; figs: Figures[]; run: strin
   return { code: r.status, figs, run: join(out, dirs[0]!), err: r.stderr };
 }
 
-function ranks(dir: string): { ranks: { rank: number; peak: number; reservedPeak: number; outsidePytorch: number | null; ooms: number }[]; imbalance: number; lines: { bytes: number[]; spread: number }[]; oom: { rank: number; others: { rank: number }[] } | null } {
+function ranks(dir: string): {
+  ranks: { rank: number; peak: number; reservedPeak: number; outsidePytorch: number | null; ooms: number }[];
+  imbalance: number;
+  lines: { bytes: number[]; spread: number }[];
+  oom: { rank: number; others: { rank: number }[] } | null;
+} {
   return JSON.parse(execFileSync(process.execPath, [CLI, 'ranks', dir, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 }));
 }
 
 describe('torchrun: ranks side by side', { skip: SKIP }, () => {
-  const gpus = SKIP ? 0 : Number(execFileSync('python3', ['-c', 'import torch; print(torch.cuda.device_count())'], { encoding: 'utf8' }).trim());
+  const gpus = SKIP
+    ? 0
+    : Number(execFileSync('python3', ['-c', 'import torch; print(torch.cuda.device_count())'], { encoding: 'utf8' }).trim());
 
   it('each rank’s peak is its own requested_bytes.all.peak; the imbalance and the lines that differ follow the batch sizes', () => {
     const t0 = Date.now();
     const r = ddp([]);
     assert.equal(r.code, 0, r.err);
     const j = ranks(r.run);
-    console.log(`ddp on ${gpus} GPU(s): ${((Date.now() - t0) / 1000).toFixed(1)} s; ranks ${JSON.stringify(j.ranks)}; imbalance ${j.imbalance}`);
-    assert.deepEqual(j.ranks.map((x) => x.rank), [0, 1]);
+    console.log(
+      `ddp on ${gpus} GPU(s): ${((Date.now() - t0) / 1000).toFixed(1)} s; ranks ${JSON.stringify(j.ranks)}; imbalance ${j.imbalance}`,
+    );
+    assert.deepEqual(
+      j.ranks.map((x) => x.rank),
+      [0, 1],
+    );
     for (const f of r.figs) {
       const got = j.ranks.find((x) => x.rank === f.rank)!;
       assert.equal(got.peak, f.requested_peak, `rank ${f.rank}: PyTorch's own requested_bytes.all.peak`);
@@ -65,9 +81,16 @@ describe('torchrun: ranks side by side', { skip: SKIP }, () => {
     assert.match(r.err, /OutOfMemoryError/);
     const j = ranks(r.run);
     assert.equal(j.oom?.rank, 1);
-    assert.deepEqual(j.oom?.others.map((o) => o.rank), [0]);
+    assert.deepEqual(
+      j.oom?.others.map((o) => o.rank),
+      [0],
+    );
     assert.equal(j.ranks.find((x) => x.rank === 1)?.ooms, 1);
-    const explain = spawnSync(process.execPath, [CLI, 'analyze', join(`${r.run}-rank1`, readdirSync(`${r.run}-rank1`).find((f) => f.startsWith('snapshot-oom'))!)], { encoding: 'utf8' });
+    const explain = spawnSync(
+      process.execPath,
+      [CLI, 'analyze', join(`${r.run}-rank1`, readdirSync(`${r.run}-rank1`).find((f) => f.startsWith('snapshot-oom'))!)],
+      { encoding: 'utf8' },
+    );
     assert.equal(explain.status, 0, explain.stderr);
   });
 });

@@ -25,11 +25,18 @@ const CAP_MIB = 6144;
 function check(rows: ScaleRow[], label: string): void {
   const one = scaleErrors(rows.filter((r) => r.model === 'one run'));
   const two = scaleErrors(rows.filter((r) => r.model === 'two runs'));
-  if (process.env.OUT) writeFileSync(join(process.env.OUT, `scale-${label}.md`), `${scaleTable(rows)}\n\none run: ${JSON.stringify(one)}\ntwo runs: ${JSON.stringify(two)}\n`);
+  if (process.env.OUT)
+    writeFileSync(
+      join(process.env.OUT, `scale-${label}.md`),
+      `${scaleTable(rows)}\n\none run: ${JSON.stringify(one)}\ntwo runs: ${JSON.stringify(two)}\n`,
+    );
   assert.ok(one.n >= 12, `${label}: ${one.n} one-run cases`);
   assert.ok(one.requestedMedian <= 0.02 && one.requestedWorst <= 0.05, `${label} requested: ${JSON.stringify(one)}`);
   assert.ok(one.reservedWorst <= 0.05, `${label} reserved: ${JSON.stringify(one)}`);
-  assert.ok(two.requestedMedian <= one.requestedMedian + 1e-4 && two.requestedWorst <= 0.05, `${label} two runs: ${JSON.stringify(two)} vs ${JSON.stringify(one)}`);
+  assert.ok(
+    two.requestedMedian <= one.requestedMedian + 1e-4 && two.requestedWorst <= 0.05,
+    `${label} two runs: ${JSON.stringify(two)} vs ${JSON.stringify(one)}`,
+  );
 }
 
 describe('batch and sequence predictions against reruns on the GPU', { skip: cudaAvailable() ? false : NO_GPU }, () => {
@@ -39,9 +46,11 @@ describe('batch and sequence predictions against reruns on the GPU', { skip: cud
     if (!existsSync(join(dir, 'tuned'))) execFileSync('bash', [join(HERE, 'run.sh'), dir], { stdio: 'inherit' });
   });
 
-  it('the tuned workloads: every rerun is what the base recording predicted', async () => check(await scaleRows(join(dir, 'tuned'), TUNED), 'tuned'));
+  it('the tuned workloads: every rerun is what the base recording predicted', async () =>
+    check(await scaleRows(join(dir, 'tuned'), TUNED), 'tuned'));
 
-  it('the held-out workloads, measured once: the same bounds', async () => check(await scaleRows(join(dir, 'heldout'), HELDOUT), 'heldout'));
+  it('the held-out workloads, measured once: the same bounds', async () =>
+    check(await scaleRows(join(dir, 'heldout'), HELDOUT), 'heldout'));
 
   it('checkpointing every block, predicted from the plain run: the checkpointed rerun’s requested peak within 5 %', async () => {
     const rows = await checkpointRows(join(dir, 'tuned'), TUNED, join(HERE, 'workloads.py'));
@@ -57,8 +66,14 @@ describe('batch and sequence predictions against reruns on the GPU', { skip: cud
       const r = scaleReport(s, analyzeDevice(s, 0), { kind: 'max', margin: 0.05 }, { bytes: CAP_MIB * 2 ** 20, cap: true }, base.batch);
       const best = r.max!.best;
       const run = (b: number) => {
-        execFileSync('python3', [join(HERE, 'workloads.py'), w, join(dir, 'max'), '--batch', String(b), '--cap-mib', String(CAP_MIB)], { stdio: 'ignore', cwd: HERE });
-        return JSON.parse(readFileSync(join(dir, 'max', `${w}-b${b}-cap${CAP_MIB}.json`), 'utf8')) as { oom: boolean; reserved_peak: number };
+        execFileSync('python3', [join(HERE, 'workloads.py'), w, join(dir, 'max'), '--batch', String(b), '--cap-mib', String(CAP_MIB)], {
+          stdio: 'ignore',
+          cwd: HERE,
+        });
+        return JSON.parse(readFileSync(join(dir, 'max', `${w}-b${b}-cap${CAP_MIB}.json`), 'utf8')) as {
+          oom: boolean;
+          reserved_peak: number;
+        };
       };
       mkdirSync(join(dir, 'max'), { recursive: true });
       const at = best ? run(best) : undefined;
@@ -66,6 +81,10 @@ describe('batch and sequence predictions against reruns on the GPU', { skip: cud
       lines.push(`| ${w} | ${best} | ${at ? (at.oom ? 'OOM' : 'fits') : '-'} | ${next.oom ? 'OOM' : 'fits'} |`);
       assert.ok(!at?.oom, `${w}: batch ${best} was predicted to fit under ${CAP_MIB} MiB and ran out`);
     }
-    if (process.env.OUT) writeFileSync(join(process.env.OUT, 'scale-max.md'), `| workload | predicted largest batch | rerun at it | rerun at one more |\n|---|---|---|---|\n${lines.join('\n')}\n`);
+    if (process.env.OUT)
+      writeFileSync(
+        join(process.env.OUT, 'scale-max.md'),
+        `| workload | predicted largest batch | rerun at it | rerun at one more |\n|---|---|---|---|\n${lines.join('\n')}\n`,
+      );
   });
 });

@@ -44,8 +44,21 @@ export function scaleRuns(dir: string): ScaleRun[] {
 
 /** Each workload's recorded batch, and its sequence length where runs at other lengths exist (run.sh's). */
 export type Bases = Record<string, { batch: number; seq?: number }>;
-export const TUNED: Bases = { gpt: { batch: 16, seq: 256 }, t5: { batch: 16, seq: 128 }, vit: { batch: 32 }, resnet: { batch: 32 }, detection: { batch: 4 }, lightning: { batch: 16 } };
-export const HELDOUT: Bases = { llama: { batch: 8, seq: 256 }, bert: { batch: 16 }, convnext: { batch: 32 }, mobilenet: { batch: 32 }, hf_trainer: { batch: 8 } };
+export const TUNED: Bases = {
+  gpt: { batch: 16, seq: 256 },
+  t5: { batch: 16, seq: 128 },
+  vit: { batch: 32 },
+  resnet: { batch: 32 },
+  detection: { batch: 4 },
+  lightning: { batch: 16 },
+};
+export const HELDOUT: Bases = {
+  llama: { batch: 8, seq: 256 },
+  bert: { batch: 16 },
+  convnext: { batch: 32 },
+  mobilenet: { batch: 32 },
+  hf_trainer: { batch: 8 },
+};
 
 /** The rows of `dir`: each run predicted from its workload's base recording, from one run and from two where the second is there. */
 export async function scaleRows(dir: string, bases: Bases): Promise<ScaleRow[]> {
@@ -66,8 +79,16 @@ export async function scaleRows(dir: string, bases: Bases): Promise<ScaleRow[]> 
       return fitTwoRuns(s, a, roles, s2, analyzeDevice(s2, 0), 2, power);
     };
     const fits = {
-      batch: await second(mine.find((r) => r.batch === 2 * base.batch && !r.seq), false),
-      seq: base.seq ? await second(mine.find((r) => r.batch === base.batch && r.seq === 2 * base.seq!), true) : undefined,
+      batch: await second(
+        mine.find((r) => r.batch === 2 * base.batch && !r.seq),
+        false,
+      ),
+      seq: base.seq
+        ? await second(
+            mine.find((r) => r.batch === base.batch && r.seq === 2 * base.seq!),
+            true,
+          )
+        : undefined,
     };
     for (const r of mine) {
       if (r === first || (r.seq && (r.batch !== base.batch || !base.seq))) continue;
@@ -76,7 +97,14 @@ export async function scaleRows(dir: string, bases: Bases): Promise<ScaleRow[]> 
       const fit = fits[axis];
       for (const f of fit && scale !== fit.ratio ? [undefined, fit] : [undefined]) {
         const p = predictScale(s, a, roles, scale, { axis, ...(f ? { fit: f } : {}) });
-        rows.push({ workload: w, axis, scale, model: p.model, requested: [p.requestedPeak, r.requested_peak], reserved: [p.reservedPeak ?? NaN, r.reserved_peak] });
+        rows.push({
+          workload: w,
+          axis,
+          scale,
+          model: p.model,
+          requested: [p.requestedPeak, r.requested_peak],
+          reserved: [p.reservedPeak ?? NaN, r.reserved_peak],
+        });
       }
     }
   }
@@ -92,7 +120,13 @@ const median = (xs: number[]) => {
 export function scaleErrors(rows: readonly ScaleRow[]) {
   const req = rows.map((r) => Math.abs(relError(r.requested)));
   const res = rows.map((r) => Math.abs(relError(r.reserved)));
-  return { n: rows.length, requestedMedian: median(req), requestedWorst: Math.max(0, ...req), reservedMedian: median(res), reservedWorst: Math.max(0, ...res) };
+  return {
+    n: rows.length,
+    requestedMedian: median(req),
+    requestedWorst: Math.max(0, ...req),
+    reservedMedian: median(res),
+    reservedWorst: Math.max(0, ...res),
+  };
 }
 
 const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(2)} %`;
@@ -100,6 +134,13 @@ const gb = (x: number) => (x / 1e9).toFixed(3);
 
 /** The table for docs/scale-prediction.md: every case, predicted beside measured. */
 export function scaleTable(rows: readonly ScaleRow[]): string {
-  const head = '| workload | scaled | × | from | requested predicted (GB) | rerun | error | reserved predicted | rerun | error |\n|---|---|---|---|---|---|---|---|---|---|';
-  return [head, ...rows.map((r) => `| ${r.workload} | ${r.axis} | ${r.scale} | ${r.model} | ${gb(r.requested[0])} | ${gb(r.requested[1])} | ${pct(relError(r.requested))} | ${gb(r.reserved[0])} | ${gb(r.reserved[1])} | ${pct(relError(r.reserved))} |`)].join('\n');
+  const head =
+    '| workload | scaled | × | from | requested predicted (GB) | rerun | error | reserved predicted | rerun | error |\n|---|---|---|---|---|---|---|---|---|---|';
+  return [
+    head,
+    ...rows.map(
+      (r) =>
+        `| ${r.workload} | ${r.axis} | ${r.scale} | ${r.model} | ${gb(r.requested[0])} | ${gb(r.requested[1])} | ${pct(relError(r.requested))} | ${gb(r.reserved[0])} | ${gb(r.reserved[1])} | ${pct(relError(r.reserved))} |`,
+    ),
+  ].join('\n');
 }

@@ -35,10 +35,21 @@ describe('allocator what-if against reruns on the GPU', { skip: cudaAvailable() 
     const rows = await predictionRows(dir);
     const fig = (name: string) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as RunFigures;
     // The same workload twice with the same settings: how far reality itself moves (cross-stream timing).
-    const spread = (w: string) => Math.abs(fig(`${w}-default-again`).reserved_peak - fig(`${w}-default`).reserved_peak) / fig(`${w}-default`).reserved_peak;
-    if (process.env.OUT) writeFileSync(join(process.env.OUT, 'whatif-table.md'), predictionTable(rows) + '\n' + [...new Set(rows.map((r) => r.workload))].map((w) => `${w}: run-to-run spread ${(spread(w) * 100).toFixed(2)} %`).join('\n') + '\n');
+    const spread = (w: string) =>
+      Math.abs(fig(`${w}-default-again`).reserved_peak - fig(`${w}-default`).reserved_peak) / fig(`${w}-default`).reserved_peak;
+    if (process.env.OUT)
+      writeFileSync(
+        join(process.env.OUT, 'whatif-table.md'),
+        predictionTable(rows) +
+          '\n' +
+          [...new Set(rows.map((r) => r.workload))].map((w) => `${w}: run-to-run spread ${(spread(w) * 100).toFixed(2)} %`).join('\n') +
+          '\n',
+      );
     assert.ok(rows.length >= 35, String(rows.length));
-    assert.deepEqual(missed(rows, (w) => Math.max(0.03, spread(w))), []);
+    assert.deepEqual(
+      missed(rows, (w) => Math.max(0.03, spread(w))),
+      [],
+    );
     assert.ok(rows.some((r) => r.oom[1]) && rows.some((r) => r.capBytes && !r.oom[1]), 'OOMs and fits under a cap both occur');
   });
 });

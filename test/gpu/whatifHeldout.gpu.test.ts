@@ -20,7 +20,8 @@ describe('allocator what-if on held-out real clients', { skip: cudaAvailable() ?
   const dir = process.env.HEADROOM_WHATIF_HELDOUT_DIR ?? mkdtempSync(join(tmpdir(), 'headroom-whatif-heldout-'));
   mkdirSync(dir, { recursive: true });
   it('records five real clients under every setting', () => {
-    if (!runNames(dir).length) execFileSync('bash', [join(ROOT, 'test', 'gpu', 'capture', 'whatif', 'heldout.sh'), dir], { stdio: 'inherit' });
+    if (!runNames(dir).length)
+      execFileSync('bash', [join(ROOT, 'test', 'gpu', 'capture', 'whatif', 'heldout.sh'), dir], { stdio: 'inherit' });
   });
 
   it('every recording replays exactly with its own settings', async () => {

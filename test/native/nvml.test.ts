@@ -17,12 +17,23 @@ const GiB = 2 ** 30;
 function probe(env: Record<string, string>, node = process.execPath): Record<string, unknown> {
   const script = `const a = require(${JSON.stringify(ADDON)});
     process.stdout.write(JSON.stringify({ available: a.available(), devices: a.devices(), p0: a.processes(0), p1: a.processes(1), bad: a.processes('x'), missing: a.processes(7), driver: a.driverVersion() }));`;
-  return JSON.parse(execFileSync(node, ['-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } })) as Record<string, unknown>;
+  return JSON.parse(execFileSync(node, ['-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } })) as Record<
+    string,
+    unknown
+  >;
 }
 
 function buildFake(dir: string, old: boolean): string {
   mkdirSync(dir, { recursive: true });
-  execFileSync('cc', ['-shared', '-fPIC', '-O1', ...(old ? ['-DOLD_DRIVER'] : []), '-o', join(dir, 'libnvidia-ml.so.1'), join(ROOT, 'test', 'native', 'fake_nvml.c')]);
+  execFileSync('cc', [
+    '-shared',
+    '-fPIC',
+    '-O1',
+    ...(old ? ['-DOLD_DRIVER'] : []),
+    '-o',
+    join(dir, 'libnvidia-ml.so.1'),
+    join(ROOT, 'test', 'native', 'fake_nvml.c'),
+  ]);
   return dir;
 }
 
@@ -66,7 +77,8 @@ describe('native NVML addon', () => {
     const r = probe({});
     assert.equal((r.available as { available: boolean }).available, false);
     assert.match((r.available as { reason: string }).reason, /libnvidia-ml\.so\.1/);
-    for (const k of ['devices', 'p0', 'driver']) assert.deepEqual(r[k], { ok: false, code: -1, message: (r.available as { reason: string }).reason });
+    for (const k of ['devices', 'p0', 'driver'])
+      assert.deepEqual(r[k], { ok: false, code: -1, message: (r.available as { reason: string }).reason });
   });
 
   it('returns exactly the driver’s figures: devices, memory (v2: reserved apart), utilization, processes, driver', () => {
@@ -75,11 +87,37 @@ describe('native NVML addon', () => {
     assert.deepEqual(r.devices, {
       ok: true,
       value: [
-        { index: 0, name: spec.FAKE_NVML_NAME_0, uuid: spec.FAKE_NVML_UUID_0, total: 141 * GiB, used: 37 * GiB + 12345, free: 141 * GiB - (37 * GiB + 12345) - 512 * 2 ** 20, reserved: 512 * 2 ** 20, gpuUtil: 87, memUtil: 41 },
-        { index: 1, name: spec.FAKE_NVML_NAME_1, uuid: '', total: 141 * GiB, used: 0, free: 141 * GiB, reserved: 0, gpuUtil: null, memUtil: null },
+        {
+          index: 0,
+          name: spec.FAKE_NVML_NAME_0,
+          uuid: spec.FAKE_NVML_UUID_0,
+          total: 141 * GiB,
+          used: 37 * GiB + 12345,
+          free: 141 * GiB - (37 * GiB + 12345) - 512 * 2 ** 20,
+          reserved: 512 * 2 ** 20,
+          gpuUtil: 87,
+          memUtil: 41,
+        },
+        {
+          index: 1,
+          name: spec.FAKE_NVML_NAME_1,
+          uuid: '',
+          total: 141 * GiB,
+          used: 0,
+          free: 141 * GiB,
+          reserved: 0,
+          gpuUtil: null,
+          memUtil: null,
+        },
       ],
     });
-    assert.deepEqual(r.p0, { ok: true, value: [{ pid: 4242, used: 20 * GiB }, { pid: 4343, used: 17 * GiB + 12345 }] });
+    assert.deepEqual(r.p0, {
+      ok: true,
+      value: [
+        { pid: 4242, used: 20 * GiB },
+        { pid: 4343, used: 17 * GiB + 12345 },
+      ],
+    });
     assert.deepEqual(r.p1, { ok: true, value: [{ pid: 5151, used: null }] }, 'NVML_VALUE_NOT_AVAILABLE is null, not 16 EiB');
     assert.deepEqual(r.driver, { ok: true, value: spec.FAKE_NVML_DRIVER });
     assert.deepEqual(r.bad, { ok: false, code: -2, message: 'processes(device): device must be a number' });
@@ -90,8 +128,17 @@ describe('native NVML addon', () => {
     const r = probe({ ...spec, LD_LIBRARY_PATH: old });
     const [d0] = (r.devices as { value: Record<string, unknown>[] }).value;
     // v1 counts the driver's reserved share as used.
-    assert.deepEqual([d0!.used, d0!.reserved, d0!.free], [37 * GiB + 12345 + 512 * 2 ** 20, null, 141 * GiB - (37 * GiB + 12345) - 512 * 2 ** 20]);
-    assert.deepEqual(r.p0, { ok: true, value: [{ pid: 4242, used: 20 * GiB }, { pid: 4343, used: 17 * GiB + 12345 }] });
+    assert.deepEqual(
+      [d0!.used, d0!.reserved, d0!.free],
+      [37 * GiB + 12345 + 512 * 2 ** 20, null, 141 * GiB - (37 * GiB + 12345) - 512 * 2 ** 20],
+    );
+    assert.deepEqual(r.p0, {
+      ok: true,
+      value: [
+        { pid: 4242, used: 20 * GiB },
+        { pid: 4343, used: 17 * GiB + 12345 },
+      ],
+    });
   });
 
   it('errors from NVML come back typed with NVML’s code and message; nvmlInit failing makes it unavailable', () => {
@@ -143,15 +190,30 @@ describe('native NVML addon', () => {
     const glibc = versions(/GLIBC_([0-9.]+)/g);
     const glibcxx = versions(/GLIBCXX_([0-9.]+)/g);
     assert.ok(glibc.length > 0, 'objdump lists the glibc symbols it needs');
-    assert.deepEqual(glibc.filter((v) => newer(v, [2, 28])).map((v) => v.join('.')), [], 'symbols from glibc newer than 2.28');
-    assert.deepEqual(glibcxx.filter((v) => newer(v, [3, 4, 25])).map((v) => v.join('.')), [], 'symbols from libstdc++ newer than 3.4.25');
-    assert.doesNotMatch(execFileSync('readelf', ['-d', ADDON], { encoding: 'utf8' }), /libnvidia-ml/, 'NVML is opened at run time, never linked');
+    assert.deepEqual(
+      glibc.filter((v) => newer(v, [2, 28])).map((v) => v.join('.')),
+      [],
+      'symbols from glibc newer than 2.28',
+    );
+    assert.deepEqual(
+      glibcxx.filter((v) => newer(v, [3, 4, 25])).map((v) => v.join('.')),
+      [],
+      'symbols from libstdc++ newer than 3.4.25',
+    );
+    assert.doesNotMatch(
+      execFileSync('readelf', ['-d', ADDON], { encoding: 'utf8' }),
+      /libnvidia-ml/,
+      'NVML is opened at run time, never linked',
+    );
   });
 
   it('loads unchanged in code-server’s Node 24 and answers the same', () => {
     const { node24 } = ensureTools();
     const env = { ...spec, LD_LIBRARY_PATH: current };
-    assert.notEqual(execFileSync(node24, ['-p', 'process.versions.node'], { encoding: 'utf8' }).split('.')[0], process.versions.node.split('.')[0]);
+    assert.notEqual(
+      execFileSync(node24, ['-p', 'process.versions.node'], { encoding: 'utf8' }).split('.')[0],
+      process.versions.node.split('.')[0],
+    );
     assert.deepEqual(probe(env, node24), probe(env));
   });
 });

@@ -23,7 +23,10 @@ const MiB = 2 ** 20;
 describe('allocator predictions', () => {
   it('with the recorded settings, the recorded reserved peak, on every capture without an OOM', async () => {
     let n = 0;
-    for (const path of [...readdirSync(SNAP).map((f) => join(SNAP, f)), ...readdirSync(SHARED_SNAPSHOTS).map((f) => join(SHARED_SNAPSHOTS, f))].filter((f) => f.endsWith('.pickle'))) {
+    for (const path of [
+      ...readdirSync(SNAP).map((f) => join(SNAP, f)),
+      ...readdirSync(SHARED_SNAPSHOTS).map((f) => join(SHARED_SNAPSHOTS, f)),
+    ].filter((f) => f.endsWith('.pickle'))) {
       const s = await loadSnapshotFile(path);
       const a = analyzeDevice(s, 0);
       const p = predictAllocator(s, 0, configFrom(s.allocatorSettings));
@@ -39,11 +42,18 @@ describe('allocator predictions', () => {
     const a = analyzeDevice(s, 0);
     const cap = (1536 + 100) * MiB; // frag_oom.py's set_per_process_memory_fraction
     const plain = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun.json'), 'utf8')) as { ok: boolean };
-    const split = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_max_split.json'), 'utf8')) as { ok: boolean; reserved: number; alloc_conf: string };
+    const split = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_max_split.json'), 'utf8')) as {
+      ok: boolean;
+      reserved: number;
+      alloc_conf: string;
+    };
     const base = predictAllocator(s, 0, configFrom(s.allocatorSettings), { bytes: cap, cap: true });
     assert.ok(base.supported);
     assert.equal(plain.ok, false);
-    assert.deepEqual(base.ooms.map((o) => o.index), [a.ooms[0]!.index]);
+    assert.deepEqual(
+      base.ooms.map((o) => o.index),
+      [a.ooms[0]!.index],
+    );
     const p = predictAllocator(s, 0, applyAllocConf(configFrom(s.allocatorSettings), split.alloc_conf), { bytes: cap, cap: true });
     assert.ok(p.supported);
     assert.equal(split.ok, true);
@@ -51,7 +61,11 @@ describe('allocator predictions', () => {
     assert.deepEqual(p.avoided, [a.ooms[0]!.index]);
     assert.equal(p.reservedAt.get(a.ooms[0]!.index), split.reserved);
     // expandable_segments:True: the free pages inside the holes are unmapped, the request mapped on top.
-    const exp = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_expandable.json'), 'utf8')) as { ok: boolean; reserved: number; alloc_conf: string };
+    const exp = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_expandable.json'), 'utf8')) as {
+      ok: boolean;
+      reserved: number;
+      alloc_conf: string;
+    };
     const e = predictAllocator(s, 0, applyAllocConf(configFrom(s.allocatorSettings), exp.alloc_conf), { bytes: cap, cap: true });
     assert.ok(e.supported);
     assert.equal(exp.ok, true);
@@ -62,7 +76,13 @@ describe('allocator predictions', () => {
   it("the doctor's remedy predictions stay within their budget of replayed events, and say so when it runs out", async () => {
     const s = await loadSnapshotFile(join(SNAP, 'frag_oom.pickle'));
     const a = analyzeDevice(s, 0);
-    const remedy: Remedy = { id: 'expandable-segments', title: 'Expandable segments', change: 'set it', effect: 'less fragmentation', allocConf: { expandable_segments: 'True' } };
+    const remedy: Remedy = {
+      id: 'expandable-segments',
+      title: 'Expandable segments',
+      change: 'set it',
+      effect: 'less fragmentation',
+      allocConf: { expandable_segments: 'True' },
+    };
     const [full] = predictedRemedies(s, a, a.ooms[0]!, [remedy]);
     assert.match(full!.effect, /predicted on this run: the OOM at event #\d+ does not happen/);
     const [short] = predictedRemedies(s, a, a.ooms[0]!, [remedy], a.replay.n);
@@ -71,7 +91,11 @@ describe('allocator predictions', () => {
 
   it("the dump's streams are the trace's: a segment the trace allocated has the same stream in both", async () => {
     let checked = 0;
-    for (const path of [...readdirSync(join(ROOT, 'test', 'fixtures', 'whatif')).filter((f) => f.endsWith('.pickle.gz')).map((f) => join(ROOT, 'test', 'fixtures', 'whatif', f))]) {
+    for (const path of [
+      ...readdirSync(join(ROOT, 'test', 'fixtures', 'whatif'))
+        .filter((f) => f.endsWith('.pickle.gz'))
+        .map((f) => join(ROOT, 'test', 'fixtures', 'whatif', f)),
+    ]) {
       const s = await loadSnapshotFile(path);
       const t = traceOf(s, 0);
       const finals = new FinalSegs(s, 0);
@@ -88,9 +112,18 @@ describe('allocator predictions', () => {
   });
 
   it('allocator options as PyTorch spells them; unknown ones and max_split_size_mb ≤ 20 refused', () => {
-    const base = { maxSplitSize: Infinity, maxNonSplitRounding: 20 * MiB, rounding: { divisions: new Array<number>(16).fill(0) }, expandable: false, gcThreshold: 0 };
+    const base = {
+      maxSplitSize: Infinity,
+      maxNonSplitRounding: 20 * MiB,
+      rounding: { divisions: new Array<number>(16).fill(0) },
+      expandable: false,
+      gcThreshold: 0,
+    };
     const c = applyAllocConf(base, 'max_split_size_mb:64,roundup_power2_divisions:[64:8,>:2],expandable_segments:True');
-    assert.deepEqual([c.maxSplitSize, c.rounding.divisions[6], c.rounding.divisions[7], c.rounding.divisions[0], c.expandable], [64 * MiB, 8, 2, 0, true]);
+    assert.deepEqual(
+      [c.maxSplitSize, c.rounding.divisions[6], c.rounding.divisions[7], c.rounding.divisions[0], c.expandable],
+      [64 * MiB, 8, 2, 0, true],
+    );
     assert.equal(applyAllocConf(base, 'roundup_power2_divisions=4').rounding.divisions[3], 4);
     assert.throws(() => applyAllocConf(base, 'max_split_size_mb:16'), AllocConfError);
     assert.throws(() => applyAllocConf(base, 'max_spilt_size_mb:64'), /unknown allocator option/);

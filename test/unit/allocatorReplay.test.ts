@@ -12,7 +12,11 @@ import { ROOT, SHARED_SNAPSHOTS } from './helpers';
 // PyTorch's own allocated bytes (memory_stats()'s allocated_bytes.all.peak and .current, in each
 // capture's truth file). Captures the replay cannot take yet must say why.
 const dirs = [join(ROOT, 'test', 'fixtures', 'snapshots'), SHARED_SNAPSHOTS];
-const captures = dirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.pickle')).map((f) => join(d, f)));
+const captures = dirs.flatMap((d) =>
+  readdirSync(d)
+    .filter((f) => f.endsWith('.pickle'))
+    .map((f) => join(d, f)),
+);
 
 describe('the caching allocator replayed on real captures', () => {
   let replayed = 0;
@@ -20,7 +24,9 @@ describe('the caching allocator replayed on real captures', () => {
     it(`${path.split('/').pop()}: every placement as recorded, allocated bytes as PyTorch counted them`, async () => {
       const s = await loadSnapshotFile(path);
       const truthPath = path.replace(/\.pickle$/, '.truth.json');
-      const truth = existsSync(truthPath) ? (JSON.parse(readFileSync(truthPath, 'utf8')) as { max_memory_allocated?: number; memory_allocated?: number }) : {};
+      const truth = existsSync(truthPath)
+        ? (JSON.parse(readFileSync(truthPath, 'utf8')) as { max_memory_allocated?: number; memory_allocated?: number })
+        : {};
       for (const d of s.devices) {
         const r = replayAllocator(s, d);
         if (!r.supported) {

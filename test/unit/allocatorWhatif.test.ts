@@ -18,7 +18,11 @@ describe('what-if predictions against reruns on an H100', () => {
     const rows = await replayRows(DIR);
     assert.ok(rows.length >= 20, String(rows.length));
     assert.deepEqual(inexact(rows), []);
-    assert.ok(rows.some((r) => r.name.includes('expandable')) && rows.some((r) => r.name.startsWith('graphs')) && rows.some((r) => r.name.includes('-cap')));
+    assert.ok(
+      rows.some((r) => r.name.includes('expandable')) &&
+        rows.some((r) => r.name.startsWith('graphs')) &&
+        rows.some((r) => r.name.includes('-cap')),
+    );
   });
 
   it('each rerun is what the default recording predicted: the reserved peak to within 3 %, OOM or not', async () => {

@@ -75,13 +75,16 @@ describe('attribution against PyTorch’s own view of the final state', () => {
       const d = defaultDevice(s)!;
       const a = analyzeDevice(s, d);
       const allocated = new Set<number>();
-      for (const seg of s.segments) if (seg.device === d) for (const b of seg.blocks) if (b.state === 'active_allocated') allocated.add(b.address);
+      for (const seg of s.segments)
+        if (seg.device === d) for (const b of seg.blocks) if (b.state === 'active_allocated') allocated.add(b.address);
       const e = a.replay.elements;
       const ours = new Map<string, number>();
       for (const k of liveAt(e, a.replay.n - 1)) {
         if (!allocated.has(e.addr[k]!)) continue;
         const frames = [...s.stacks.get(e.stack[k]!)].reverse();
-        const folded = frames.length ? frames.map((fr) => `${basename(s.frames.fileOf(fr))}:${s.frames.lineOf(fr)}:${s.frames.nameOf(fr)}`).join(';') : '<non-python>';
+        const folded = frames.length
+          ? frames.map((fr) => `${basename(s.frames.fileOf(fr))}:${s.frames.lineOf(fr)}:${s.frames.nameOf(fr)}`).join(';')
+          : '<non-python>';
         ours.set(folded, (ours.get(folded) ?? 0) + e.size[k]!);
       }
       assert.deepEqual(new Map([...ours].sort()), new Map([...theirs].sort()));

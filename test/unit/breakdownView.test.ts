@@ -37,7 +37,11 @@ interface JsonLine {
 
 /** `headroom analyze --json`'s lines: the CLI's breakdown under each. */
 function cliLines(path: string): JsonLine[] {
-  return (JSON.parse(execFileSync(process.execPath, [CLI, 'analyze', path, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 })) as { lines: JsonLine[] }).lines;
+  return (
+    JSON.parse(execFileSync(process.execPath, [CLI, 'analyze', path, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 })) as {
+      lines: JsonLine[];
+    }
+  ).lines;
 }
 
 async function summaryOf(path: string): Promise<{ s: Snapshot; a: DeviceAnalysis; views: BreakdownView[]; total: number }> {
@@ -95,7 +99,13 @@ describe('the breakdown on the summary page and in the hover', () => {
     assert.ok(cli?.breakdown, 'the CLI breaks the same line down');
     assert.deepEqual(
       v.rows.map((r) => ({ depth: r.depth, bytes: r.bytes, names: r.names, file: r.file, line: r.line })),
-      cli.breakdown.map((r) => ({ depth: r.depth, bytes: r.bytes, names: r.frames.map((f) => f.name), file: r.frames[0]!.file, line: r.frames[0]!.line })),
+      cli.breakdown.map((r) => ({
+        depth: r.depth,
+        bytes: r.bytes,
+        names: r.frames.map((f) => f.name),
+        file: r.frames[0]!.file,
+        line: r.frames[0]!.line,
+      })),
     );
     // GPT-2's modeling file and Adam's state, as the capture's stacks hold them; folded: the Trainer's loop.
     assert.ok(v.rows.some((r) => r.where.startsWith('transformers/models/gpt2/modeling_gpt2.py:')));
@@ -152,7 +162,14 @@ describe('the breakdown on the summary page and in the hover', () => {
   it('the page’s messages: a row is asked for by its place, two non-negative integers; the flame graph without arguments', () => {
     assert.ok(isFromWebview({ type: 'openBreakdownRow', breakdown: 0, row: 3 }));
     assert.ok(isFromWebview({ type: 'showFlameGraph' }));
-    for (const bad of [{ breakdown: -1, row: 0 }, { breakdown: 0, row: 1.5 }, { breakdown: '0', row: 0 }, { row: 0 }, { breakdown: 0, row: Number.NaN }, { breakdown: 0, row: 2 ** 60 }]) {
+    for (const bad of [
+      { breakdown: -1, row: 0 },
+      { breakdown: 0, row: 1.5 },
+      { breakdown: '0', row: 0 },
+      { row: 0 },
+      { breakdown: 0, row: Number.NaN },
+      { breakdown: 0, row: 2 ** 60 },
+    ]) {
       assert.equal(isFromWebview({ type: 'openBreakdownRow', ...bad }), false, JSON.stringify(bad));
     }
   });
@@ -171,7 +188,17 @@ describe('the breakdown on the summary page and in the hover', () => {
     symlinkSync(secret, join(site, 'link.py'));
     writeFileSync(join(site, 'big.py'), Buffer.alloc((4 << 20) + 1, 0x20));
     writeFileSync(join(site, 'notes.txt'), 'x');
-    for (const bad of [secret, join(site, 'notes.txt'), join(site, 'missing.py'), join(site, 'dir.py'), `${site}/../../../../../../secret.py`, join(site, 'link.py'), join(site, 'big.py'), 'torch/nn/modules/container.py', '']) {
+    for (const bad of [
+      secret,
+      join(site, 'notes.txt'),
+      join(site, 'missing.py'),
+      join(site, 'dir.py'),
+      `${site}/../../../../../../secret.py`,
+      join(site, 'link.py'),
+      join(site, 'big.py'),
+      'torch/nn/modules/container.py',
+      '',
+    ]) {
       assert.equal(libraryFileHere(bad), undefined, bad);
     }
   });

@@ -16,8 +16,13 @@ import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { ClassNames } from '../../extension/src/core/source/classNames';
 import { ROOT } from './helpers';
 
-const CAPTURES = ['hf_trainer', 'lightning', 'nanogpt_eager', 'nanogpt_compiled'].map((n) => join(ROOT, 'test', 'fixtures', 'modules', n, 'snapshot-peak.pickle.gz'));
-CAPTURES.push(join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'), join(ROOT, 'test', 'fixtures', 'snapshots', 'transformer_amp_ckpt.pickle'));
+const CAPTURES = ['hf_trainer', 'lightning', 'nanogpt_eager', 'nanogpt_compiled'].map((n) =>
+  join(ROOT, 'test', 'fixtures', 'modules', n, 'snapshot-peak.pickle.gz'),
+);
+CAPTURES.push(
+  join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'),
+  join(ROOT, 'test', 'fixtures', 'snapshots', 'transformer_amp_ckpt.pickle'),
+);
 
 function* nodes(n: CallNode): Generator<CallNode> {
   yield n;
@@ -39,7 +44,8 @@ describe('call tree of the peak', () => {
         const sum = n.children.reduce((x, c) => x + c.bytes, n.selfBytes);
         assert.equal(sum, n.bytes, `${n.label} ${n.file}:${n.line}`);
         // Plumbing is kept only where it allocated itself (the innermost frame), marked as such.
-        if (n.kind === 'library' && plumbingGroup(n.file, n.func)) assert.ok(n.plumbing && n.selfBytes > 0, `plumbing kept: ${n.file} ${n.func}`);
+        if (n.kind === 'library' && plumbingGroup(n.file, n.func))
+          assert.ok(n.plumbing && n.selfBytes > 0, `plumbing kept: ${n.file} ${n.func}`);
       }
       for (const l of attr.lines) {
         const b = t.beneath.get(lineKey(l.file, l.line));
@@ -84,7 +90,15 @@ describe('call tree of the peak', () => {
     assert.equal(plumbingGroup(`${site}/transformers/trainer.py`, 'training_step'), 'Trainer loop');
     assert.equal(plumbingGroup(`${site}/lightning/pytorch/loops/fit_loop.py`, 'run'), 'Lightning loop');
     assert.equal(plumbingGroup('/usr/lib/python3.12/contextlib.py', 'inner'), 'Python runtime');
-    for (const kept of ['transformers/models/gpt2/modeling_gpt2.py', 'timm/models/vision_transformer.py', 'torchvision/models/detection/roi_heads.py', 'torch/nn/modules/linear.py', 'torch/nn/functional.py', 'torch/optim/adamw.py', 'transformers/integrations/sdpa_attention.py']) {
+    for (const kept of [
+      'transformers/models/gpt2/modeling_gpt2.py',
+      'timm/models/vision_transformer.py',
+      'torchvision/models/detection/roi_heads.py',
+      'torch/nn/modules/linear.py',
+      'torch/nn/functional.py',
+      'torch/optim/adamw.py',
+      'transformers/integrations/sdpa_attention.py',
+    ]) {
       assert.equal(plumbingGroup(`${site}/${kept}`, 'forward'), undefined, kept);
     }
   });

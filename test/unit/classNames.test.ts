@@ -13,7 +13,19 @@ import { mappedPaths } from '../../extension/src/core/source/pathMap';
 describe('class names from the source', () => {
   const dir = mkdtempSync(join(tmpdir(), 'headroom-classes-'));
   const model = join(dir, 'modeling_x.py');
-  writeFileSync(model, ['import torch', '', 'class XAttention(torch.nn.Module):', '    def forward(self, x):', '        return x * 2', '', 'def helper(x):', '    return x'].join('\n'));
+  writeFileSync(
+    model,
+    [
+      'import torch',
+      '',
+      'class XAttention(torch.nn.Module):',
+      '    def forward(self, x):',
+      '        return x * 2',
+      '',
+      'def helper(x):',
+      '    return x',
+    ].join('\n'),
+  );
 
   it('names a method by its class, a function by itself, and nothing when the def at that line is another function', () => {
     const n = new ClassNames();

@@ -27,7 +27,10 @@ describe('headroom CLI: help, sizes, the lines footer, diff and run', () => {
     const commands = ['analyze', 'check', 'demo', 'diff', 'lint', 'mcp', 'ranks', 'run', 'whatif', 'wheel'];
     for (const cmd of commands) assert.match(top.out, new RegExp(`^  ${cmd} +\\S`, 'm'), cmd);
     const lines = top.out.trimEnd().split('\n');
-    assert.ok(lines.length <= 40 && lines.every((l) => l.length <= 100), `one screen: ${lines.length} lines, widest ${Math.max(...lines.map((l) => l.length))}`);
+    assert.ok(
+      lines.length <= 40 && lines.every((l) => l.length <= 100),
+      `one screen: ${lines.length} lines, widest ${Math.max(...lines.map((l) => l.length))}`,
+    );
     // Each command's help: its options and an example; the reader's limits have a page of their own.
     for (const cmd of commands) {
       const h = headroom('help', cmd).out;
@@ -38,7 +41,21 @@ describe('headroom CLI: help, sizes, the lines footer, diff and run', () => {
     const unknown = headroom('help', 'nonesuch');
     assert.equal(unknown.code, 2);
     assert.match(unknown.err, /topics: limits, analyze/);
-    const py = spawnSync(process.execPath, [CLI, 'run', '--out', mkdtempSync(join(tmpdir(), 'headroom-help-')), '--', 'python3', '-c', 'import sys; print(sys.argv[1:])', '--help'], { encoding: 'utf8' });
+    const py = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'run',
+        '--out',
+        mkdtempSync(join(tmpdir(), 'headroom-help-')),
+        '--',
+        'python3',
+        '-c',
+        'import sys; print(sys.argv[1:])',
+        '--help',
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(py.status, 0, py.stderr);
     assert.equal(py.stdout, "['--help']\n");
   });
@@ -91,7 +108,9 @@ describe('headroom CLI: help, sizes, the lines footer, diff and run', () => {
 
   it('the "more lines" footer counts the lines left out, and --top 0 shows them all', () => {
     const f = fixture('leaky_demo').path;
-    const all = JSON.parse(headroom('analyze', f, '--json', '--top', '0').out) as { lines: { file: string; line: number; self_bytes: number }[] };
+    const all = JSON.parse(headroom('analyze', f, '--json', '--top', '0').out) as {
+      lines: { file: string; line: number; self_bytes: number }[];
+    };
     // The text report lists the lines that hold memory themselves.
     const holders = all.lines.filter((l) => l.self_bytes > 0).map((l) => `${l.file}:${l.line} (`);
     assert.ok(holders.length > 3, 'the fixture has more than 3 lines holding memory');
@@ -115,14 +134,16 @@ describe('headroom CLI: help, sizes, the lines footer, diff and run', () => {
     assert.ok(!ja.lines.some((x) => jb.lines.some((y) => y.file === x.file)), 'the two fixtures come from different scripts');
     const r = headroom('diff', a, b);
     assert.equal(r.code, 0);
-    assert.ok(r.err.includes(`${a} and ${b} share no source lines: they look like different scripts; the per-line diff compares nothing`), r.err);
+    assert.ok(
+      r.err.includes(`${a} and ${b} share no source lines: they look like different scripts; the per-line diff compares nothing`),
+      r.err,
+    );
     const j = headroom('diff', a, b, '--json');
     assert.ok(JSON.parse(j.out).lines_total > 0, 'stdout stays JSON');
     assert.match(j.err, /share no source lines/);
     assert.doesNotMatch(headroom('diff', a, a).err, /share no source lines/);
   });
 });
-
 
 describe('byte sizes', () => {
   it('parses budgets in binary and decimal units', () => {

@@ -27,14 +27,20 @@ interface SarifResult {
   ruleId: string;
   level: string;
   message: { text: string };
-  locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region: { startLine: number; startColumn: number; endLine: number; endColumn: number } } }[];
+  locations: {
+    physicalLocation: {
+      artifactLocation: { uri: string; uriBaseId?: string };
+      region: { startLine: number; startColumn: number; endLine: number; endColumn: number };
+    };
+  }[];
 }
 
 // Line 5 (1-based) is `    total += loss`: the finding starts at column 5 and spans 13 characters. Nothing trains:
 // the loop at line 3 is evaluation without no_grad (HR004, docs/rules/HR004.md "whatever the names").
 const TRAIN = 'import torch\ntotal = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    total += loss\n';
 // The same mistake in a loop that calls backward(): a warning, not an error (docs/rules/HR001.md).
-const WARN = 'import torch\nrunning = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward()\n    running += loss\n';
+const WARN =
+  'import torch\nrunning = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward()\n    running += loss\n';
 
 describe('headroom lint formats', () => {
   let dir = '';
@@ -62,10 +68,26 @@ describe('headroom lint formats', () => {
     const a = await headroom(dir, 'lint', '.', '--json');
     const b = await headroom(dir, 'lint', '.', '--format', 'json');
     assert.equal(a.out, b.out);
-    const j = JSON.parse(a.out) as { files: number; findings: { file: string; rule: string; severity: string; start: { line: number; col: number }; end: { line: number; col: number }; evidence?: { line: number; loopLine: number } }[] };
+    const j = JSON.parse(a.out) as {
+      files: number;
+      findings: {
+        file: string;
+        rule: string;
+        severity: string;
+        start: { line: number; col: number };
+        end: { line: number; col: number };
+        evidence?: { line: number; loopLine: number };
+      }[];
+    };
     assert.equal(j.files, 2);
     const f = j.findings.find((x) => x.file.endsWith('train#1.py') && x.rule === 'HR001')!;
-    assert.deepEqual([f.start, f.end], [{ line: 5, col: 5 }, { line: 5, col: 5 + 'total += loss'.length }]);
+    assert.deepEqual(
+      [f.start, f.end],
+      [
+        { line: 5, col: 5 },
+        { line: 5, col: 5 + 'total += loss'.length },
+      ],
+    );
     assert.deepEqual([f.evidence?.line, f.evidence?.loopLine], [5, 3]);
   });
 
@@ -89,15 +111,25 @@ describe('headroom lint formats', () => {
     assert.ok(existsSync(fileURLToPath(page)), 'the rule page exists');
     for (const rule of driver.rules) assert.match(rule.helpUri, new RegExp(`/${rule.id}\\.md$`));
     // Each text line, parsed here, against its SARIF result: uri (relative, percent-encoded), level, 1-based region.
-    const want = text.out.trim().split('\n').map((l) => {
-      const m = /^(.*):(\d+):(\d+): (error|warning|info) (HR\d{3}) (.*)$/.exec(l)!;
-      return { file: m[1]!, line: Number(m[2]), col: Number(m[3]), level: m[4] === 'info' ? 'note' : m[4], rule: m[5], message: m[6] };
-    });
+    const want = text.out
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const m = /^(.*):(\d+):(\d+): (error|warning|info) (HR\d{3}) (.*)$/.exec(l)!;
+        return { file: m[1]!, line: Number(m[2]), col: Number(m[3]), level: m[4] === 'info' ? 'note' : m[4], rule: m[5], message: m[6] };
+      });
     const got = run.results.map((x: SarifResult) => {
       const loc = x.locations[0]!.physicalLocation;
       assert.equal(loc.artifactLocation.uriBaseId, '%SRCROOT%');
       assert.ok(loc.region.endLine >= loc.region.startLine && loc.region.endColumn > 0);
-      return { file: decodeURIComponent(loc.artifactLocation.uri), line: loc.region.startLine, col: loc.region.startColumn, level: x.level, rule: x.ruleId, message: x.message.text };
+      return {
+        file: decodeURIComponent(loc.artifactLocation.uri),
+        line: loc.region.startLine,
+        col: loc.region.startColumn,
+        level: x.level,
+        rule: x.ruleId,
+        message: x.message.text,
+      };
     });
     assert.deepEqual(got, want);
     const uris = run.results.map((x: SarifResult) => x.locations[0]!.physicalLocation.artifactLocation.uri);
@@ -115,7 +147,16 @@ describe('headroom lint formats', () => {
   });
 
   it('github: %, CR and LF escaped in the message; also , and : in properties; other controls made visible', () => {
-    const f: Finding = { rule: 'HR005', severity: 'info', message: '50% of\r\nmemory, lost: yes\x1b[31m', start: { line: 0, col: 0 }, end: { line: 2, col: 1 }, startIndex: 0, endIndex: 1, fixes: [] };
+    const f: Finding = {
+      rule: 'HR005',
+      severity: 'info',
+      message: '50% of\r\nmemory, lost: yes\x1b[31m',
+      start: { line: 0, col: 0 },
+      end: { line: 2, col: 1 },
+      startIndex: 0,
+      endIndex: 1,
+      fixes: [],
+    };
     const out = formatLintGithub([{ file: 'a,b:c%d\n.py', findings: [f], broken: false }]);
     // A finding across lines carries no columns (GitHub only takes a column range on one line).
     assert.equal(out, '::notice file=a%2Cb%3Ac%25d%0A.py,line=1,endLine=3,title=HR005::50%25 of%0D%0Amemory, lost: yes\\x1b[31m\n');
@@ -137,7 +178,10 @@ describe('headroom lint formats', () => {
   it('says a file it cannot lint (nested beyond the stack), lints the rest, and exits 2', async () => {
     const deep = mkdtempSync(join(tmpdir(), 'headroom-lintdeep-'));
     // Far deeper than CPython accepts (200 brackets), as hostile input may be.
-    writeFileSync(join(deep, 'deep.py'), `import torch\nfor b in loader:\n    x = ${'['.repeat(20000)}model(b)${']'.repeat(20000)}\n    total += x\n`);
+    writeFileSync(
+      join(deep, 'deep.py'),
+      `import torch\nfor b in loader:\n    x = ${'['.repeat(20000)}model(b)${']'.repeat(20000)}\n    total += x\n`,
+    );
     writeFileSync(join(deep, 'train.py'), TRAIN);
     const r = await headroom(deep, 'lint', '.');
     assert.equal(r.code, 2);

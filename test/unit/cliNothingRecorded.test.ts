@@ -18,14 +18,27 @@ describe('headroom run when nothing was recorded', () => {
     const dirs = readdirSync(out);
     assert.equal(dirs.length, 1, dirs.join(' '));
     const dir = join(out, dirs[0]!);
-    return { code: r.status, out: r.stdout, err: r.stderr, dir, launch: JSON.parse(readFileSync(join(dir, 'launch.json'), 'utf8')) as Record<string, unknown> };
+    return {
+      code: r.status,
+      out: r.stdout,
+      err: r.stderr,
+      dir,
+      launch: JSON.parse(readFileSync(join(dir, 'launch.json'), 'utf8')) as Record<string, unknown>,
+    };
   };
   const sentence = {
-    'no-torch': 'headroom: nothing was recorded: the workload never imported torch (is it a Python script? did it run under another interpreter?)',
-    'no-cuda': 'headroom: nothing was recorded: the workload imported torch but never used CUDA (torch.cuda.is_available() was False, or the model stayed on the CPU)',
+    'no-torch':
+      'headroom: nothing was recorded: the workload never imported torch (is it a Python script? did it run under another interpreter?)',
+    'no-cuda':
+      'headroom: nothing was recorded: the workload imported torch but never used CUDA (torch.cuda.is_available() was False, or the model stayed on the CPU)',
     'no-memory': 'headroom: nothing was recorded: the workload used CUDA but never held CUDA memory',
   } as const;
-  const lastReason = (dir: string) => (readFileSync(join(dir, 'agent.log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { nothing_recorded?: string }).at(-1)?.nothing_recorded);
+  const lastReason = (dir: string) =>
+    readFileSync(join(dir, 'agent.log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { nothing_recorded?: string })
+      .at(-1)?.nothing_recorded;
 
   it('a Python command without torch: the agent’s reason when it wrote its log, else that it never started', () => {
     const r = run(['python3', '-c', 'print(1)']);
@@ -43,7 +56,10 @@ describe('headroom run when nothing was recorded', () => {
 
   it('torch imported without CUDA, and CUDA without memory (the agent tests’ torch stand-in)', () => {
     const env = { PYTHONPATH: FAKE_TORCH };
-    for (const [args, why] of [[['python3', '-c', 'import torch'], 'no-cuda'], [['python3', HARM, 'cuda-no-alloc'], 'no-memory']] as const) {
+    for (const [args, why] of [
+      [['python3', '-c', 'import torch'], 'no-cuda'],
+      [['python3', HARM, 'cuda-no-alloc'], 'no-memory'],
+    ] as const) {
       const r = run([...args], env);
       assert.equal(r.code, 0, r.err);
       assert.equal(lastReason(r.dir), why, 'the agent wrote its reason');
@@ -56,9 +72,13 @@ describe('headroom run when nothing was recorded', () => {
     const r = run(['sh', '-c', 'exit 3']);
     assert.equal(r.code, 3);
     assert.ok(!existsSync(join(r.dir, 'agent.log.jsonl')));
-    assert.ok(r.err.includes(`headroom: nothing was recorded: Headroom's agent never started in any Python process of the command (is the command Python? did it replace PYTHONPATH?); the run folder is ${r.dir}\n`), r.err);
+    assert.ok(
+      r.err.includes(
+        `headroom: nothing was recorded: Headroom's agent never started in any Python process of the command (is the command Python? did it replace PYTHONPATH?); the run folder is ${r.dir}\n`,
+      ),
+      r.err,
+    );
     assert.equal(r.launch.nothing_recorded, 'no-agent');
     assert.equal(r.launch.exit_code, 3);
   });
 });
-

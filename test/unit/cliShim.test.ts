@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { cliShims } from '../../extension/src/core/run/cliShim';
 import { ROOT } from './helpers';
 
-describe('the terminal\'s headroom command', () => {
+describe("the terminal's headroom command", () => {
   it('runs the CLI bundle with the given Node, whatever the folder is called', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'headroom-shim-')), "it's here $HOME");
     mkdirSync(dir);

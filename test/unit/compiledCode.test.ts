@@ -20,6 +20,9 @@ describe('compiled code', () => {
     assert.ok(at.lines.length > 0);
     for (const l of at.lines) assert.doesNotMatch(l.file, /torchinductor_/);
     // The model's own forward lines (leak_cases.py's Block and LM) hold memory at the peak.
-    assert.ok(at.lines.some((l) => l.file.endsWith('leak_cases.py') && /forward/.test(l.name) && l.selfBytes > 0), JSON.stringify(at.lines.slice(0, 5).map((l) => `${l.file}:${l.line} ${l.name}`)));
+    assert.ok(
+      at.lines.some((l) => l.file.endsWith('leak_cases.py') && /forward/.test(l.name) && l.selfBytes > 0),
+      JSON.stringify(at.lines.slice(0, 5).map((l) => `${l.file}:${l.line} ${l.name}`)),
+    );
   });
 });

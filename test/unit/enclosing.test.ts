@@ -21,7 +21,13 @@ function pyFiles(dir: string, out: string[], max: number): void {
 }
 
 const reference = (files: string[]): Record<string, Record<string, string>> =>
-  JSON.parse(execFileSync('python3', [join(ROOT, 'test', 'reference', 'enclosing_ref.py')], { input: files.join('\n'), encoding: 'utf8', maxBuffer: 1 << 30 }));
+  JSON.parse(
+    execFileSync('python3', [join(ROOT, 'test', 'reference', 'enclosing_ref.py')], {
+      input: files.join('\n'),
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    }),
+  );
 
 function compare(files: string[]): { lines: number; wrong: string[] } {
   const ref = reference(files);

@@ -19,7 +19,11 @@ const dir = mkdtempSync(join(tmpdir(), 'headroom-escape-'));
 const SNAP = join(dir, 'hostile.pickle');
 // The generator prints the strings it wrote: the test compares against those, not against escape().
 const HOSTILE = JSON.parse(
-  execFileSync('python3', [join(__dirname, '..', 'fixtures', 'hostile', 'make_snapshot.py'), SNAP, 'http://127.0.0.1:9/pixel.png', '/cluster/jobs/7', '24'], { encoding: 'utf8' }),
+  execFileSync(
+    'python3',
+    [join(__dirname, '..', 'fixtures', 'hostile', 'make_snapshot.py'), SNAP, 'http://127.0.0.1:9/pixel.png', '/cluster/jobs/7', '24'],
+    { encoding: 'utf8' },
+  ),
 ) as Record<string, string>;
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -91,7 +95,12 @@ describe('the CLI on a crafted snapshot', () => {
       log,
       `\x1b]0;title\x07epoch 3\r\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.50 GiB is free. Including non-PyTorch memory, this process has 77.60 GiB memory in use. Of the allocated memory 70.00 GiB is allocated by PyTorch, and 6.00 GiB is reserved by PyTorch but unallocated.\x1b[2J\n`,
     );
-    for (const argv of [['check', SNAP, '--max-peak', '1MiB'], ['check', SNAP, '--no-leak'], ['check', log, '--explain-oom'], ['diff', SNAP, SNAP, '--top', '0']]) {
+    for (const argv of [
+      ['check', SNAP, '--max-peak', '1MiB'],
+      ['check', SNAP, '--no-leak'],
+      ['check', log, '--explain-oom'],
+      ['diff', SNAP, SNAP, '--top', '0'],
+    ]) {
       const r = await cli(...argv);
       assert.ok(r.code === 0 || r.code === 1, `${argv.join(' ')}: ${r.code} ${r.err}`);
       assert.doesNotMatch(r.out + r.err, RAW, argv.join(' '));

@@ -24,7 +24,8 @@ async function run(name: string): Promise<RunEvidence> {
   return { run: name, leak: detectLeaks(s, a), sameFile, ran: linesRan(s, a, sameFile) };
 }
 const at = (fs: Finding[], rule: string, line: number) => fs.find((f) => f.rule === rule && f.start.line + 1 === line)!;
-const truth = (name: string) => JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'leaks', `${name}.truth.json`), 'utf8')) as { lines: Record<string, number> };
+const truth = (name: string) =>
+  JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'leaks', `${name}.truth.json`), 'utf8')) as { lines: Record<string, number> };
 
 describe('lint findings with run evidence', () => {
   before(async () => {
@@ -46,20 +47,29 @@ describe('lint findings with run evidence', () => {
     const fs = withEvidence(findings, [await run('total_loss_eval')]);
     const acc = at(fs, 'HR001', t.lines.acc_eval!);
     assert.equal(acc.severity, 'error');
-    assert.match(acc.message, new RegExp(`Confirmed by run total_loss_eval: \\+\\d+ KiB per iteration \\(created at line ${t.lines.eval_out}`));
+    assert.match(
+      acc.message,
+      new RegExp(`Confirmed by run total_loss_eval: \\+\\d+ KiB per iteration \\(created at line ${t.lines.eval_out}`),
+    );
     assert.match(at(fs, 'HR004', t.lines.eval_out! - 2).message, /Confirmed by run total_loss_eval/);
   });
 
   it('losses kept in a list: confirmed by the append run; the accumulator beside it is not (it never ran there)', async () => {
     const fs = withEvidence(findings, [await run('leak_append')]);
     const append = fs.find((f) => f.rule === 'HR002')!;
-    assert.match(append.message, new RegExp(`Confirmed by run leak_append: \\+250 KiB per iteration \\(created at line ${truth('leak_append').lines.out}\\)`));
+    assert.match(
+      append.message,
+      new RegExp(`Confirmed by run leak_append: \\+250 KiB per iteration \\(created at line ${truth('leak_append').lines.out}\\)`),
+    );
     const acc = at(fs, 'HR001', truth('total_loss_train').lines.acc_train!);
     assert.equal(acc.message, at(findings, 'HR001', truth('total_loss_train').lines.acc_train!).message);
   });
 
   it('a clean run of the loop clears nothing it did not execute', async () => {
     const fs = withEvidence(findings, [await run('clean_train')]);
-    assert.deepEqual(fs.map((f) => [f.rule, f.severity, f.message]), findings.map((f) => [f.rule, f.severity, f.message]));
+    assert.deepEqual(
+      fs.map((f) => [f.rule, f.severity, f.message]),
+      findings.map((f) => [f.rule, f.severity, f.message]),
+    );
   });
 });

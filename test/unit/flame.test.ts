@@ -15,7 +15,10 @@ import { findNode, hasPruned, keyOf, layoutFlame, parentsOf, pathTo, samePath } 
 import { neighbour, searchFlame } from '../../webview/src/flame/search';
 import { ROOT } from './helpers';
 
-const CAPTURES = [join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz'), join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle')];
+const CAPTURES = [
+  join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz'),
+  join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'),
+];
 
 function* all<T extends { children: T[] }>(n: T): Generator<T> {
   yield n;
@@ -32,7 +35,21 @@ async function peakTree(path: string): Promise<{ root: CallNode; total: number; 
 /** A small tree by hand: a(100) → b(60: d 40, e 15, self 5), c(30), self 10. */
 function node(id: number, label: string, bytes: number, children: FlameNode[] = [], file = ''): FlameNode {
   const sum = children.reduce((x, c) => x + c.bytes, 0);
-  return { id, kind: file ? 'user' : 'bucket', label, file, line: id, bytes, blocks: 1, selfBytes: bytes - sum, otherBytes: 0, otherCount: 0, folded: [], selfVia: [], children };
+  return {
+    id,
+    kind: file ? 'user' : 'bucket',
+    label,
+    file,
+    line: id,
+    bytes,
+    blocks: 1,
+    selfBytes: bytes - sum,
+    otherBytes: 0,
+    otherCount: 0,
+    folded: [],
+    selfVia: [],
+    children,
+  };
 }
 const d = node(3, 'load_data', 40, [], '/w/data.py');
 const e = node(4, 'Model.forward', 15, [], '/w/model.py');
@@ -51,7 +68,11 @@ describe('flame graph', () => {
         assert.equal(f.blocks, t.blocks);
         let left = 0;
         for (const n of all(f)) {
-          assert.equal(n.children.reduce((x, k) => x + k.bytes, n.selfBytes + n.otherBytes), n.bytes, `${n.label} adds up`);
+          assert.equal(
+            n.children.reduce((x, k) => x + k.bytes, n.selfBytes + n.otherBytes),
+            n.bytes,
+            `${n.label} adds up`,
+          );
           if (n !== f) assert.ok(n.bytes >= min, `${n.label}: ${n.bytes} < ${min}`);
           const full = ids.nodes.get(n.id)!;
           assert.equal(full.bytes, n.bytes);
@@ -118,12 +139,24 @@ describe('flame graph', () => {
         ['Model.forward', 2, 400, 150],
       ],
     );
-    assert.deepEqual(layoutFlame(path, 600, 200).map((r) => r.node.label), ['all live memory', 'train', 'load_data']);
+    assert.deepEqual(
+      layoutFlame(path, 600, 200).map((r) => r.node.label),
+      ['all live memory', 'train', 'load_data'],
+    );
     const parents = parentsOf(a);
-    assert.deepEqual(pathTo(e, a, parents).map((n) => n.label), ['all live memory', 'train', 'Model.forward']);
+    assert.deepEqual(
+      pathTo(e, a, parents).map((n) => n.label),
+      ['all live memory', 'train', 'Model.forward'],
+    );
     // The zoom is found again in the next instant's tree by its frames' names and lines, as far as they go.
-    assert.deepEqual(samePath([a, b, e].map(keyOf), structuredClone(a)).map((n) => n.label), ['all live memory', 'train', 'Model.forward']);
-    assert.deepEqual(samePath([a, c, e].map(keyOf), a).map((n) => n.label), ['all live memory', 'evaluate']);
+    assert.deepEqual(
+      samePath([a, b, e].map(keyOf), structuredClone(a)).map((n) => n.label),
+      ['all live memory', 'train', 'Model.forward'],
+    );
+    assert.deepEqual(
+      samePath([a, c, e].map(keyOf), a).map((n) => n.label),
+      ['all live memory', 'evaluate'],
+    );
     assert.equal(findNode(a, 4), e);
     assert.equal(hasPruned(a), false);
     assert.equal(hasPruned({ ...a, children: [{ ...b, otherCount: 1 }] }), true);
@@ -131,7 +164,10 @@ describe('flame graph', () => {
 
   it('search: label or file, any case; bytes counted once; keys walk the drawn frames', () => {
     const m = searchFlame(a, 'TRAIN');
-    assert.deepEqual(m.nodes.map((n) => n.label), ['train', 'evaluate']); // evaluate's file is train.py
+    assert.deepEqual(
+      m.nodes.map((n) => n.label),
+      ['train', 'evaluate'],
+    ); // evaluate's file is train.py
     assert.equal(m.bytes, 90);
     assert.equal(searchFlame(a, 'a').bytes, 100, 'a match inside a match adds nothing');
     assert.equal(searchFlame(a, '  ').nodes.length, 0);
@@ -146,7 +182,8 @@ describe('flame graph', () => {
   });
 
   it('the validators refuse malformed messages', () => {
-    for (const ok of [{ type: 'ready' }, { type: 'open', session: 1, id: 0 }, { type: 'expand', session: 3, id: 17 }]) assert.ok(isFromFlame(ok), JSON.stringify(ok));
+    for (const ok of [{ type: 'ready' }, { type: 'open', session: 1, id: 0 }, { type: 'expand', session: 3, id: 17 }])
+      assert.ok(isFromFlame(ok), JSON.stringify(ok));
     const bad: unknown[] = [
       null,
       undefined,

@@ -19,7 +19,10 @@ describe('GPU readings at an OOM', () => {
   it('names the processes that are not the run’s, as pynvml listed them in the workload', () => {
     assert.deepEqual(reading.run, [truth.pid], 'the agent that ran out');
     const others = othersAtOom(join(RUN, 'snapshot-oom-1.pickle'), 0, reading.t);
-    assert.deepEqual(others, truth.processes.filter((p) => p.pid !== truth.pid));
+    assert.deepEqual(
+      others,
+      truth.processes.filter((p) => p.pid !== truth.pid),
+    );
     assert.deepEqual(othersAtOom(join(RUN, 'snapshot-oom-1.pickle'), 1, reading.t), [], 'another device: nothing');
   });
 
@@ -31,14 +34,24 @@ describe('GPU readings at an OOM', () => {
     mkdirSync(rank);
     copyFileSync(join(RUN, GPU_AT_OOM), join(run, GPU_AT_OOM));
     copyFileSync(join(RUN, 'snapshot-oom-1.pickle'), join(rank, 'snapshot-oom-1.pickle'));
-    assert.deepEqual(othersAtOom(join(rank, 'snapshot-oom-1.pickle'), 0, null), truth.processes.filter((p) => p.pid !== truth.pid));
+    assert.deepEqual(
+      othersAtOom(join(rank, 'snapshot-oom-1.pickle'), 0, null),
+      truth.processes.filter((p) => p.pid !== truth.pid),
+    );
   });
 
   it('the nearest reading to the OOM wins; torn lines are skipped', () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-atoom-'));
-    const later = { ...reading, t: reading.t + 60e6, reading: { ...reading.reading, devices: reading.reading.devices.map((d) => ({ ...d, processes: [] })) } };
+    const later = {
+      ...reading,
+      t: reading.t + 60e6,
+      reading: { ...reading.reading, devices: reading.reading.devices.map((d) => ({ ...d, processes: [] })) },
+    };
     writeFileSync(join(dir, GPU_AT_OOM), `${JSON.stringify(later)}\n{"t": 1, "dev\n${JSON.stringify(reading)}\n`);
-    assert.deepEqual(othersAtOom(join(dir, 'x.pickle'), 0, reading.t), truth.processes.filter((p) => p.pid !== truth.pid));
+    assert.deepEqual(
+      othersAtOom(join(dir, 'x.pickle'), 0, reading.t),
+      truth.processes.filter((p) => p.pid !== truth.pid),
+    );
     assert.deepEqual(othersAtOom(join(dir, 'x.pickle'), 0, later.t), []);
   });
 
@@ -51,10 +64,22 @@ describe('GPU readings at an OOM', () => {
   it('recording never throws: a failed read or a vanished folder writes nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-atoom-'));
     const at = { t: reading.t, device: 0, run: [1] };
-    await recordGpuAtOom(probe(async () => ({ ok: false, source: 'nvml', reason: 'NVML: Driver Not Loaded' })), dir, at);
-    await recordGpuAtOom(probe(async () => ({ ok: true, snapshot: reading.reading })), join(dir, 'gone', 'deeper'), at);
+    await recordGpuAtOom(
+      probe(async () => ({ ok: false, source: 'nvml', reason: 'NVML: Driver Not Loaded' })),
+      dir,
+      at,
+    );
+    await recordGpuAtOom(
+      probe(async () => ({ ok: true, snapshot: reading.reading })),
+      join(dir, 'gone', 'deeper'),
+      at,
+    );
     await assert.rejects(async () => readFileSync(join(dir, GPU_AT_OOM)));
-    await recordGpuAtOom(probe(async () => ({ ok: true, snapshot: reading.reading })), dir, at);
+    await recordGpuAtOom(
+      probe(async () => ({ ok: true, snapshot: reading.reading })),
+      dir,
+      at,
+    );
     assert.deepEqual((JSON.parse(readFileSync(join(dir, GPU_AT_OOM), 'utf8')) as GpuAtOom).reading, reading.reading);
   });
 });

@@ -116,8 +116,14 @@ sys.stdout.buffer.write(pickle.dumps(a, protocol=4))`);
     const memo = Uint8Array.from([0x80, 0x04, 0x4e, 0x72, 0xff, 0xff, 0xff, 0x7f, 0x2e]);
     assert.match(expectTyped(memo, ['limit']), /memo index/);
     const tight = pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps(list(range(1000)), protocol=4))');
-    assert.throws(() => parsePickle(tight, { limits: { containerItems: 999 } }), (e) => isSnapshotError(e) && e.code === 'limit');
-    assert.throws(() => parsePickle(tight, { limits: { cells: 500 } }), (e) => isSnapshotError(e) && e.code === 'limit');
+    assert.throws(
+      () => parsePickle(tight, { limits: { containerItems: 999 } }),
+      (e) => isSnapshotError(e) && e.code === 'limit',
+    );
+    assert.throws(
+      () => parsePickle(tight, { limits: { cells: 500 } }),
+      (e) => isSnapshotError(e) && e.code === 'limit',
+    );
   });
 
   it('names what a non-snapshot file is', () => {
@@ -133,14 +139,36 @@ sys.stdout.buffer.write(pickle.dumps(a, protocol=4))`);
       [Uint8Array.from([0x80, 0x04, 0xfe]), 'corrupt', /invalid pickle opcode 0xfe/],
       [Uint8Array.from([0x80, 0x04, 0x61, 0x2e]), 'corrupt', /underflow|stack/],
       [pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps("hi"))'), 'wrong-shape', /top level is a str/],
-      [pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"a": 1}))'), 'wrong-shape', /without 'segments' or 'device_traces' \(its keys: a\)/],
-      [pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"segments": 5}))'), 'wrong-shape', /'segments' is an int, not a list/],
-      // Dict and list subclasses are written as a call, then SETITEMS/APPENDS on its result.
-      [pythonBytes('import pickle,sys,collections; sys.stdout.buffer.write(pickle.dumps(collections.OrderedDict(a=1)))'), 'unsupported', /SETITEMS on a call to collections\.OrderedDict/],
-      [pythonBytes('import pickle,sys,collections; sys.stdout.buffer.write(pickle.dumps(collections.defaultdict(list, a=[1])))'), 'unsupported', /defaultdict.*dict subclass/],
-      [pythonBytes('import pickle,sys\nclass L(list): pass\nsys.stdout.buffer.write(pickle.dumps(L([1])))'), 'unsupported', /APPEND on an instance of __main__\.L/],
       [
-        pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": "x", "size": 1}]]}))'),
+        pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"a": 1}))'),
+        'wrong-shape',
+        /without 'segments' or 'device_traces' \(its keys: a\)/,
+      ],
+      [
+        pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"segments": 5}))'),
+        'wrong-shape',
+        /'segments' is an int, not a list/,
+      ],
+      // Dict and list subclasses are written as a call, then SETITEMS/APPENDS on its result.
+      [
+        pythonBytes('import pickle,sys,collections; sys.stdout.buffer.write(pickle.dumps(collections.OrderedDict(a=1)))'),
+        'unsupported',
+        /SETITEMS on a call to collections\.OrderedDict/,
+      ],
+      [
+        pythonBytes('import pickle,sys,collections; sys.stdout.buffer.write(pickle.dumps(collections.defaultdict(list, a=[1])))'),
+        'unsupported',
+        /defaultdict.*dict subclass/,
+      ],
+      [
+        pythonBytes('import pickle,sys\nclass L(list): pass\nsys.stdout.buffer.write(pickle.dumps(L([1])))'),
+        'unsupported',
+        /APPEND on an instance of __main__\.L/,
+      ],
+      [
+        pythonBytes(
+          'import pickle,sys; sys.stdout.buffer.write(pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": "x", "size": 1}]]}))',
+        ),
         'wrong-shape',
         /device_traces\[0\]\[0\] is a malformed trace entry/,
       ],

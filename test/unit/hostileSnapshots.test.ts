@@ -57,7 +57,14 @@ function headroom(file: string, args: string[]): Promise<Run> {
       } catch {
         // no file: the process died before exit handlers ran (the code/signal checks report it)
       }
-      resolve({ code, signal, out: Buffer.concat(out).toString('utf8'), err: Buffer.concat(err).toString('utf8'), ms: Date.now() - t0, rss });
+      resolve({
+        code,
+        signal,
+        out: Buffer.concat(out).toString('utf8'),
+        err: Buffer.concat(err).toString('utf8'),
+        ms: Date.now() - t0,
+        rss,
+      });
     });
   });
 }
@@ -71,7 +78,10 @@ describe('hostile snapshot corpus through the CLI', () => {
   before(() => {
     const b = spawnSync(process.execPath, [join(ROOT, 'esbuild.mjs')], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(b.status, 0, b.stderr);
-    writeFileSync(probe, `process.on('exit', () => require('fs').writeFileSync(process.env.HEADROOM_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n`);
+    writeFileSync(
+      probe,
+      `process.on('exit', () => require('fs').writeFileSync(process.env.HEADROOM_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n`,
+    );
     const g = spawnSync('python3', [join(ROOT, 'test', 'hostile', 'gen_snapshots.py'), dir], { encoding: 'utf8' });
     assert.equal(g.status, 0, g.stderr);
     manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, Case>;
@@ -88,7 +98,8 @@ describe('hostile snapshot corpus through the CLI', () => {
       const r = await headroom(join(dir, name), c.args);
       const shown = JSON.stringify(name);
       const errLines = r.err.split('\n').filter((l) => l !== '');
-      const fail = (why: string) => problems.push(`${shown}: ${why} (exit ${r.code}, signal ${r.signal}, ${r.ms} ms, stderr ${JSON.stringify(r.err.slice(0, 300))})`);
+      const fail = (why: string) =>
+        problems.push(`${shown}: ${why} (exit ${r.code}, signal ${r.signal}, ${r.ms} ms, stderr ${JSON.stringify(r.err.slice(0, 300))})`);
       if (r.signal !== null || r.code === null) {
         fail('killed (crash or hang)');
         continue;
@@ -106,7 +117,8 @@ describe('hostile snapshot corpus through the CLI', () => {
         if (!/^headroom: --limit /.test(r.err)) fail('expected a usage error about --limit');
       } else if (c.expect.startsWith('limit:')) {
         const flag = c.expect.slice('limit:'.length);
-        if (!r.err.includes(`(limit ${flag};`) || !r.err.includes(`--limit ${flag}=`)) fail(`expected the ${flag} limit, named with its flag`);
+        if (!r.err.includes(`(limit ${flag};`) || !r.err.includes(`--limit ${flag}=`))
+          fail(`expected the ${flag} limit, named with its flag`);
       } else if (!/^headroom: cannot analyze: /.test(r.err)) {
         fail('expected a typed error');
       }

@@ -48,11 +48,18 @@ describe('the README install section, from an empty folder', () => {
     const venv = join(tmp, 'venv');
     execFileSync('python3', ['-m', 'venv', venv]);
     // Outside the clone: no HEADROOM_* of the test's own, no npm_* of the npm that runs the tests.
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HEADROOM_') && !k.toLowerCase().startsWith('npm_')));
-    env = { ...base, PATH: [join(prefix, 'bin'), join(venv, 'bin'), stubs, process.env.PATH].join(delimiter), npm_config_prefix: prefix, VIRTUAL_ENV: venv };
+    const base = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('HEADROOM_') && !k.toLowerCase().startsWith('npm_')),
+    );
+    env = {
+      ...base,
+      PATH: [join(prefix, 'bin'), join(venv, 'bin'), stubs, process.env.PATH].join(delimiter),
+      npm_config_prefix: prefix,
+      VIRTUAL_ENV: venv,
+    };
   });
 
-  it('installs the section\'s own way first: npm install -g (the packed tarball, into a prefix)', () => {
+  it("installs the section's own way first: npm install -g (the packed tarball, into a prefix)", () => {
     assert.equal(lines[0]?.command, INSTALL, 'the section starts with the install line');
     const r = spawnSync('npm', ['install', '-g', '--no-audit', '--no-fund', tarball], { env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);

@@ -35,7 +35,7 @@ function cli(...args: string[]): string {
 }
 
 describe('kinds of blocks', () => {
-  it('extend the timeline\'s lifetime roles, by the same numbers and names', () => {
+  it("extend the timeline's lifetime roles, by the same numbers and names", () => {
     assert.deepEqual(KIND_LABELS.slice(0, CATEGORY_LABELS.length), [...CATEGORY_LABELS]);
     assert.equal(Number(Kind.Other), Number(Category.Other));
     assert.equal(Number(Kind.Parameter), Number(Category.Parameter));
@@ -62,7 +62,14 @@ describe('kinds of blocks', () => {
       assert.match(text, new RegExp(`^By kind +${json.kinds.map((k) => k.kind).join('.*')}`, 'm'));
 
       // The editor's annotations (every line, no thresholds): the same kinds per line.
-      const ann = annotate(attributeAt(s, a, a.replay.peak, true), (f) => f, { label: 'at peak', minShare: 0, minBytes: 0, inclusiveFactor: 2, lensTopN: 5, lensMinShare: 0.05 });
+      const ann = annotate(attributeAt(s, a, a.replay.peak, true), (f) => f, {
+        label: 'at peak',
+        minShare: 0,
+        minBytes: 0,
+        inclusiveFactor: 2,
+        lensTopN: 5,
+        lensMinShare: 0.05,
+      });
       for (const l of json.lines.filter((x) => x.self_bytes > 0)) {
         const mine = ann.byFile.get(l.file)?.find((x) => x.line === l.line);
         assert.ok(mine, `${l.file}:${l.line} annotated`);
@@ -71,7 +78,14 @@ describe('kinds of blocks', () => {
 
       // The timeline: its bands at the peak, by kind.
       const m = buildTimeline(s, a);
-      const f = lod(m, { keying: 'category', x: 'index', from: a.replay.peak.index, to: a.replay.peak.index + 1, columns: 1, minBandBytes: MERGE_ALL });
+      const f = lod(m, {
+        keying: 'category',
+        x: 'index',
+        from: a.replay.peak.index,
+        to: a.replay.peak.index + 1,
+        columns: 1,
+        minBandBytes: MERGE_ALL,
+      });
       assert.equal(f.sample[0], a.replay.peak.index);
       const bands: Record<string, number> = {};
       for (let b = f.bandOff[0]!; b < f.bandOff[1]!; b++) {
@@ -110,7 +124,7 @@ describe('kinds of blocks', () => {
     }
   });
 
-  it('cuBLAS\'s workspaces are library workspaces: never freed, one of its sizes, one per place, and no more of cuBLASLt\'s than of cuBLAS\'s', async () => {
+  it("cuBLAS's workspaces are library workspaces: never freed, one of its sizes, one per place, and no more of cuBLASLt's than of cuBLAS's", async () => {
     for (const file of CAPTURES) {
       const s = await loadSnapshotFile(file);
       const a = analyzeDevice(s, defaultDevice(s)!);

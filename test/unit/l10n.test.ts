@@ -15,10 +15,13 @@ const SHOWN_OPTIONS = new Set(['title', 'prompt', 'placeHolder', 'openLabel', 'd
 const ESCAPES = new Set(['messageText', 'plain', 'plainLines', 'markdownText']);
 
 function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
-const calleeName = (e: ts.Expression): string | undefined => (ts.isPropertyAccessExpression(e) ? e.name.text : ts.isIdentifier(e) ? e.text : undefined);
+const calleeName = (e: ts.Expression): string | undefined =>
+  ts.isPropertyAccessExpression(e) ? e.name.text : ts.isIdentifier(e) ? e.text : undefined;
 
 /** `vscode.l10n.t(...)` anywhere inside the node. */
 function hasL10n(n: ts.Node): boolean {
@@ -32,7 +35,8 @@ function unlocalized(e: ts.Expression): boolean {
   if (ts.isParenthesizedExpression(e)) return unlocalized(e.expression);
   if (ts.isConditionalExpression(e)) return unlocalized(e.whenTrue) || unlocalized(e.whenFalse);
   if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return /[A-Za-z]/.test(e.text);
-  if (ts.isTemplateExpression(e)) return !hasL10n(e) && /[A-Za-z]/.test([e.head.text, ...e.templateSpans.map((s) => s.literal.text)].join(''));
+  if (ts.isTemplateExpression(e))
+    return !hasL10n(e) && /[A-Za-z]/.test([e.head.text, ...e.templateSpans.map((s) => s.literal.text)].join(''));
   return false;
 }
 
@@ -44,17 +48,22 @@ function shownOptions(o: ts.ObjectLiteralExpression, names: ReadonlySet<string>)
 function unlocalizedStrings(file: string, source: string): string[] {
   const sf = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true);
   const out: string[] = [];
-  const report = (e: ts.Expression) => out.push(`${file}:${sf.getLineAndCharacterOfPosition(e.getStart()).line + 1}: ${e.getText().slice(0, 100)}`);
+  const report = (e: ts.Expression) =>
+    out.push(`${file}:${sf.getLineAndCharacterOfPosition(e.getStart()).line + 1}: ${e.getText().slice(0, 100)}`);
   const visit = (n: ts.Node): void => {
     if (ts.isCallExpression(n)) {
       const name = calleeName(n.expression) ?? '';
       if (MESSAGES.test(name)) {
         for (const a of n.arguments) {
-          if (ts.isObjectLiteralExpression(a)) shownOptions(a, new Set(['detail'])).filter(unlocalized).forEach(report);
+          if (ts.isObjectLiteralExpression(a))
+            shownOptions(a, new Set(['detail']))
+              .filter(unlocalized)
+              .forEach(report);
           else if (unlocalized(a)) report(a);
         }
       } else if (PROMPTS.has(name)) {
-        for (const a of n.arguments) if (ts.isObjectLiteralExpression(a)) shownOptions(a, SHOWN_OPTIONS).filter(unlocalized).forEach(report);
+        for (const a of n.arguments)
+          if (ts.isObjectLiteralExpression(a)) shownOptions(a, SHOWN_OPTIONS).filter(unlocalized).forEach(report);
       }
     }
     ts.forEachChild(n, visit);

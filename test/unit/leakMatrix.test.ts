@@ -18,21 +18,49 @@ interface Truth {
   leak: { bytes_per_step: number; file: string; line: number } | null;
 }
 
-const cases = readdirSync(DIR).filter((f) => f.endsWith('.pickle.gz')).map((f) => f.replace('.pickle.gz', '')).sort();
+const cases = readdirSync(DIR)
+  .filter((f) => f.endsWith('.pickle.gz'))
+  .map((f) => f.replace('.pickle.gz', ''))
+  .sort();
 
 describe('leak detection on real training loops', () => {
   it('covers the matrix: layer-loop transformers eager and compiled, accumulation, a GAN, HF Trainer, Lightning, eval-only, a plateauing cache, three leak sizes', () => {
-    for (const c of ['transformer_eager', 'transformer_compiled', 'grad_accum', 'gan', 'hf_trainer', 'lightning', 'eval_only', 'cache_plateau', 'leak_bytes', 'leak_kib', 'leak_mib', 'leak_lightning_hook']) assert.ok(cases.includes(c), c);
+    for (const c of [
+      'transformer_eager',
+      'transformer_compiled',
+      'grad_accum',
+      'gan',
+      'hf_trainer',
+      'lightning',
+      'eval_only',
+      'cache_plateau',
+      'leak_bytes',
+      'leak_kib',
+      'leak_mib',
+      'leak_lightning_hook',
+    ])
+      assert.ok(cases.includes(c), c);
   });
 
   it('headroom check --no-leak fails on any steady leak; --leak-min tolerates one below it', () => {
-    const check = (...extra: string[]) => spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(DIR, 'leak_kib.pickle.gz'), '--no-leak', ...extra], { encoding: 'utf8' });
+    const check = (...extra: string[]) =>
+      spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(DIR, 'leak_kib.pickle.gz'), '--no-leak', ...extra], {
+        encoding: 'utf8',
+      });
     assert.equal(check().status, 1);
     assert.equal(check('--leak-min', '2KiB').status, 1, '2.50 KiB per step is over 2 KiB');
     const tolerated = check('--leak-min', '4KiB');
     assert.equal(tolerated.status, 0, tolerated.stdout);
-    assert.match(tolerated.stdout, /Steady growth of \+2\.50 KiB per iteration: 24\.4 MiB per 10,000 iterations, below the tolerated minimum/);
-    assert.equal(spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(DIR, 'lightning.pickle.gz'), '--no-leak'], { encoding: 'utf8' }).status, 0);
+    assert.match(
+      tolerated.stdout,
+      /Steady growth of \+2\.50 KiB per iteration: 24\.4 MiB per 10,000 iterations, below the tolerated minimum/,
+    );
+    assert.equal(
+      spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', join(DIR, 'lightning.pickle.gz'), '--no-leak'], {
+        encoding: 'utf8',
+      }).status,
+      0,
+    );
   });
 
   for (const c of cases)
@@ -48,7 +76,10 @@ describe('leak detection on real training loops', () => {
       // PyTorch's own growth per step, from requested bytes at the workload's step boundaries.
       const req = truth.boundaries.map((b) => b.requested);
       const measured = (req.at(-1)! - req[2]!) / (req.length - 3);
-      assert.ok(Math.abs(measured - truth.leak.bytes_per_step) <= 0.05 * truth.leak.bytes_per_step, `the capture grows by ${measured} B per step`);
+      assert.ok(
+        Math.abs(measured - truth.leak.bytes_per_step) <= 0.05 * truth.leak.bytes_per_step,
+        `the capture grows by ${measured} B per step`,
+      );
       assert.ok(r.leaking, said);
       assert.ok(Math.abs(r.bytesPerIteration - measured) <= 0.05 * measured, `${r.bytesPerIteration} vs ${measured}: ${said}`);
       const top = r.lines[0]!;

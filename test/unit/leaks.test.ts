@@ -30,7 +30,10 @@ describe('runtime leak detection', () => {
     assert.equal(report.basis, 'optimizer step', 'the optimizer-step annotations are in the capture');
     assert.equal(report.boundaries.length, truth.iterations, 'one boundary per optimizer step');
     assert.ok(report.leaking, describeLeak(report).join('\n'));
-    assert.ok(within5(report.bytesPerIteration, truth.true_growth_per_iteration), `${report.bytesPerIteration} vs ${truth.true_growth_per_iteration}`);
+    assert.ok(
+      within5(report.bytesPerIteration, truth.true_growth_per_iteration),
+      `${report.bytesPerIteration} vs ${truth.true_growth_per_iteration}`,
+    );
     assert.equal(report.lines[0]!.line, truth.lines.out);
     assert.ok(within5(report.lines[0]!.bytesPerIteration, truth.true_growth_per_iteration));
     assert.match(describeLeak(report)[1]!, new RegExp(`leaks\\.py:${truth.lines.out} \\(train\\) keeps 1 tensor of 250 KiB per iteration`));
@@ -65,10 +68,17 @@ describe('runtime leak detection', () => {
     const ev = await load('total_loss_eval');
     assert.equal(ev.report.basis, 'repeating line', 'no backward: iterations from the line that runs once each');
     assert.ok(ev.report.leaking);
-    assert.ok(within5(ev.report.bytesPerIteration, ev.truth.true_growth_per_iteration), `${ev.report.bytesPerIteration} vs ${ev.truth.true_growth_per_iteration}`);
+    assert.ok(
+      within5(ev.report.bytesPerIteration, ev.truth.true_growth_per_iteration),
+      `${ev.report.bytesPerIteration} vs ${ev.truth.true_growth_per_iteration}`,
+    );
     const kept = ev.report.lines.reduce((x, l) => x + l.bytesPerIteration, 0);
     assert.ok(within5(kept, ev.truth.true_growth_per_iteration), 'the lines account for the growth');
-    for (const l of ev.report.lines) assert.ok(l.line >= ev.truth.lines.eval_out! && l.line < ev.truth.lines.acc_eval!, `${l.line}: created in the loop before the accumulation`);
+    for (const l of ev.report.lines)
+      assert.ok(
+        l.line >= ev.truth.lines.eval_out! && l.line < ev.truth.lines.acc_eval!,
+        `${l.line}: created in the loop before the accumulation`,
+      );
   });
 
   it('Theil–Sen ignores a one-off jump that a least-squares line would follow', () => {

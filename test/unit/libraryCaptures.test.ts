@@ -19,7 +19,9 @@ import { ROOT } from './helpers';
 
 const DIR = join(ROOT, 'test', 'fixtures', 'library');
 const CLI = join(ROOT, 'dist', 'cli.js');
-const EXPECT = JSON.parse(readFileSync(join(ROOT, 'test', 'gpu', 'capture', 'library', 'expect.json'), 'utf8')) as { tuned: Record<string, string> };
+const EXPECT = JSON.parse(readFileSync(join(ROOT, 'test', 'gpu', 'capture', 'library', 'expect.json'), 'utf8')) as {
+  tuned: Record<string, string>;
+};
 
 function captures(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir).sort()) {
@@ -39,11 +41,19 @@ describe('the model code beneath the user lines (library-model captures)', () =>
       assert.equal(r.status, 0, r.stderr);
       const report = JSON.parse(r.stdout) as ReportJson & { peak: { requested_bytes: number } };
       const truth = snap.replace(/\.pickle\.gz$/, '.truth.json');
-      if (existsSync(truth)) assert.equal(report.peak.requested_bytes, (JSON.parse(readFileSync(truth, 'utf8')) as { requested_bytes_peak: number }).requested_bytes_peak);
+      if (existsSync(truth))
+        assert.equal(
+          report.peak.requested_bytes,
+          (JSON.parse(readFileSync(truth, 'utf8')) as { requested_bytes_peak: number }).requested_bytes_peak,
+        );
       const { lines, problems } = checkReport(report);
       assert.deepEqual([...problems, ...lines.flatMap((l) => l.problems.map((p) => `${l.line}: ${p}`))], []);
       const want = EXPECT.tuned[workload];
-      if (want) assert.ok(lines.some((l) => l.files.some((f) => f.includes(want))), `${want} under no line: ${JSON.stringify(lines.map((l) => l.files))}`);
+      if (want)
+        assert.ok(
+          lines.some((l) => l.files.some((f) => f.includes(want))),
+          `${want} under no line: ${JSON.stringify(lines.map((l) => l.files))}`,
+        );
       else assert.ok(lines.length > 0, 'some line is broken down');
     });
   }

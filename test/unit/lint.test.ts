@@ -15,7 +15,6 @@ describe('lint: the driver (suppressions, files it skips, broken code) and the c
     parser = await loadParser();
   });
 
-
   it('trap: code that does not import torch (TensorFlow, NumPy)', () => {
     const src = 'import tensorflow as tf\ntotal_loss = 0\nfor x, y in loader:\n    loss = model(x)\n    total_loss += loss\n';
     assert.deepEqual(lint(src), []);
@@ -34,12 +33,27 @@ describe('lint: the driver (suppressions, files it skips, broken code) and the c
   });
 
   it('the quick search for a file pragma finds what includes("ignore-file") finds', () => {
-    const texts = ['ignore-file', 'xignore-file', 'ignore-fil', '-file', 'ignor-file', 'ignore--file', 'abc-file ignore-file', '-file-file-fileignore-file', '', 'ignore-file-file', '# headroom: ignore-file[HR001]'];
+    const texts = [
+      'ignore-file',
+      'xignore-file',
+      'ignore-fil',
+      '-file',
+      'ignor-file',
+      'ignore--file',
+      'abc-file ignore-file',
+      '-file-file-fileignore-file',
+      '',
+      'ignore-file-file',
+      '# headroom: ignore-file[HR001]',
+    ];
     for (const f of pythonFiles(ROOT)) texts.push(readFileSync(f, 'utf8'));
     // Real files with a pragma in the middle, too.
     for (const t of texts.slice(-20)) texts.push(`${t.slice(0, t.length >> 1)}\n# headroom: ignore-file\n${t.slice(t.length >> 1)}`);
     for (const t of texts) assert.equal(mayHaveFilePragma(t), t.includes('ignore-file'), t.slice(0, 40));
-    assert.ok(texts.filter((t) => t.includes('ignore-file')).length >= 26 && texts.filter((t) => !t.includes('ignore-file')).length >= 100, 'both answers are exercised');
+    assert.ok(
+      texts.filter((t) => t.includes('ignore-file')).length >= 26 && texts.filter((t) => !t.includes('ignore-file')).length >= 100,
+      'both answers are exercised',
+    );
   });
 
   it('a syntax error elsewhere leaves the rest of the file linted', () => {

@@ -71,7 +71,10 @@ def other(a):
       same();
     }
     assert.ok(facts.hits > hits, 'the helper’s facts were reused');
-    assert.ok(lintText(parser, text).findings.some((f) => f.rule === 'HR001'), 'HR001 on the sum of step_fn’s losses');
+    assert.ok(
+      lintText(parser, text).findings.some((f) => f.rule === 'HR001'),
+      'HR001 on the sum of step_fn’s losses',
+    );
     // The helper now returns a number: the finding in its caller goes, as in a full lint.
     const at = text.indexOf('return loss') + 'return loss'.length;
     c = change(text, at, at, '.item()');
@@ -117,7 +120,11 @@ class Model(pl.LightningModule):
         return None
 `);
     const s = new LintSession(parser);
-    const rules = (fs: Finding[]) => fs.map((f) => f.rule).filter((r) => r === 'HR013' || r === 'HR002').sort();
+    const rules = (fs: Finding[]) =>
+      fs
+        .map((f) => f.rule)
+        .filter((r) => r === 'HR013' || r === 'HR002')
+        .sort();
     assert.deepEqual(rules(s.update(text)), ['HR013']);
     const edit = (at: number, ins: string) => {
       const c = change(text, at, at, ins);

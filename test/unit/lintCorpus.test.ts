@@ -32,8 +32,11 @@ interface Entry {
 function corpus(root = CORPUS): Entry[] {
   const out: Entry[] = [];
   for (const dir of readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory())) {
-    const labels = JSON.parse(readFileSync(join(root, dir.name, 'labels.json'), 'utf8')) as { files: Record<string, { findings: Label[] }> };
-    for (const [file, l] of Object.entries(labels.files)) out.push({ file: `${dir.name}/${file}`, text: readFileSync(join(root, dir.name, file), 'utf8'), labels: l.findings });
+    const labels = JSON.parse(readFileSync(join(root, dir.name, 'labels.json'), 'utf8')) as {
+      files: Record<string, { findings: Label[] }>;
+    };
+    for (const [file, l] of Object.entries(labels.files))
+      out.push({ file: `${dir.name}/${file}`, text: readFileSync(join(root, dir.name, file), 'utf8'), labels: l.findings });
   }
   return out.sort((a, b) => a.file.localeCompare(b.file));
 }
@@ -59,7 +62,11 @@ describe('lint on a labelled corpus of real code', () => {
     const repos = new Set<string>();
     for (const e of entries) {
       const head = e.text.split('\n')[0]!;
-      assert.match(head, /^# source: https:\/\/github\.com\/\S+\/blob\/[0-9a-f]{7,40}\/\S+.* · licence: (MIT|Apache-2\.0|BSD-[23]-Clause)\b/, e.file);
+      assert.match(
+        head,
+        /^# source: https:\/\/github\.com\/\S+\/blob\/[0-9a-f]{7,40}\/\S+.* · licence: (MIT|Apache-2\.0|BSD-[23]-Clause)\b/,
+        e.file,
+      );
       const src = /github\.com\/([^/]+\/[^/]+)\/blob\/[0-9a-f]+\/(\S+)/.exec(head)!;
       repos.add(src[1]!.toLowerCase());
       const key = `${src[1]}/${src[2]} ${e.labels.length ? 'pos' : 'clean'}`;
@@ -113,14 +120,26 @@ describe('lint on a labelled corpus of real code', () => {
 
   it('every file names its source and licence, and every label points at a line of code; the held-out sets share no repository with the tuned one or each other', () => {
     assert.ok(entries.length >= 40, `${entries.length} files`);
-    assert.ok(heldout.length >= 40 && heldout2.length >= 35 && heldout3.length >= 40, `${heldout.length}, ${heldout2.length} and ${heldout3.length} held-out files`);
+    assert.ok(
+      heldout.length >= 40 && heldout2.length >= 35 && heldout3.length >= 40,
+      `${heldout.length}, ${heldout2.length} and ${heldout3.length} held-out files`,
+    );
     const tuned = checkForm(entries);
     const held = checkForm(heldout);
     const held2 = checkForm(heldout2);
-    assert.deepEqual([...held].filter((r) => tuned.has(r)), []);
-    assert.deepEqual([...held2].filter((r) => tuned.has(r) || held.has(r)), []);
+    assert.deepEqual(
+      [...held].filter((r) => tuned.has(r)),
+      [],
+    );
+    assert.deepEqual(
+      [...held2].filter((r) => tuned.has(r) || held.has(r)),
+      [],
+    );
     const held3 = checkForm(heldout3);
-    assert.deepEqual([...held3].filter((r) => tuned.has(r) || held.has(r) || held2.has(r)), []);
+    assert.deepEqual(
+      [...held3].filter((r) => tuned.has(r) || held.has(r) || held2.has(r)),
+      [],
+    );
   });
 
   it('recall (printed) and precision (≥ 90 %) on the labelled rules, with no crash', () => {

@@ -10,7 +10,8 @@ import { ROOT } from './helpers';
 export const loadParser = (): Promise<PythonParser> => PythonParser.load(join(ROOT, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'));
 
 /** Findings of one rule (or of the default rules) in a source. */
-export const lintWith = (parser: PythonParser, src: string, rule?: RuleId): Finding[] => lintText(parser, src, rule ? { select: [rule] } : {}).findings;
+export const lintWith = (parser: PythonParser, src: string, rule?: RuleId): Finding[] =>
+  lintText(parser, src, rule ? { select: [rule] } : {}).findings;
 
 /** The source with a finding's fix applied. */
 export const fixed = (src: string, f: Finding, k = 0): string => applyEdits(src, f.fixes[k]!.edits);
@@ -21,7 +22,8 @@ export const code = (s: string): string => s.replace(/^\n/, '').replace(/\n\s*$/
 /** The Python files under `dir` (not in dot folders, node_modules, __pycache__ or dist), for checks on real code. */
 export function pythonFiles(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name)) pythonFiles(join(dir, e.name), out);
+    if (e.isDirectory() && !e.name.startsWith('.') && !['node_modules', '__pycache__', 'dist'].includes(e.name))
+      pythonFiles(join(dir, e.name), out);
     else if (e.name.endsWith('.py')) out.push(join(dir, e.name));
   }
   return out;
@@ -31,13 +33,19 @@ export function pythonFiles(dir: string, out: string[] = []): string[] {
  * A rule's test file (test/unit/rules/): its describe, the parser loaded before the tests, `lint`
  * bound to it, and `parser()` for the tests that drive a session or lintText themselves.
  */
-export function describeRule(title: string, body: (lint: (src: string, rule?: RuleId) => Finding[], parser: () => PythonParser) => void): void {
+export function describeRule(
+  title: string,
+  body: (lint: (src: string, rule?: RuleId) => Finding[], parser: () => PythonParser) => void,
+): void {
   let parser: PythonParser;
   describe(title, () => {
     before(async () => {
       parser = await loadParser();
     });
-    body((src, rule) => lintWith(parser, src, rule), () => parser);
+    body(
+      (src, rule) => lintWith(parser, src, rule),
+      () => parser,
+    );
   });
 }
 

@@ -57,7 +57,10 @@ print(json.dumps(out))`;
 
   it('rules find calls through a local alias, in a full lint and as a session edits the import', () => {
     const src = (imp: string) => `import torch\n${imp}\n\ndef f(block, x):\n    return ckpt(block, x)\n`;
-    const hr006 = (text: string) => lintText(parser, text).findings.filter((f) => f.rule === 'HR006').map((f) => f.start.line);
+    const hr006 = (text: string) =>
+      lintText(parser, text)
+        .findings.filter((f) => f.rule === 'HR006')
+        .map((f) => f.start.line);
     // Each file's own bindings: a file without the alias first, then files with it.
     assert.deepEqual(hr006(src('from mylib import ckpt')), []);
     assert.deepEqual(hr006(src('from torch.utils.checkpoint import checkpoint as ckpt')), [4]);
@@ -67,10 +70,15 @@ print(json.dumps(out))`;
     const s = new LintSession(parser);
     let text = src('from torch.utils.checkpoint import checkpoint as ckpt');
     assert.deepEqual(s.update(text).filter((f) => f.rule === 'HR006').length, 1);
-    for (const [from, to, n] of [['from torch.utils.checkpoint', 'from mylib', 0], ['from mylib', 'from torch.utils.checkpoint', 1]] as const) {
+    for (const [from, to, n] of [
+      ['from torch.utils.checkpoint', 'from mylib', 0],
+      ['from mylib', 'from torch.utils.checkpoint', 1],
+    ] as const) {
       const at = text.indexOf(from);
       const next = text.slice(0, at) + to + text.slice(at + from.length);
-      const found = s.update(next, [{ offset: at, length: from.length, text: to, start: { line: 1, col: 0 }, end: { line: 1, col: from.length } }]);
+      const found = s.update(next, [
+        { offset: at, length: from.length, text: to, start: { line: 1, col: 0 }, end: { line: 1, col: from.length } },
+      ]);
       text = next;
       assert.equal(found.filter((f) => f.rule === 'HR006').length, n, `after ${from} → ${to}`);
     }

@@ -17,10 +17,18 @@ describe('the rules’ declarations', () => {
   before(async () => (parser = await loadParser()));
 
   it('one rule per id, in order, each named as its page', () => {
-    assert.deepEqual(RULE_LIST.map((r) => r.id), Object.keys(RULES));
-    assert.deepEqual(RULE_LIST.map((r) => r.id), RULE_LIST.map((_, i) => `HR${String(i + 1).padStart(3, '0')}`));
-    for (const r of RULE_LIST) assert.match(readFileSync(join(ROOT, 'docs', 'rules', `${r.id}.md`), 'utf8'), new RegExp(`^# ${r.id} ${r.name}\\n`));
-    for (const r of RULE_LIST) assert.equal(!!r.fileKey, r.dependsOn.includes('file'), `${r.id}: a file key exactly when it depends on the file`);
+    assert.deepEqual(
+      RULE_LIST.map((r) => r.id),
+      Object.keys(RULES),
+    );
+    assert.deepEqual(
+      RULE_LIST.map((r) => r.id),
+      RULE_LIST.map((_, i) => `HR${String(i + 1).padStart(3, '0')}`),
+    );
+    for (const r of RULE_LIST)
+      assert.match(readFileSync(join(ROOT, 'docs', 'rules', `${r.id}.md`), 'utf8'), new RegExp(`^# ${r.id} ${r.name}\\n`));
+    for (const r of RULE_LIST)
+      assert.equal(!!r.fileKey, r.dependsOn.includes('file'), `${r.id}: a file key exactly when it depends on the file`);
   });
 
   it('every example on a rule’s page fires the rule on each line marked with it', () => {
@@ -33,8 +41,16 @@ describe('the rules’ declarations', () => {
         const src = /^\s*(import torch|from torch)/m.test(b) ? b : `import torch\n${b}`;
         const marked = src.split('\n').flatMap((l, i) => (new RegExp(`#\\s*${r.id}\\b`).test(l) ? [i] : []));
         if (!marked.length) continue;
-        const found = new Set(lintText(parser, src, { select: [r.id] }).findings.filter((f) => f.rule === r.id).map((f) => f.start.line));
-        assert.deepEqual(marked.filter((i) => !found.has(i)), [], `${r.id}: marked lines with no finding in\n${src}`);
+        const found = new Set(
+          lintText(parser, src, { select: [r.id] })
+            .findings.filter((f) => f.rule === r.id)
+            .map((f) => f.start.line),
+        );
+        assert.deepEqual(
+          marked.filter((i) => !found.has(i)),
+          [],
+          `${r.id}: marked lines with no finding in\n${src}`,
+        );
         checked += marked.length;
       }
       assert.ok(checked > 0, `${r.id}: no line of its examples is marked # ${r.id}`);
@@ -43,11 +59,18 @@ describe('the rules’ declarations', () => {
 
   it('every finding has a severity its rule declares, on real code', () => {
     const seen = new Map<RuleId, Set<string>>();
-    const files = [...pythonFiles(join(ROOT, 'test', 'fixtures', 'lintcorpus')), ...pythonFiles(join(ROOT, 'test', 'e2e')), ...pythonFiles(join(ROOT, 'demo'))];
+    const files = [
+      ...pythonFiles(join(ROOT, 'test', 'fixtures', 'lintcorpus')),
+      ...pythonFiles(join(ROOT, 'test', 'e2e')),
+      ...pythonFiles(join(ROOT, 'demo')),
+    ];
     assert.ok(files.length > 50, String(files.length));
     for (const f of files) {
       for (const x of lintText(parser, readFileSync(f, 'utf8'), { select: RULE_LIST.map((r) => r.id) }).findings) {
-        assert.ok(RULES[x.rule].severities.includes(x.severity), `${f}:${x.start.line + 1} ${x.rule} is ${x.severity}; it declares ${RULES[x.rule].severities.join(', ')}`);
+        assert.ok(
+          RULES[x.rule].severities.includes(x.severity),
+          `${f}:${x.start.line + 1} ${x.rule} is ${x.severity}; it declares ${RULES[x.rule].severities.join(', ')}`,
+        );
         if (!seen.has(x.rule)) seen.set(x.rule, new Set());
         seen.get(x.rule)!.add(x.severity);
       }

@@ -36,7 +36,10 @@ describe('lint sessions, notebooks and globs', () => {
     const next = src.slice(0, at) + '# running\n' + src.slice(at);
     const inc = s.update(next, [change(src, at, at, '# running\n')]);
     const full = lintText(parser, next).findings;
-    assert.deepEqual(inc.map((f) => [f.rule, f.start, f.startIndex]), full.map((f) => [f.rule, f.start, f.startIndex]));
+    assert.deepEqual(
+      inc.map((f) => [f.rule, f.start, f.startIndex]),
+      full.map((f) => [f.rule, f.start, f.startIndex]),
+    );
     assert.equal(inc[0]!.start.line, 5);
   });
 
@@ -44,9 +47,13 @@ describe('lint sessions, notebooks and globs', () => {
     // The session keeps the last cross-function signature for the next edit in the same function.
     // Edit an unrelated function, then rename the helper whose result the loop's HR001 reads: the
     // rename must be compared with the helper's own signature, not the unrelated function's.
-    let text = 'import torch\n\ndef step_fn(model, x, y):\n    loss = criterion(model(x), y)\n    return loss\n\ndef train_all(model, dl):\n    total = 0\n    for x, y in dl:\n        total += step_fn(model, x, y)\n    return total\n\ndef other(a):\n    return a + 1\n';
+    let text =
+      'import torch\n\ndef step_fn(model, x, y):\n    loss = criterion(model(x), y)\n    return loss\n\ndef train_all(model, dl):\n    total = 0\n    for x, y in dl:\n        total += step_fn(model, x, y)\n    return total\n\ndef other(a):\n    return a + 1\n';
     const s = new LintSession(parser);
-    assert.deepEqual(s.update(text).map((f) => f.rule), ['HR001']);
+    assert.deepEqual(
+      s.update(text).map((f) => f.rule),
+      ['HR001'],
+    );
     const edits: [string, string][] = [
       ['return a + 1', 'return a + 2'],
       ['return a + 2', 'return a + 3'],
@@ -59,7 +66,11 @@ describe('lint sessions, notebooks and globs', () => {
       const c = change(text, at, at + from.length, to);
       text = text.slice(0, at) + to + text.slice(at + from.length);
       const inc = s.update(text, [c]).map((f) => `${f.rule}@${f.start.line}`);
-      assert.deepEqual(inc, lintText(parser, text).findings.map((f) => `${f.rule}@${f.start.line}`), `after ${from} → ${to}`);
+      assert.deepEqual(
+        inc,
+        lintText(parser, text).findings.map((f) => `${f.rule}@${f.start.line}`),
+        `after ${from} → ${to}`,
+      );
       seen.push(inc.length);
     }
     assert.deepEqual(seen, [1, 1, 0, 1], 'the rename takes the loop’s finding away, and renaming back brings it back');
@@ -69,13 +80,15 @@ describe('lint sessions, notebooks and globs', () => {
   it('reuses a cross-function signature for the same tree and units, read through a new root', () => {
     // A session reads its tree through a new root at every edit: the signature kept after one edit
     // must be found again at the next one in the same function, and only then.
-    const text = 'import torch\n\ndef step_fn(model, x, y):\n    loss = criterion(model(x), y)\n    return loss\n\ndef other(a):\n    return a + 1\n';
+    const text =
+      'import torch\n\ndef step_fn(model, x, y):\n    loss = criterion(model(x), y)\n    return loss\n\ndef other(a):\n    return a + 1\n';
     const tree = parser.parse(text);
     const again = parser.parse(text);
     try {
       const refs = { defs: new Set(['step_fn']), callers: new Set<string>() };
       const bindings = new Map([['torch', 'torch']]);
-      const defs = (root: SyntaxNode, name: string) => root.descendantsOfType('function_definition').filter((d): d is SyntaxNode => d?.childForFieldName('name')?.text === name);
+      const defs = (root: SyntaxNode, name: string) =>
+        root.descendantsOfType('function_definition').filter((d): d is SyntaxNode => d?.childForFieldName('name')?.text === name);
       const cross = new CrossSignatures();
       let root = rootOf(tree, text);
       const sig = cross.of(tree, root, defs(root, 'step_fn'), bindings, refs);
@@ -107,22 +120,35 @@ describe('lint sessions, notebooks and globs', () => {
     const at = ok.indexOf('model(b)');
     const wrap = `${'['.repeat(20000)}model(b)${']'.repeat(20000)}`;
     const deep = ok.slice(0, at) + wrap + ok.slice(at + 'model(b)'.length);
-    const same = (a: Finding[], b: Finding[]) => assert.deepEqual(a.map((f) => [f.rule, f.start, f.startIndex]), b.map((f) => [f.rule, f.start, f.startIndex]));
+    const same = (a: Finding[], b: Finding[]) =>
+      assert.deepEqual(
+        a.map((f) => [f.rule, f.start, f.startIndex]),
+        b.map((f) => [f.rule, f.start, f.startIndex]),
+      );
     const full = lintText(parser, ok).findings;
     // HR001, and HR004: the loop runs the model over data and nothing trains.
     assert.deepEqual(full.map((f) => f.rule).sort(), ['HR001', 'HR004']);
     const s = new LintSession(parser);
     // On opening; then the edit that makes it walkable.
-    assert.throws(() => s.update(deep), (e) => e instanceof NotLintedError && e.reason === 'nested too deeply');
+    assert.throws(
+      () => s.update(deep),
+      (e) => e instanceof NotLintedError && e.reason === 'nested too deeply',
+    );
     same(s.update(ok, [change(deep, at, at + wrap.length, 'model(b)')]), full);
     // After an edit that makes it so (the old tree was edited before the rules failed), and back.
     assert.throws(() => s.update(deep, [change(ok, at, at + 'model(b)'.length, wrap)]), NotLintedError);
     same(s.update(ok, [change(deep, at, at + wrap.length, 'model(b)')]), full);
     // The editor's size limit says why in the same type (the CLI has none).
     assert.doesNotThrow(() => checkLiveSize('x'.repeat(LIVE_LIMIT)));
-    assert.throws(() => checkLiveSize('x'.repeat(LIVE_LIMIT + 1)), (e) => e instanceof NotLintedError && /^1,048,577 characters: the editor lints up to 1,048,576/.test(e.reason));
+    assert.throws(
+      () => checkLiveSize('x'.repeat(LIVE_LIMIT + 1)),
+      (e) => e instanceof NotLintedError && /^1,048,577 characters: the editor lints up to 1,048,576/.test(e.reason),
+    );
     // The one-shot lint says it the same way.
-    assert.throws(() => lintText(parser, deep), (e) => e instanceof NotLintedError && e.reason === 'nested too deeply');
+    assert.throws(
+      () => lintText(parser, deep),
+      (e) => e instanceof NotLintedError && e.reason === 'nested too deeply',
+    );
     // Nothing is kept in the parser's memory by a failed lint: trees there are freed by hand, and
     // one of this text takes megabytes (a tree kept per keystroke would grow it without end).
     const memory = () => wasmHeap()!.u8.length;
@@ -143,7 +169,12 @@ describe('lint sessions, notebooks and globs', () => {
     // parenthesized import (HR006 on `ckpt(…)` comes and goes), net.eval() ↔ net.train() before a
     // module-level loop in another statement (HR004 comes and goes), a helper's store and what its
     // caller passes it detached or not (HR002 in the helper), and a new import once.
-    let text = [0, 1, 2].map((k) => `def evaluate_${k}(model, loader):\n    total = 0\n    for x, y in loader:\n        loss = criterion(model(x), y)\n        total += loss\n    return total\n`).join('\n');
+    let text = [0, 1, 2]
+      .map(
+        (k) =>
+          `def evaluate_${k}(model, loader):\n    total = 0\n    for x, y in loader:\n        loss = criterion(model(x), y)\n        total += loss\n    return total\n`,
+      )
+      .join('\n');
     text = `import torch\nfrom torch.utils.checkpoint import (\n    checkpoint,\n)\n${text}
 class Runner:
     def validate(self, model, loader):
@@ -198,8 +229,8 @@ def collect(model, dl):
     // Seed 11 is the sequence the checks on what is in play were written for; the others check only that the session equals a full lint.
     const start = text;
     for (const first of [11, 3, 5, 7, 13, 17]) {
-    text = start;
-    const strict = first === 11;
+      text = start;
+      const strict = first === 11;
       const s = new LintSession(parser);
       s.update(text);
       let seed = first;
@@ -213,10 +244,23 @@ def collect(model, dl):
         let c: TextChange;
         const toggle = [...text.matchAll(/total \+= loss(\.item\(\))?\n/g)];
         // Steps 20–22: the helper stores what it is given, and its caller passes it a graph, then not, then again.
-        const forced = step === 20 && text.includes('outs.append(out.detach())') ? 'store' : step === 21 || step === 22 ? 'passes' : undefined;
-        const kind = step === 40 ? 'import' : forced ?? ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode', 'helper', 'caller', 'store', 'passes'][rnd(12)]!;
+        const forced =
+          step === 20 && text.includes('outs.append(out.detach())') ? 'store' : step === 21 || step === 22 ? 'passes' : undefined;
+        const kind =
+          step === 40
+            ? 'import'
+            : (forced ??
+              ['fix', 'decorator', 'workers', 'split', 'comment', 'space', 'alias', 'mode', 'helper', 'caller', 'store', 'passes'][
+                rnd(12)
+              ]!);
         kinds.add(kind);
-        if (strict && step === 21) assert.ok(lintText(parser, text).findings.some((f) => f.rule === 'HR002' && f.start.line === text.split('\n').findIndex((l) => l === '    outs.append(out)')), 'HR002 in the helper');
+        if (strict && step === 21)
+          assert.ok(
+            lintText(parser, text).findings.some(
+              (f) => f.rule === 'HR002' && f.start.line === text.split('\n').findIndex((l) => l === '    outs.append(out)'),
+            ),
+            'HR002 in the helper',
+          );
         if (kind === 'import') c = change(text, 0, 0, 'import torch.nn.functional as F\n');
         else if (kind === 'fix' && toggle.length) {
           const m = toggle[rnd(toggle.length)]!;
@@ -244,7 +288,9 @@ def collect(model, dl):
           c = text.startsWith(w, at) ? change(text, at, at + w.length, '') : change(text, at, at, w);
         } else if (kind === 'store' || kind === 'passes') {
           // A helper stores what a loop in another function passes it (HR002 reported in the helper): edit either side.
-          const at = text.indexOf(kind === 'store' ? '    outs.append(out' : '        keep(out') + (kind === 'store' ? '    outs.append(out' : '        keep(out').length;
+          const at =
+            text.indexOf(kind === 'store' ? '    outs.append(out' : '        keep(out') +
+            (kind === 'store' ? '    outs.append(out' : '        keep(out').length;
           c = text.startsWith('.detach()', at) ? change(text, at, at + '.detach()'.length, '') : change(text, at, at, '.detach()');
         } else if (kind === 'alias') {
           // Inside a parenthesized import, on a line without the word import: the bindings change.
@@ -339,7 +385,10 @@ def train(model, dl, opt):
   });
 
   it('lints a notebook’s cells together and maps findings back to their cell, magics and all', () => {
-    const cells = ['%matplotlib inline\nimport torch', 'total = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    total += loss\n    loss.backward()'];
+    const cells = [
+      '%matplotlib inline\nimport torch',
+      'total = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    total += loss\n    loss.backward()',
+    ];
     const { text, starts } = joinCells(cells);
     const fs = lintText(parser, text).findings;
     assert.equal(fs.length, 1);
@@ -364,6 +413,7 @@ describe('lint rule pages', () => {
     const { RULES } = await import('../../extension/src/core/lint/lint');
     const pages = readdirSync(join(ROOT, 'docs', 'rules')).map((f) => f.replace(/\.md$/, ''));
     assert.deepEqual(pages.sort(), Object.keys(RULES).sort());
-    for (const [id, r] of Object.entries(RULES)) assert.match(readFileSync(join(ROOT, 'docs', 'rules', `${id}.md`), 'utf8'), new RegExp(`^# ${id} ${r.name}\\n`));
+    for (const [id, r] of Object.entries(RULES))
+      assert.match(readFileSync(join(ROOT, 'docs', 'rules', `${id}.md`), 'utf8'), new RegExp(`^# ${id} ${r.name}\\n`));
   });
 });

@@ -66,7 +66,10 @@ class M(LightningModule):
 `);
     const fs = lint(src('training_step'));
     assert.deepEqual(fs.map((f) => `${f.rule}:${f.start.line + 1}`).sort(), ['HR001:6', 'HR002:5']);
-    assert.equal(fixed(src('training_step'), fs.find((f) => f.rule === 'HR002')!), src('training_step').replace('append(loss)', 'append(loss.item())'));
+    assert.equal(
+      fixed(src('training_step'), fs.find((f) => f.rule === 'HR002')!),
+      src('training_step').replace('append(loss)', 'append(loss.item())'),
+    );
     assert.deepEqual(lint(src('validation_step')), []);
     assert.deepEqual(lint(src('training_step', '\n        self.losses.clear()\n        self.total = 0'), 'HR002'), []);
   });
@@ -142,7 +145,7 @@ class ValLoop(Quiet):
     assert.deepEqual(lines(lint(inherited, 'HR004')), [12]);
   });
 
-  it('a helper of the file named like a loss is read from its body, not its name (pytorch_geometric\'s eval_loss returns a float)', () => {
+  it("a helper of the file named like a loss is read from its body, not its name (pytorch_geometric's eval_loss returns a float)", () => {
     const src = (ret: string) =>
       code(`
 import torch
@@ -226,7 +229,7 @@ def eval_adv(model, test_loader):
     assert.deepEqual(lint(src, 'HR004'), []);
   });
 
-  it('HR004 stays silent on a loop whose helper takes gradients with torch.autograd.grad, over data or not (pytorch_geometric\'s PRBCD attack)', () => {
+  it("HR004 stays silent on a loop whose helper takes gradients with torch.autograd.grad, over data or not (pytorch_geometric's PRBCD attack)", () => {
     const src = code(`
 import torch
 class Attack(torch.nn.Module):
@@ -247,7 +250,10 @@ class Attack(torch.nn.Module):
       assert.deepEqual(lint(src.replace('GRAD', grad).replace('range(epochs)', 'tqdm(loader)'), 'HR004'), [], `${grad} over data`);
     }
     // A helper that only runs the model, with grad on, is what HR004 is for.
-    assert.deepEqual(lines(lint(src.replace('        gradient = GRAD(loss, self.weight)[0]\n', '        gradient = None\n'), 'HR004')), [5]);
+    assert.deepEqual(
+      lines(lint(src.replace('        gradient = GRAD(loss, self.weight)[0]\n', '        gradient = None\n'), 'HR004')),
+      [5],
+    );
   });
 
   it('HR014 in a generation loop that feeds its output back; not in priming on a given prompt', () => {
@@ -327,7 +333,10 @@ def run(args, batch_size):
         except RuntimeError:
             batch_size //= 2
 `);
-    assert.deepEqual(lint(retry, 'HR005').filter((f) => f.severity !== 'info'), []);
+    assert.deepEqual(
+      lint(retry, 'HR005').filter((f) => f.severity !== 'info'),
+      [],
+    );
   });
 
   it('a stranger’s file: a chain of 3,000 helpers and mutual recursion lint without a crash', () => {
@@ -398,11 +407,17 @@ def train(model, loader, opt, trainer):
   it('finds where each name is defined as /\\bdef[ \\t]+(\\w+)/g does, on every Python file here and on awkward text', () => {
     const files = pythonFiles(ROOT);
     const texts = files.map((f) => readFileSync(f, 'utf8'));
-    texts.push('undef x\ndef\tf(): pass\ndef  g(): pass\ndefine = 1\n_def h\nx.def k\ndef (\ndef caf\u00e9(): pass\ndef', 'def', 'def a', ' def\t\t b_2(x):');
+    texts.push(
+      'undef x\ndef\tf(): pass\ndef  g(): pass\ndefine = 1\n_def h\nx.def k\ndef (\ndef caf\u00e9(): pass\ndef',
+      'def',
+      'def a',
+      ' def\t\t b_2(x):',
+    );
     let names = 0;
     for (const text of texts) {
       const want = new Map<string, number[]>();
-      for (const m of text.matchAll(/\bdef[ \t]+(\w+)/g)) want.set(m[1]!, [...(want.get(m[1]!) ?? []), m.index + m[0].length - m[1]!.length]);
+      for (const m of text.matchAll(/\bdef[ \t]+(\w+)/g))
+        want.set(m[1]!, [...(want.get(m[1]!) ?? []), m.index + m[0].length - m[1]!.length]);
       const tree = parser.parse(text);
       try {
         assert.deepEqual(definitionSites(rootOf(tree, text)), want);
@@ -415,4 +430,3 @@ def train(model, loader, opt, trainer):
     assert.ok(files.length > 100 && names > 300, `${files.length} files, ${names} names`);
   });
 });
-

@@ -17,7 +17,8 @@ import { pythonBytes, ROOT } from './helpers';
 const CLI = join(ROOT, 'dist', 'cli.js');
 const SNAPS = join(ROOT, 'test', 'fixtures', 'snapshots');
 const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
-const json = <T>(args: string[]): T => JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 })) as T;
+const json = <T>(args: string[]): T =>
+  JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 })) as T;
 
 describe('headroom mcp (Model Context Protocol over stdio)', () => {
   const client = new Client({ name: 'headroom-test', version: '0' });
@@ -36,7 +37,10 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
 
   it('lists six read-only tools, each with a JSON Schema for its arguments', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['headroom_summary', 'headroom_explain_oom', 'headroom_leaks', 'headroom_lint', 'headroom_compare', 'headroom_whatif']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['headroom_summary', 'headroom_explain_oom', 'headroom_leaks', 'headroom_lint', 'headroom_compare', 'headroom_whatif'],
+    );
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object');
       assert.equal(t.annotations?.readOnlyHint, true);
@@ -49,16 +53,31 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
       const { text, error } = await ask('headroom_summary', { path });
       assert.equal(error, false, text);
       const file = path.endsWith('.pickle') ? path : join(path, 'snapshot-peak.pickle');
-      const r = json<{ peak: { requested_bytes: number }; lines: { file: string; line: number; self_bytes: number }[] }>(['analyze', file, '--json', '--top', '3']);
+      const r = json<{ peak: { requested_bytes: number }; lines: { file: string; line: number; self_bytes: number }[] }>([
+        'analyze',
+        file,
+        '--json',
+        '--top',
+        '3',
+      ]);
       assert.match(text, new RegExp(`\\(${r.peak.requested_bytes} B\\)`));
-      for (const l of r.lines) assert.ok(text.includes(`${l.file}:${l.line} `) && text.includes(formatBytes(l.self_bytes)), `${l.file}:${l.line} in\n${text}`);
+      for (const l of r.lines)
+        assert.ok(text.includes(`${l.file}:${l.line} `) && text.includes(formatBytes(l.self_bytes)), `${l.file}:${l.line} in\n${text}`);
     }
   });
 
   it('summary with module scopes names the modules with their bytes (HF Trainer capture)', async () => {
     const snap = join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz');
     const { text } = await ask('headroom_summary', { path: snap });
-    const m = json<{ by_module: { modules: { path: string; self_bytes: number }[] } }>(['analyze', snap, '--by', 'module', '--json', '--top', '0']).by_module.modules;
+    const m = json<{ by_module: { modules: { path: string; self_bytes: number }[] } }>([
+      'analyze',
+      snap,
+      '--by',
+      'module',
+      '--json',
+      '--top',
+      '0',
+    ]).by_module.modules;
     const top = m.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
     assert.ok(text.includes(`  ${top.path}: ${formatBytes(top.self_bytes)}`), text);
   });
@@ -78,7 +97,10 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     const run = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
     const dir = mkdtempSync(join(tmpdir(), 'headroom-mcp-'));
     const log = join(dir, 'job.log');
-    writeFileSync(log, `torch.OutOfMemoryError: ${(JSON.parse(readFileSync(join(run, 'truth.json'), 'utf8')) as { message: string }).message}\n`);
+    writeFileSync(
+      log,
+      `torch.OutOfMemoryError: ${(JSON.parse(readFileSync(join(run, 'truth.json'), 'utf8')) as { message: string }).message}\n`,
+    );
     const withRun = await ask('headroom_explain_oom', { path: log, run });
     assert.equal(withRun.text, cli(['check', log, '--explain-oom', '--run', run]).stdout.trimEnd());
     assert.match(withRun.text, /evidence: non_pytorch_oom\/snapshot-oom-1\.pickle/);
@@ -103,9 +125,12 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     const theirs = (JSON.parse(cli(['lint', file, '--json']).stdout) as { findings: { rule: string; start: { line: number } }[] }).findings;
     assert.ok(theirs.length > 0);
     const { text } = await ask('headroom_lint', { file, run: join(SNAPS, 'leaky_demo.pickle') });
-    for (const f of theirs) assert.ok(text.includes(`${file}:${f.start.line}:`) && text.includes(f.rule), `${f.rule} at ${f.start.line}\n${text}`);
+    for (const f of theirs)
+      assert.ok(text.includes(`${file}:${f.start.line}:`) && text.includes(f.rule), `${f.rule} at ${f.start.line}\n${text}`);
     // check --no-leak names the lines that keep memory; the tool puts them on the loop's findings.
-    const leakLines = [...cli(['check', join(SNAPS, 'leaky_demo.pickle'), '--no-leak']).stdout.matchAll(/train_leaky\.py:(\d+) /g)].map((m) => m[1]);
+    const leakLines = [...cli(['check', join(SNAPS, 'leaky_demo.pickle'), '--no-leak']).stdout.matchAll(/train_leaky\.py:(\d+) /g)].map(
+      (m) => m[1],
+    );
     assert.ok(leakLines.length > 0);
     assert.match(text, new RegExp(`run: the loop leaks [\\d.]+ \\S+ per iteration, created at lines? ${leakLines.join(', ')}`));
   });
@@ -118,34 +143,76 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
   });
 
   it('compare: per module too, when both runs recorded module scopes (analyze --by module of each)', async () => {
-    const [a, b] = ['nanogpt_eager', 'nanogpt_compiled'].map((n) => join(ROOT, 'test', 'fixtures', 'modules', n, 'snapshot-peak.pickle.gz')) as [string, string];
-    const mods = (p: string) => new Map(json<{ by_module: { modules: { path: string; self_bytes: number }[] } }>(['analyze', p, '--by', 'module', '--json', '--top', '0']).by_module.modules.map((m) => [m.path, m.self_bytes]));
+    const [a, b] = ['nanogpt_eager', 'nanogpt_compiled'].map((n) =>
+      join(ROOT, 'test', 'fixtures', 'modules', n, 'snapshot-peak.pickle.gz'),
+    ) as [string, string];
+    const mods = (p: string) =>
+      new Map(
+        json<{ by_module: { modules: { path: string; self_bytes: number }[] } }>([
+          'analyze',
+          p,
+          '--by',
+          'module',
+          '--json',
+          '--top',
+          '0',
+        ]).by_module.modules.map((m) => [m.path, m.self_bytes]),
+      );
     const [before, after] = [mods(a), mods(b)];
     const paths = [...new Set([...before.keys(), ...after.keys()])];
-    const most = paths.reduce((x, y) => (Math.abs((after.get(y) ?? 0) - (before.get(y) ?? 0)) > Math.abs((after.get(x) ?? 0) - (before.get(x) ?? 0)) ? y : x));
+    const most = paths.reduce((x, y) =>
+      Math.abs((after.get(y) ?? 0) - (before.get(y) ?? 0)) > Math.abs((after.get(x) ?? 0) - (before.get(x) ?? 0)) ? y : x,
+    );
     const { text } = await ask('headroom_compare', { before: a, after: b });
     assert.ok(text.includes(`  ${most}: ${formatBytes(before.get(most) ?? 0)} → ${formatBytes(after.get(most) ?? 0)}`), `${most}\n${text}`);
   });
 
   it('whatif: the figures of headroom whatif --json, for a batch, an allocator setting and the largest batch; one question a call', async () => {
     const f = join(SNAPS, 'e2e_train_b64.pickle');
-    const batch = json<{ predicted: { requested_peak_bytes: number; reserved_peak_bytes: number } }>(['whatif', f, '--batch-scale', '2', '--json']);
+    const batch = json<{ predicted: { requested_peak_bytes: number; reserved_peak_bytes: number } }>([
+      'whatif',
+      f,
+      '--batch-scale',
+      '2',
+      '--json',
+    ]);
     const b = await ask('headroom_whatif', { path: f, batch_scale: 2 });
     assert.equal(b.error, false, b.text);
-    assert.ok(b.text.includes(formatBytes(batch.predicted.requested_peak_bytes)) && b.text.includes(formatBytes(batch.predicted.reserved_peak_bytes)), b.text);
+    assert.ok(
+      b.text.includes(formatBytes(batch.predicted.requested_peak_bytes)) &&
+        b.text.includes(formatBytes(batch.predicted.reserved_peak_bytes)),
+      b.text,
+    );
     assert.match(b.text, /fixed: parameters/);
-    const conf = json<{ predicted: { reserved_peak_bytes: number }[] }>(['whatif', f, '--alloc-conf', 'expandable_segments:True', '--json']);
+    const conf = json<{ predicted: { reserved_peak_bytes: number }[] }>([
+      'whatif',
+      f,
+      '--alloc-conf',
+      'expandable_segments:True',
+      '--json',
+    ]);
     const c = await ask('headroom_whatif', { path: f, alloc_conf: 'expandable_segments:True' });
     assert.ok(c.text.includes(`reserved peak ${formatBytes(conf.predicted[0]!.reserved_peak_bytes)}`), c.text);
     const most = json<{ max_batch: { best: number } }>(['whatif', f, '--max-batch', '--recorded-batch', '64', '--cap-gib', '1', '--json']);
     const m = await ask('headroom_whatif', { path: f, max_batch: true, recorded_batch: 64, cap_gib: 1 });
     assert.ok(m.text.includes(`largest batch: ${most.max_batch.best},`), m.text);
     const gpt = join(ROOT, 'test', 'fixtures', 'modules', 'nanogpt_eager', 'snapshot-peak.pickle.gz');
-    const line = readFileSync(join(ROOT, 'test', 'gpu', 'capture', 'frameworks', 'nanogpt.py'), 'utf8').split('\n').findIndex((l) => l.trim() === 'x = block(x)') + 1;
+    const line =
+      readFileSync(join(ROOT, 'test', 'gpu', 'capture', 'frameworks', 'nanogpt.py'), 'utf8')
+        .split('\n')
+        .findIndex((l) => l.trim() === 'x = block(x)') + 1;
     const ck = json<{ predicted: { requested_peak_bytes: number } }>(['whatif', gpt, '--checkpoint', `nanogpt.py:${line}`, '--json']);
     const k = await ask('headroom_whatif', { path: gpt, checkpoint: `nanogpt.py:${line}` });
     assert.ok(k.text.includes(`requested peak ${formatBytes(ck.predicted.requested_peak_bytes)}`), k.text);
-    for (const bad of [{ path: f }, { path: f, batch_scale: 2, max_batch: true }, { path: f, batch_scale: -1 }, { path: f, max_batch: true }, { path: f, alloc_conf: 'no_such_option:1' }, { path: f, checkpoint: 'train.py' }, { path: gpt, checkpoint: 'nowhere.py:3' }]) {
+    for (const bad of [
+      { path: f },
+      { path: f, batch_scale: 2, max_batch: true },
+      { path: f, batch_scale: -1 },
+      { path: f, max_batch: true },
+      { path: f, alloc_conf: 'no_such_option:1' },
+      { path: f, checkpoint: 'train.py' },
+      { path: gpt, checkpoint: 'nowhere.py:3' },
+    ]) {
       const r = await ask('headroom_whatif', bad);
       assert.equal(r.error, true, JSON.stringify(bad));
     }
@@ -159,16 +226,25 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     assert.equal(wrongType.error, true);
     // A pickle that would run a command when unpickled: refused by the safe reader, as a tool error.
     const evil = join(mkdtempSync(join(tmpdir(), 'hr-mcp-')), 'evil.pickle');
-    writeFileSync(evil, pythonBytes(`import os, pickle, sys
+    writeFileSync(
+      evil,
+      pythonBytes(`import os, pickle, sys
 class Evil:
     def __reduce__(self):
         return (os.system, ("echo pwned",))
-sys.stdout.buffer.write(pickle.dumps({"segments": [Evil()], "device_traces": []}, protocol=2))`));
+sys.stdout.buffer.write(pickle.dumps({"segments": [Evil()], "device_traces": []}, protocol=2))`),
+    );
     const hostile = await ask('headroom_summary', { path: evil });
     assert.equal(hostile.error, true, hostile.text);
     // Frame names with terminal escapes, bidi marks and markdown come back as inert text.
     const named = join(mkdtempSync(join(tmpdir(), 'hr-mcp-')), 'named.pickle');
-    execFileSync('python3', [join(ROOT, 'test', 'fixtures', 'hostile', 'make_snapshot.py'), named, 'http://127.0.0.1:9/p.png', '/cluster/jobs/7', '24']);
+    execFileSync('python3', [
+      join(ROOT, 'test', 'fixtures', 'hostile', 'make_snapshot.py'),
+      named,
+      'http://127.0.0.1:9/p.png',
+      '/cluster/jobs/7',
+      '24',
+    ]);
     const shown = await ask('headroom_summary', { path: named });
     assert.equal(shown.error, false, shown.text);
     assert.doesNotMatch(shown.text, /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
@@ -178,7 +254,11 @@ sys.stdout.buffer.write(pickle.dumps({"segments": [Evil()], "device_traces": []}
 
   it('every answer stays within its page size on the largest captures here, and pages go on', async () => {
     const sizes: string[] = [];
-    for (const path of [join(ROOT, 'test', 'fixtures', 'window', 'full', 'snapshot-exit.pickle.gz'), join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz'), join(SNAPS, 'transformer_amp_ckpt.pickle')]) {
+    for (const path of [
+      join(ROOT, 'test', 'fixtures', 'window', 'full', 'snapshot-exit.pickle.gz'),
+      join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz'),
+      join(SNAPS, 'transformer_amp_ckpt.pickle'),
+    ]) {
       for (const tool of ['headroom_summary', 'headroom_leaks']) {
         const { text } = await ask(tool, { path });
         const body = text.replace(/\n\(page \d+ of \d+[^)]*\)$/, '');

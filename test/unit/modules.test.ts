@@ -20,7 +20,10 @@ const range = (n: number) => [...Array(n).keys()];
 const CASES: Record<string, { modules: string[]; libraryWhere?: RegExp; compiled?: boolean }> = {
   // Gradient checkpointing: at the peak (in backward) each block keeps its input, and the block
   // being recomputed (h.0, the last one backward reaches) its attention's activations.
-  hf_trainer: { modules: [...range(6).map((i) => `transformer.h.${i}`), 'transformer.h.0.attn'], libraryWhere: /site-packages\/transformers\/models\/gpt2\/modeling_gpt2\.py$/ },
+  hf_trainer: {
+    modules: [...range(6).map((i) => `transformer.h.${i}`), 'transformer.h.0.attn'],
+    libraryWhere: /site-packages\/transformers\/models\/gpt2\/modeling_gpt2\.py$/,
+  },
   // training_step calls the blocks directly: the LightningModule's forward never runs.
   lightning: { modules: [...range(4).map((i) => `blocks.${i}`), 'head'] },
   nanogpt_eager: { modules: range(6).flatMap((i) => [`h.${i}.attn`, `h.${i}.mlp`]) },
@@ -39,7 +42,10 @@ describe('memory by module (framework runs)', () => {
       const { a, m } = await load(name);
       assert.ok(m.recorded);
       assert.equal(m.totalBytes, a.replay.peak.requestedBytes, 'every live block at the peak is counted once');
-      assert.equal(m.modules.reduce((x, y) => x + y.selfBytes, 0), m.scopedBytes);
+      assert.equal(
+        m.modules.reduce((x, y) => x + y.selfBytes, 0),
+        m.scopedBytes,
+      );
       assert.ok(m.scopedBytes > 0 && m.scopedBytes <= m.totalBytes);
       for (const st of m.modules) {
         const children = m.modules.filter((c) => c.path.startsWith(st.path + '.')).reduce((x, c) => x + c.selfBytes, 0);
@@ -51,7 +57,11 @@ describe('memory by module (framework runs)', () => {
         assert.doesNotMatch(st.path, /_orig_mod|OptimizedModule/);
         if (st.where) assert.doesNotMatch(st.where.file, /headroom_agent|torchinductor_|site-packages\/torch\//);
       }
-      if (want.libraryWhere) assert.ok(m.modules.some((x) => x.where && want.libraryWhere!.test(x.where.file)), 'a module points into the model code in site-packages');
+      if (want.libraryWhere)
+        assert.ok(
+          m.modules.some((x) => x.where && want.libraryWhere!.test(x.where.file)),
+          'a module points into the model code in site-packages',
+        );
     });
 
     it(`${name}: at least 90 % of the activations live at the peak are credited to a module`, async () => {
@@ -89,7 +99,11 @@ describe('memory by module (framework runs)', () => {
     assert.ok(r.by_module.modules.some((x) => x.path === 'transformer.h.5'));
     assert.ok(!JSON.stringify(r).includes('headroom_agent'));
     // A snapshot recorded without module scopes says how to get them, rather than an empty tree.
-    const plainRun = spawnSync(process.execPath, [cli, 'analyze', join(ROOT, 'test', 'fixtures', 'snapshots', 'shared', 'mlp_train.pickle'), '--by', 'module'], { encoding: 'utf8' });
+    const plainRun = spawnSync(
+      process.execPath,
+      [cli, 'analyze', join(ROOT, 'test', 'fixtures', 'snapshots', 'shared', 'mlp_train.pickle'), '--by', 'module'],
+      { encoding: 'utf8' },
+    );
     assert.equal(plainRun.status, 0, plainRun.stderr);
     assert.match(plainRun.stdout, /no module scopes\. Record it with `headroom run --modules on`/);
     const bad = spawnSync(process.execPath, [cli, 'analyze', snap, '--by', 'file'], { encoding: 'utf8' });
@@ -109,7 +123,11 @@ describe('colour by module (the timeline)', () => {
     const labels = kg.keys.slice(1).map((k) => k.label);
     for (const mod of m.modules) if (mod.selfBytes > 0) assert.ok(labels.includes(mod.path), mod.path);
     const held = m.modules.filter((x) => x.selfBytes > 0).map((x) => x.path);
-    assert.deepEqual(labels.filter((l) => held.includes(l)), held, 'the same order as the By-module tree');
+    assert.deepEqual(
+      labels.filter((l) => held.includes(l)),
+      held,
+      'the same order as the By-module tree',
+    );
     // A one-column frame over the peak event: its bands, merged by key, are the live bytes per module.
     const p = a.replay.peak.index;
     const f = lod(t, { keying: 'module', x: 'index', from: p, to: p + 1, columns: 1, minBandBytes: 1 });
@@ -138,7 +156,11 @@ describe("against PyTorch's own module tracker (MemTracker, torch 2.11)", () => 
   // memtracker.txt is MemTracker's own output line; the component tracking of newer torch
   // (torch.accelerator.memory.component_tracking) is absent from 2.11, as the line says.
   const MT = join(DIR, 'memtracker');
-  const theirs = JSON.parse(readFileSync(join(MT, 'memtracker.txt'), 'utf8').replace(/^MEMTRACKER /, '')) as { component_tracking: boolean; requested_peak: number; peak: Record<string, Record<string, number>> };
+  const theirs = JSON.parse(readFileSync(join(MT, 'memtracker.txt'), 'utf8').replace(/^MEMTRACKER /, '')) as {
+    component_tracking: boolean;
+    requested_peak: number;
+    peak: Record<string, Record<string, number>>;
+  };
   const at = theirs.peak['cuda:0']!;
 
   it('parameters, gradients and optimizer state at the peak are the same bytes; activations and temporaries within 0.1 %', async () => {

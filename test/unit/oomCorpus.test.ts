@@ -28,7 +28,11 @@ function load(set: string): Case[] {
     .sort()
     .map((f) => {
       const name = f.replace(/\.label\.json$/, '');
-      return { name, text: readFileSync(join(dir, `${name}.txt`), 'utf8'), label: JSON.parse(readFileSync(join(dir, f), 'utf8')) as Case['label'] };
+      return {
+        name,
+        text: readFileSync(join(dir, `${name}.txt`), 'utf8'),
+        label: JSON.parse(readFileSync(join(dir, f), 'utf8')) as Case['label'],
+      };
     });
 }
 
@@ -42,7 +46,8 @@ function bytes(v: unknown): unknown {
 }
 function labelFigures(f: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(f)) out[k] = k === 'processes' ? (v as { pid: number | null; used: string }[]).map((p) => ({ pid: p.pid, used: bytes(p.used) })) : bytes(v);
+  for (const [k, v] of Object.entries(f))
+    out[k] = k === 'processes' ? (v as { pid: number | null; used: string }[]).map((p) => ({ pid: p.pid, used: bytes(p.used) })) : bytes(v);
   return out;
 }
 
@@ -66,18 +71,22 @@ function score(cases: Case[]): Score {
         assert.deepEqual(messageFigures(got.message), labelFigures(want.figures));
         s.figuresExact++;
       } catch {
-        s.misses.push(`${c.name}#${i + 1}: figures ${JSON.stringify(messageFigures(got.message))} vs ${JSON.stringify(labelFigures(want.figures))}`);
+        s.misses.push(
+          `${c.name}#${i + 1}: figures ${JSON.stringify(messageFigures(got.message))} vs ${JSON.stringify(labelFigures(want.figures))}`,
+        );
       }
       if (got.diagnosis.kind === want.class) s.agree++;
       else s.misses.push(`${c.name}#${i + 1}: ${got.diagnosis.kind}, labelled ${want.class}`);
       for (const r of got.diagnosis.remedies) if (!want.remedies_ok.includes(r.id)) s.inapplicable.push(`${c.name}#${i + 1}: ${r.id}`);
     });
-    if (found.length > c.label.ooms.length) s.misses.push(`${c.name}: ${found.length - c.label.ooms.length} message(s) found beyond the labelled ones`);
+    if (found.length > c.label.ooms.length)
+      s.misses.push(`${c.name}: ${found.length - c.label.ooms.length} message(s) found beyond the labelled ones`);
   }
   return s;
 }
 
-const report = (s: Score) => `${s.agree}/${s.messages} verdicts agree (${((100 * s.agree) / s.messages).toFixed(1)}%), figures exact on ${s.figuresExact}/${s.messages}, ${s.inapplicable.length} inapplicable remedies\n${[...s.misses, ...s.inapplicable.map((x) => `inapplicable ${x}`)].join('\n')}`;
+const report = (s: Score) =>
+  `${s.agree}/${s.messages} verdicts agree (${((100 * s.agree) / s.messages).toFixed(1)}%), figures exact on ${s.figuresExact}/${s.messages}, ${s.inapplicable.length} inapplicable remedies\n${[...s.misses, ...s.inapplicable.map((x) => `inapplicable ${x}`)].join('\n')}`;
 
 describe('the OOM doctor on real pasted messages', () => {
   const tuned = load('tuned');

@@ -41,7 +41,10 @@ describe('OOM doctor', () => {
       if (d.kind === 'fragmentation') {
         // The pools' free bytes at the OOM are the message's "reserved by PyTorch but unallocated".
         const free = d.pools.filter((p) => p.poolId[0] === 0 && p.poolId[1] === 0).reduce((x, p) => x + p.freeBytes, 0);
-        assert.ok(Math.abs(free - m!.reservedUnallocatedBytes!) <= m!.reservedUnallocatedBytes! * 0.005, `${free} vs ${m!.reservedUnallocatedBytes}`);
+        assert.ok(
+          Math.abs(free - m!.reservedUnallocatedBytes!) <= m!.reservedUnallocatedBytes! * 0.005,
+          `${free} vs ${m!.reservedUnallocatedBytes}`,
+        );
         assert.ok(Math.max(...d.pools.filter((p) => p.pool === 'large').map((p) => p.largestFreeBytes)) < d.requestBytes);
       }
       assert.ok(d.remedies.length > 0 && d.remedies.every((r) => r.change && r.effect));
@@ -86,7 +89,7 @@ describe('OOM doctor', () => {
     assert.deepEqual(doctorFor(s, a).ooms[0]!.segments, d.segmentMap);
   });
 
-  it('the batch estimate against a sweep on an H100: fixed part = the sweep\'s intercept, the scaled part a lower bound of its slope, the bound holds', async () => {
+  it("the batch estimate against a sweep on an H100: fixed part = the sweep's intercept, the scaled part a lower bound of its slope, the bound holds", async () => {
     const s = await loadSnapshotFile(join(SNAP, 'batch_oom.pickle'));
     const a = analyzeDevice(s, 0);
     const d = diagnoseSnapshot(s, a, a.ooms[0]!);
@@ -112,7 +115,16 @@ describe('OOM doctor', () => {
   it('memory taken outside PyTorch (cuMemAlloc in a Headroom run on an H100): the run folder gives the device total, the verdict is non-PyTorch as the message says', async () => {
     const dir = join(ROOT, 'test', 'fixtures', 'runs', 'non_pytorch_oom');
     const path = join(dir, 'snapshot-oom-1.pickle');
-    const t = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as { pid: number; total: number; free: number; reserved: number; device_used: number; outside_bytes: number; message: string; processes: { pid: number; used: number }[] };
+    const t = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as {
+      pid: number;
+      total: number;
+      free: number;
+      reserved: number;
+      device_used: number;
+      outside_bytes: number;
+      message: string;
+      processes: { pid: number; used: number }[];
+    };
     const s = await loadSnapshotFile(path);
     const a = analyzeDevice(s, 0);
     const total = deviceTotalBeside(path, 0);
@@ -126,11 +138,18 @@ describe('OOM doctor', () => {
     const others = t.processes.filter((p) => p.pid !== t.pid);
     assert.equal(others.length, 1);
     assert.deepEqual(d.others, others);
-    assert.deepEqual(fromMessage.others?.map((p) => p.pid), others.map((p) => p.pid), 'the message names it too');
+    assert.deepEqual(
+      fromMessage.others?.map((p) => p.pid),
+      others.map((p) => p.pid),
+      'the message names it too',
+    );
     assert.match(d.why, new RegExp(`pid ${others[0]!.pid} \\(`));
     assert.ok(d.remedies[0]!.change.includes(`pid ${others[0]!.pid}`));
     // CUDA's figures read right after the OOM: total − free − reserved (NVML adds the driver's own reserve on top).
-    assert.ok(Math.abs(d.outsideBytes! - (t.total - t.free - t.reserved)) <= 2 ** 20, `${d.outsideBytes} vs ${t.total - t.free - t.reserved}`);
+    assert.ok(
+      Math.abs(d.outsideBytes! - (t.total - t.free - t.reserved)) <= 2 ** 20,
+      `${d.outsideBytes} vs ${t.total - t.free - t.reserved}`,
+    );
     assert.ok(d.outsideBytes! >= t.outside_bytes && d.outsideBytes! <= t.device_used - t.reserved);
     // The snapshot alone (no run folder) knows the free bytes but not the total: no such verdict.
     assert.notEqual(diagnoseSnapshot(s, a, a.ooms[0]!).kind, 'non-pytorch');
@@ -140,7 +159,12 @@ describe('OOM doctor', () => {
     const s = await loadSnapshotFile(join(SNAP, 'demand_oom.pickle'));
     const a = analyzeDevice(s, 0);
     const d = diagnoseSnapshot(s, a, a.ooms[0]!);
-    const t = JSON.parse(readFileSync(join(SNAP, 'demand_oom.truth.json'), 'utf8')) as { width: number; max_memory_allocated: number; max_memory_reserved: number; oom: { alloc: number; device_free: number } };
+    const t = JSON.parse(readFileSync(join(SNAP, 'demand_oom.truth.json'), 'utf8')) as {
+      width: number;
+      max_memory_allocated: number;
+      max_memory_reserved: number;
+      oom: { alloc: number; device_free: number };
+    };
     const near = (x: number, y: number, what: string) => assert.ok(Math.abs(x - y) <= 0.01 * y, `${what}: ${x} vs ${y}`);
     const b = d.batch!;
     // Made before the failing iteration: the 12 Linear layers' weights and biases (fp32).
@@ -160,13 +184,32 @@ describe('OOM doctor', () => {
     const a = analyzeDevice(s, 0);
     const d = diagnoseSnapshot(s, a, a.ooms[0]!);
     const conf = d.remedies[0]!.allocConf!;
-    const expandable = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_expandable.json'), 'utf8')) as { ok: boolean; alloc_conf: string };
-    const plain = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun.json'), 'utf8')) as { ok: boolean; message: string };
-    assert.equal(Object.entries(conf).map(([k, v]) => `${k}:${v}`).join(','), expandable.alloc_conf);
+    const expandable = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_expandable.json'), 'utf8')) as {
+      ok: boolean;
+      alloc_conf: string;
+    };
+    const plain = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun.json'), 'utf8')) as {
+      ok: boolean;
+      message: string;
+    };
+    assert.equal(
+      Object.entries(conf)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(','),
+      expandable.alloc_conf,
+    );
     assert.deepEqual([expandable.ok, plain.ok], [true, false]);
     // The second remedy, max_split_size_mb with N from the segment map, also succeeded there.
-    const split = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_max_split.json'), 'utf8')) as { ok: boolean; alloc_conf: string };
-    assert.equal(Object.entries(d.remedies[1]!.allocConf!).map(([k, v]) => `${k}:${v}`).join(','), split.alloc_conf);
+    const split = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun_max_split.json'), 'utf8')) as {
+      ok: boolean;
+      alloc_conf: string;
+    };
+    assert.equal(
+      Object.entries(d.remedies[1]!.allocConf!)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(','),
+      split.alloc_conf,
+    );
     assert.equal(split.ok, true);
     assert.equal(diagnoseMessage(parseOomMessages(plain.message)[0]!).kind, 'fragmentation', 'the re-run without it failed the same way');
     // Both remedies were replayed on this run (core/allocator/predict.ts): each avoids the OOM under
@@ -190,13 +233,18 @@ describe('OOM doctor', () => {
   it('the summary page gets each OOM with its remedies; a remedy button comes back as a validated message', async () => {
     const s = await loadSnapshotFile(join(SNAP, 'frag_oom.pickle'));
     const doc = doctorFor(s, analyzeDevice(s, 0));
-    assert.deepEqual(doc.ooms.map((o) => o.kind), ['fragmentation']);
+    assert.deepEqual(
+      doc.ooms.map((o) => o.kind),
+      ['fragmentation'],
+    );
     const conf = doc.ooms[0]!.remedies.find((r) => r.allocConf)!.allocConf!;
     assert.ok(isFromWebview({ type: 'remedy', allocConf: conf }));
     // Whatever a page sends must stay an allocator setting, never something a shell or env could misread.
-    for (const bad of [{ expandable_segments: 'True; rm -rf ~' }, { 'a b': 'x' }, { x: 1 }, null]) assert.equal(isFromWebview({ type: 'remedy', allocConf: bad }), false);
+    for (const bad of [{ expandable_segments: 'True; rm -rf ~' }, { 'a b': 'x' }, { x: 1 }, null])
+      assert.equal(isFromWebview({ type: 'remedy', allocConf: bad }), false);
     assert.ok(isFromWebview({ type: 'remedy', capGib: 79.18 }));
-    for (const bad of [0, -1, Number.NaN, Infinity, '24', 1e9]) assert.equal(isFromWebview({ type: 'remedy', capGib: bad }), false, String(bad));
+    for (const bad of [0, -1, Number.NaN, Infinity, '24', 1e9])
+      assert.equal(isFromWebview({ type: 'remedy', capGib: bad }), false, String(bad));
     assert.equal(isFromWebview({ type: 'remedy' }), false, 'a remedy changes something');
   });
 });

@@ -21,7 +21,11 @@ describe('the OOM doctor on the logs of real GPU runs', () => {
       const d = found.at(-1)!.diagnosis;
       assert.equal(d.kind, truth.snapshot, d.why);
       // A training loop's traceback (the MLP, the Trainer) offers checkpointing; the others do not need it.
-      if (truth.snapshot === 'demand' && /demand|hf_trainer/.test(truth.workload.join(' '))) assert.ok(d.remedies.some((r) => r.id === 'checkpoint'), JSON.stringify(d.remedies.map((r) => r.id)));
+      if (truth.snapshot === 'demand' && /demand|hf_trainer/.test(truth.workload.join(' ')))
+        assert.ok(
+          d.remedies.some((r) => r.id === 'checkpoint'),
+          JSON.stringify(d.remedies.map((r) => r.id)),
+        );
     });
   }
 });

@@ -19,7 +19,8 @@ const one = (text: string) => {
 const ids = (text: string) => one(text).remedies.map((r) => r.id);
 const modern = (tried: string, total: string, free: string, procs: string, alloc: string, unalloc: string, allowed = '') =>
   `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${tried}. GPU 0 has a total capacity of ${total} of which ${free} is free. ${procs}${allowed ? `${allowed} allowed; ` : ''}Of the allocated memory ${alloc} is allocated by PyTorch, and ${unalloc} is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.`;
-const legacy = (tried: string, total: string, alloc: string, free: string, last: string) => `RuntimeError: CUDA out of memory. Tried to allocate ${tried} (GPU 0; ${total} total capacity; ${alloc} already allocated; ${free} free; ${last})`;
+const legacy = (tried: string, total: string, alloc: string, free: string, last: string) =>
+  `RuntimeError: CUDA out of memory. Tried to allocate ${tried} (GPU 0; ${total} total capacity; ${alloc} already allocated; ${free} free; ${last})`;
 
 describe('the OOM doctor on a message: traps', () => {
   it('own pid in a container: "Process N" holding the reserve plus a context is this process, never "stop pid N"', () => {
@@ -27,9 +28,21 @@ describe('the OOM doctor on a message: traps', () => {
     const d = one(text);
     assert.notEqual(d.kind, 'non-pytorch');
     assert.equal(d.message!.facts.selfPid, 37008);
-    assert.ok(d.remedies.every((r) => !r.change.includes('37008')), renderDiagnosis(d));
+    assert.ok(
+      d.remedies.every((r) => !r.change.includes('37008')),
+      renderDiagnosis(d),
+    );
     // Beside another program that holds half the device: that one is named, this one still not.
-    const shared = one(modern('128.00 MiB', '79.33 GiB', '16.00 MiB', 'Process 37008 has 30.20 GiB memory in use. Process 555 has 48.90 GiB memory in use. ', '29.59 GiB', '118.90 MiB'));
+    const shared = one(
+      modern(
+        '128.00 MiB',
+        '79.33 GiB',
+        '16.00 MiB',
+        'Process 37008 has 30.20 GiB memory in use. Process 555 has 48.90 GiB memory in use. ',
+        '29.59 GiB',
+        '118.90 MiB',
+      ),
+    );
     assert.equal(shared.kind, 'non-pytorch');
     const free = shared.remedies.find((r) => r.id === 'free-device')!;
     assert.match(free.change, /pid 555\b/);
@@ -48,7 +61,9 @@ describe('the OOM doctor on a message: traps', () => {
     const d = one(legacy('20.00 MiB', '7.79 GiB', '2.10 GiB', '4.00 MiB', '2.20 GiB reserved in total by PyTorch'));
     assert.equal(d.kind, 'non-pytorch');
     assert.ok(d.message!.facts.outside! > 5 * 2 ** 30);
-    assert.ok(ids(legacy('20.00 MiB', '7.79 GiB', '2.10 GiB', '4.00 MiB', '2.20 GiB reserved in total by PyTorch')).includes('free-device'));
+    assert.ok(
+      ids(legacy('20.00 MiB', '7.79 GiB', '2.10 GiB', '4.00 MiB', '2.20 GiB reserved in total by PyTorch')).includes('free-device'),
+    );
   });
 
   it('small slack next to the device is demand, not fragmentation', () => {
@@ -61,15 +76,25 @@ describe('the OOM doctor on a message: traps', () => {
   it('a request larger than the device is demand, whatever else the figures say', () => {
     const d = one(modern('130674.91 GiB', '79.15 GiB', '37.61 GiB', '', '28.00 GiB', '20.00 GiB'));
     assert.equal(d.kind, 'demand');
-    assert.deepEqual(d.remedies.map((r) => r.id), ['fix-size', 'record']);
+    assert.deepEqual(
+      d.remedies.map((r) => r.id),
+      ['fix-size', 'record'],
+    );
     assert.equal(one('CUDA out of memory. Tried to allocate more than 1EB memory.').kind, 'demand');
   });
 
   it('no figures: unknown with the reason, no advice about a "0 B request"', () => {
-    for (const text of ['RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/generic/THCStorage.cu:58', 'RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a tot']) {
+    for (const text of [
+      'RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/generic/THCStorage.cu:58',
+      'RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a tot',
+    ]) {
       const d = one(text);
       assert.equal(d.kind, 'unknown');
-      assert.deepEqual(d.remedies.map((r) => r.id), ['record']);
+      assert.deepEqual(
+        d.remedies.map((r) => r.id),
+        ['record'],
+      );
       assert.doesNotMatch(renderDiagnosis(d), /\b0 B\b/);
     }
   });
@@ -79,7 +104,17 @@ describe('the OOM doctor on a message: traps', () => {
   });
 
   it('a cap: raising it is the remedy; with its slack able to serve the request, fragmentation (the GPU captures)', () => {
-    const cap = one(modern('256.00 MiB', '139.80 GiB', '136.25 GiB', 'Including non-PyTorch memory, this process has 3.54 GiB memory in use. ', '2.81 GiB', '1024.00 KiB', '3.00 GiB'));
+    const cap = one(
+      modern(
+        '256.00 MiB',
+        '139.80 GiB',
+        '136.25 GiB',
+        'Including non-PyTorch memory, this process has 3.54 GiB memory in use. ',
+        '2.81 GiB',
+        '1024.00 KiB',
+        '3.00 GiB',
+      ),
+    );
     assert.equal(cap.kind, 'cap');
     assert.ok(cap.remedies.some((r) => r.id === 'memory-cap'));
     const frag = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'oom', 'frag_rerun.json'), 'utf8')) as { message: string };
@@ -87,7 +122,14 @@ describe('the OOM doctor on a message: traps', () => {
   });
 
   it('the traceback decides: checkpointing for training, not for inference; expandable_segments not when already on', () => {
-    const msg = modern('2.00 GiB', '23.65 GiB', '1.23 GiB', 'Including non-PyTorch memory, this process has 22.41 GiB memory in use. ', '21.40 GiB', '600.00 MiB');
+    const msg = modern(
+      '2.00 GiB',
+      '23.65 GiB',
+      '1.23 GiB',
+      'Including non-PyTorch memory, this process has 22.41 GiB memory in use. ',
+      '21.40 GiB',
+      '600.00 MiB',
+    );
     assert.ok(ids(`  File "train.py", line 80, in <module>\n    loss.backward()\n${msg}`).includes('checkpoint'));
     assert.ok(!ids(`  File "serve.py", line 12, in <module>\n    out = model.generate(**inputs)\n${msg}`).includes('checkpoint'));
     assert.ok(ids(`batch_size = 64\n  File "train.py", line 80\n    loss.backward()\n${msg}`).includes('smaller-batch'));

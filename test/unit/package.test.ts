@@ -35,7 +35,11 @@ describe('the extension package', () => {
     assert.equal(nls.displayName, 'Headroom — PyTorch GPU Memory');
     const keys = [...readFileSync(join(ROOT, 'package.json'), 'utf8').matchAll(/"%([^"%]+)%"/g)].map((m) => m[1]!);
     assert.ok(keys.length > 50);
-    assert.deepEqual(keys.filter((k) => typeof nls[k] !== 'string'), [], 'every %key% has its text');
+    assert.deepEqual(
+      keys.filter((k) => typeof nls[k] !== 'string'),
+      [],
+      'every %key% has its text',
+    );
     for (const c of manifest.contributes.commands) assert.match(c.title, /^%command\.[A-Za-z]+\.title%$/);
     assert.match(manifest.engines.vscode, /^\^1\.\d+\.\d+$/);
     assert.deepEqual(manifest.extensionKind, ['workspace']);
@@ -57,7 +61,11 @@ describe('the extension package', () => {
   it('packages a VSIX that holds only what runs', () => {
     const vsix = join(mkdtempSync(join(tmpdir(), 'headroom-vsix-')), 'headroom.vsix');
     const stage = packageVsix({ out: vsix });
-    const listing = execFileSync('python3', ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
+    const listing = execFileSync(
+      'python3',
+      ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix],
+      { encoding: 'utf8' },
+    );
     const files = listing.trim().split('\n').sort();
     const agent = readdirSync(join(ROOT, 'extension', 'agent', 'headroom_agent'))
       .filter((f) => f.endsWith('.py'))
@@ -127,7 +135,9 @@ print(json.dumps({"nodes": names, "target": 'TargetPlatform="linux-x64"' in m}))
     const r = JSON.parse(execFileSync('python3', ['-c', py, vsix, dir], { encoding: 'utf8' })) as { nodes: string[]; target: boolean };
     assert.deepEqual(r, { nodes: ['extension/dist/native/linux-x64/headroom_nvml.node'], target: true });
     // The packaged binary loads and answers (here: no driver, so a reason, not a crash).
-    const out = execFileSync(process.execPath, ['-p', `JSON.stringify(require(${JSON.stringify(join(dir, r.nodes[0]!))}).available())`], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['-p', `JSON.stringify(require(${JSON.stringify(join(dir, r.nodes[0]!))}).available())`], {
+      encoding: 'utf8',
+    });
     assert.equal(typeof (JSON.parse(out) as { available: boolean }).available, 'boolean');
   });
 });
@@ -136,9 +146,16 @@ describe('the language-model tools the manifest declares', () => {
   it('are the core tools of headroom mcp, with the same descriptions and arguments (path optional in the editor)', async () => {
     const { headroomTools } = await import('../../extension/src/core/tools/registry');
     const { editorSchema } = await import('../../extension/src/core/tools/editorSchema');
-    const declared = (manifest.contributes as unknown as { languageModelTools: { name: string; modelDescription: string; inputSchema: unknown; canBeReferencedInPrompt: boolean }[] }).languageModelTools;
+    const declared = (
+      manifest.contributes as unknown as {
+        languageModelTools: { name: string; modelDescription: string; inputSchema: unknown; canBeReferencedInPrompt: boolean }[];
+      }
+    ).languageModelTools;
     const tools = headroomTools(() => Promise.reject(new Error('no parser needed')));
-    assert.deepEqual(declared.map((t) => t.name), tools.map((t) => t.name));
+    assert.deepEqual(
+      declared.map((t) => t.name),
+      tools.map((t) => t.name),
+    );
     for (const t of tools) {
       const d = declared.find((x) => x.name === t.name)!;
       assert.equal(d.modelDescription, t.description);

@@ -58,7 +58,11 @@ let nextName = 0;
 function records(entries: { addr: number; size: number; kind?: string; device?: number; name?: string }[], t: number, more: number[] = []) {
   const names = entries.map((e) => e.name ?? `blocks.${nextName++}.weight`);
   const set = entries.map((e, i) => [i, e.kind ?? 'g', e.device ?? 0, e.addr, e.size]);
-  return [line({ type: 'names', t, opt: 0, optimizer: 'AdamW', names, unnamed: [] }), line({ type: 'map', t, opt: 0, full: true, set, gone: [] }), ...more.map((m) => line({ type: 'seen', t: m, opt: 0 }))];
+  return [
+    line({ type: 'names', t, opt: 0, optimizer: 'AdamW', names, unnamed: [] }),
+    line({ type: 'map', t, opt: 0, full: true, set, gone: [] }),
+    ...more.map((m) => line({ type: 'seen', t: m, opt: 0 })),
+  ];
 }
 
 describe('crediting live blocks to named parameters (a real capture)', () => {
@@ -78,18 +82,31 @@ describe('crediting live blocks to named parameters (a real capture)', () => {
   const liveAtPeak = () => lives.filter((l) => l.allocIdx <= peak && l.freeIdx > peak && l.alloc <= T && !(l.freeReq <= T));
 
   it('credits blocks seen at their address, with their size, while alive; the rest is other memory', () => {
-    const picked = liveAtPeak().sort((x, y) => y.size - x.size).slice(0, 30);
+    const picked = liveAtPeak()
+      .sort((x, y) => y.size - x.size)
+      .slice(0, 30);
     const kinds = ['p', 'g', 's:exp_avg'];
-    const rec = parseParamRecords(records(picked.map((l, i) => ({ addr: l.addr, size: l.size, kind: kinds[i % 3]!, name: `h.${i % 5}.mlp.w${i}` })), T));
+    const rec = parseParamRecords(
+      records(
+        picked.map((l, i) => ({ addr: l.addr, size: l.size, kind: kinds[i % 3]!, name: `h.${i % 5}.mlp.w${i}` })),
+        T,
+      ),
+    );
     const c = creditParams(a, peak, rec);
     const want = picked.reduce((x, l) => x + l.size, 0);
     assert.equal(c.creditedBytes, want);
     assert.equal(c.liveBytes, a.replay.peak.requestedBytes);
     assert.equal(c.tensors.length, 30);
     const kindBytes = (k: number) => picked.filter((_, i) => i % 3 === k).reduce((x, l) => x + l.size, 0);
-    assert.deepEqual([c.byKind.parameter.bytes, c.byKind.gradient.bytes, c.byKind.optimizer_state.bytes], [kindBytes(0), kindBytes(1), kindBytes(2)]);
+    assert.deepEqual(
+      [c.byKind.parameter.bytes, c.byKind.gradient.bytes, c.byKind.optimizer_state.bytes],
+      [kindBytes(0), kindBytes(1), kindBytes(2)],
+    );
     assert.deepEqual(c.modules.map((m) => m.module).sort(), ['h.0.mlp', 'h.1.mlp', 'h.2.mlp', 'h.3.mlp', 'h.4.mlp']);
-    assert.equal(c.modules.reduce((x, m) => x + m.bytes, 0), want);
+    assert.equal(
+      c.modules.reduce((x, m) => x + m.bytes, 0),
+      want,
+    );
     const shown = renderParamsCredit(c, 3);
     assert.match(shown[2]!, /^ +\d[\d.]* (B|KiB|MiB|GiB)  h\.\d\.mlp\.w\d+ \((parameter|gradient|optimizer state exp_avg)\)$/);
     assert.ok(shown.some((l) => /^  … 27 more/.test(l)));
@@ -97,7 +114,9 @@ describe('crediting live blocks to named parameters (a real capture)', () => {
 
   it('never credits a later block at a reused address, a wrong size, another device, or a tensor seen after its free', () => {
     // An address whose earlier allocation was freed before its later one (live at the peak) began.
-    const later = liveAtPeak().find((l) => lives.some((e) => e.addr === l.addr && e.allocIdx < l.allocIdx && e.freeReq < l.alloc && e.alloc < e.freeReq));
+    const later = liveAtPeak().find((l) =>
+      lives.some((e) => e.addr === l.addr && e.allocIdx < l.allocIdx && e.freeReq < l.alloc && e.alloc < e.freeReq),
+    );
     assert.ok(later, 'the capture reuses an address');
     const earlier = lives.filter((e) => e.addr === later.addr && e.allocIdx < later.allocIdx).at(-1)!;
     const during = (earlier.alloc + earlier.freeReq) / 2;
@@ -127,7 +146,10 @@ describe('crediting live blocks to named parameters (a real capture)', () => {
     const rec = parseParamRecords(lines);
     assert.equal(rec.skipped, 1);
     const c = creditParams(a, peak, rec);
-    assert.deepEqual(c.tensors.map((x) => [x.name, x.kind, x.key, x.bytes]), [['a.weight', 'optimizer_state', 'momentum_buffer', l.size]]);
+    assert.deepEqual(
+      c.tensors.map((x) => [x.name, x.kind, x.key, x.bytes]),
+      [['a.weight', 'optimizer_state', 'momentum_buffer', l.size]],
+    );
     // The first observation came before the block: the unnamed parameter is never credited.
     assert.ok(!c.tensors.some((x) => !x.named));
   });
@@ -146,9 +168,16 @@ describe('blocks allocated before the trace (a capture whose ring buffer overflo
     const ghosts = s.segments.flatMap((g) => g.blocks).filter((b) => b.state === 'active_allocated' && !allocated.has(b.address));
     assert.ok(ghosts.length > 0);
     const start = t.timeUs[0]!;
-    const rec = records(ghosts.map((b) => ({ addr: b.address, size: b.requestedSize })), start - 5_000_000, [start - 1000, t.timeUs[t.length - 1]! + 1_000_000]);
+    const rec = records(
+      ghosts.map((b) => ({ addr: b.address, size: b.requestedSize })),
+      start - 5_000_000,
+      [start - 1000, t.timeUs[t.length - 1]! + 1_000_000],
+    );
     const c = creditParams(a, peak, parseParamRecords(rec));
-    assert.equal(c.creditedBytes, ghosts.reduce((x, b) => x + b.requestedSize, 0));
+    assert.equal(
+      c.creditedBytes,
+      ghosts.reduce((x, b) => x + b.requestedSize, 0),
+    );
     // A block freed early in the trace, allocated before it: observations after its free never count.
     const freed = [...freedInTrace][0]!;
     const i = [...t.addr].findIndex((x, j) => x === freed && t.action[j] === Action.FreeCompleted);

@@ -114,7 +114,10 @@ describe('safe pickle reader', () => {
 
   it('stops mid-file when cancelled from the progress callback', async () => {
     const big = join(tmp, 'big.pickle');
-    writeFileSync(big, pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps([{"a": i, "b": "x"*50} for i in range(100000)], protocol=4))'));
+    writeFileSync(
+      big,
+      pythonBytes('import pickle,sys; sys.stdout.buffer.write(pickle.dumps([{"a": i, "b": "x"*50} for i in range(100000)], protocol=4))'),
+    );
     const abort = new AbortController();
     let calls = 0;
     await assert.rejects(

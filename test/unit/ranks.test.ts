@@ -23,7 +23,10 @@ describe('headroom ranks: a distributed run side by side', () => {
     const r = headroom('ranks', dir, '--json', '--top', '5');
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
-    assert.deepEqual(j.ranks.map((x: { rank: number }) => x.rank), [0, 1]);
+    assert.deepEqual(
+      j.ranks.map((x: { rank: number }) => x.rank),
+      [0, 1],
+    );
     assert.equal(j.ranks[0].peak, b64.truth!.requested_bytes_peak);
     assert.equal(j.ranks[1].peak, b128.truth!.requested_bytes_peak, 'rank 1 has no samples: its snapshot’s replayed peak');
     assert.equal(j.ranks[1].reservedPeak, b128.truth!.max_memory_reserved);
@@ -31,7 +34,12 @@ describe('headroom ranks: a distributed run side by side', () => {
     assert.equal(j.ranks[0].outsidePytorch, 512 * MiB, 'the driver’s figure less PyTorch’s reserved');
     assert.equal(j.ranks[1].snapshot, 'snapshot-oom-1.pickle');
     // Each line's bytes per rank are what `headroom analyze` reports for that line of that rank's snapshot.
-    const self = (path: string) => new Map((JSON.parse(headroom('analyze', path, '--json', '--top', '0').out).lines as { file: string; line: number; self_bytes: number }[]).map((l) => [`${l.file}:${l.line}`, l.self_bytes]));
+    const self = (path: string) =>
+      new Map(
+        (
+          JSON.parse(headroom('analyze', path, '--json', '--top', '0').out).lines as { file: string; line: number; self_bytes: number }[]
+        ).map((l) => [`${l.file}:${l.line}`, l.self_bytes]),
+      );
     const [a, b] = [self(b64.path), self(b128.path)];
     assert.ok(j.lines.length > 0 && j.lines.length <= 5);
     for (const l of j.lines) {
@@ -55,7 +63,10 @@ describe('headroom ranks: a distributed run side by side', () => {
     const text = headroom('ranks', dir);
     assert.equal(text.code, 0, text.err);
     assert.match(text.out, /Imbalance {2}\S+ \S+ \(rank 1 − rank 0\)/);
-    assert.match(text.out, /Rank 1 ran out of memory at .*\n {2}rank 0: allocated 300 MiB, reserved \S+ \S+, outside PyTorch 512 MiB \(100 ms before\)/);
+    assert.match(
+      text.out,
+      /Rank 1 ran out of memory at .*\n {2}rank 0: allocated 300 MiB, reserved \S+ \S+, outside PyTorch 512 MiB \(100 ms before\)/,
+    );
   });
 
   it('with module scopes: the modules that differ, each rank’s self bytes as analyze --by module gives them', () => {
@@ -63,7 +74,12 @@ describe('headroom ranks: a distributed run side by side', () => {
     const r = headroom('ranks', dir, '--json', '--top', '8');
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
-    const self = (path: string) => new Map((JSON.parse(headroom('analyze', path, '--json', '--by', 'module').out).by_module.modules as { path: string; self_bytes: number }[]).map((m) => [m.path, m.self_bytes]));
+    const self = (path: string) =>
+      new Map(
+        (
+          JSON.parse(headroom('analyze', path, '--json', '--by', 'module').out).by_module.modules as { path: string; self_bytes: number }[]
+        ).map((m) => [m.path, m.self_bytes]),
+      );
     const [a, b] = snapshots.map(self) as [Map<string, number>, Map<string, number>];
     assert.ok(j.modules.length > 0 && j.modules.length <= 8);
     for (const m of j.modules) {

@@ -29,7 +29,8 @@ describe('replay against PyTorch’s own figures', () => {
   const withTruth = fixtures().filter((f) => f.truth);
   it('covers at least the shared fixtures and the three new shapes', () => {
     const names = withTruth.map((f) => f.name);
-    for (const n of ['mlp_train', 'oom_plain', 'transformer_amp_ckpt', 'ring_overflow', 'expandable_train', 'frag_oom']) assert.ok(names.includes(n), n);
+    for (const n of ['mlp_train', 'oom_plain', 'transformer_amp_ckpt', 'ring_overflow', 'expandable_train', 'frag_oom'])
+      assert.ok(names.includes(n), n);
   });
 
   for (const f of withTruth) {

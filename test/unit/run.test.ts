@@ -19,7 +19,10 @@ describe('a recorded run folder', () => {
     const run = readRun(RUN);
     assert.equal(run.processes.length, 1);
     const p = run.processes[0]!;
-    const events = readFileSync(join(RUN, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string });
+    const events = readFileSync(join(RUN, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string });
     assert.equal(p.events.length, events.length);
     assert.equal(p.backward.length, events.filter((e) => e.event === 'backward').length);
     assert.equal(bestSnapshot(p)?.kind, 'peak');
@@ -31,7 +34,21 @@ describe('a recorded run folder', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'meta.json'), '{"pid": 1}');
     const n = 20_000;
-    const line = (i: number) => JSON.stringify({ t: i, device: 0, allocated: i, reserved: 2 * i, active: i, inactive_split: 0, requested: i, max_allocated: i * 3, max_reserved: 2 * i, max_requested: i, retries: 0, ooms: 0 });
+    const line = (i: number) =>
+      JSON.stringify({
+        t: i,
+        device: 0,
+        allocated: i,
+        reserved: 2 * i,
+        active: i,
+        inactive_split: 0,
+        requested: i,
+        max_allocated: i * 3,
+        max_reserved: 2 * i,
+        max_requested: i,
+        retries: 0,
+        ooms: 0,
+      });
     writeFileSync(join(dir, 'samples.jsonl'), Array.from({ length: n }, (_, i) => line(i)).join('\n') + '\n');
     const all = readRun(dir).processes[0]!.samples;
     const tail = readRun(dir, { samples: 'tail' }).processes[0]!.samples;
@@ -67,7 +84,15 @@ describe('a recorded run folder', () => {
 
 describe('launching', () => {
   it('puts the agent first on PYTHONPATH and arms it, keeping the user’s path', () => {
-    const plan = planRun({ script: '/w/train.py', runsDir: '/w/.headroom/runs', agentDir: '/ext/agent', socket: '/tmp/s', token: 't', baseEnv: { PYTHONPATH: '/mine' }, now: new Date(2026, 10, 21, 9, 8, 7) });
+    const plan = planRun({
+      script: '/w/train.py',
+      runsDir: '/w/.headroom/runs',
+      agentDir: '/ext/agent',
+      socket: '/tmp/s',
+      token: 't',
+      baseEnv: { PYTHONPATH: '/mine' },
+      now: new Date(2026, 10, 21, 9, 8, 7),
+    });
     assert.equal(plan.env.PYTHONPATH, `/ext/agent${delimiter}/mine`);
     assert.equal(plan.env.HEADROOM_AGENT, '1');
     assert.match(plan.runId, /^20261121-090807-train-[0-9a-f]{4}$/);
@@ -75,24 +100,60 @@ describe('launching', () => {
   });
 
   it('merges allocator knobs into the user’s PYTORCH_CUDA_ALLOC_CONF', () => {
-    assert.deepEqual(parseAllocConf('expandable_segments=True, max_split_size_mb:512'), { expandable_segments: 'True', max_split_size_mb: '512' });
+    assert.deepEqual(parseAllocConf('expandable_segments=True, max_split_size_mb:512'), {
+      expandable_segments: 'True',
+      max_split_size_mb: '512',
+    });
     assert.throws(() => parseAllocConf('nonsense'), /not key=value/);
-    assert.equal(mergeAllocConf('garbage_collection_threshold:0.6,max_split_size_mb:128', { max_split_size_mb: '512', expandable_segments: 'True' }), 'garbage_collection_threshold:0.6,max_split_size_mb:512,expandable_segments:True');
-    const plan = planRun({ script: 'x.py', runsDir: '/r', agentDir: '/a', settings: { allocConf: { expandable_segments: 'True' } }, baseEnv: { PYTORCH_ALLOC_CONF: 'max_split_size_mb:64' } });
-    assert.equal(plan.env.PYTORCH_ALLOC_CONF, 'max_split_size_mb:64,expandable_segments:True', 'the variable the user set is the one extended');
+    assert.equal(
+      mergeAllocConf('garbage_collection_threshold:0.6,max_split_size_mb:128', { max_split_size_mb: '512', expandable_segments: 'True' }),
+      'garbage_collection_threshold:0.6,max_split_size_mb:512,expandable_segments:True',
+    );
+    const plan = planRun({
+      script: 'x.py',
+      runsDir: '/r',
+      agentDir: '/a',
+      settings: { allocConf: { expandable_segments: 'True' } },
+      baseEnv: { PYTORCH_ALLOC_CONF: 'max_split_size_mb:64' },
+    });
+    assert.equal(
+      plan.env.PYTORCH_ALLOC_CONF,
+      'max_split_size_mb:64,expandable_segments:True',
+      'the variable the user set is the one extended',
+    );
   });
 
   it('passes the recording mode to the agent only when one is chosen (the agent defaults to windows)', () => {
-    assert.equal(planRun({ script: 'x.py', runsDir: '/r', agentDir: '/a', settings: { record: 'full' }, baseEnv: {} }).env.HEADROOM_RECORD, 'full');
+    assert.equal(
+      planRun({ script: 'x.py', runsDir: '/r', agentDir: '/a', settings: { record: 'full' }, baseEnv: {} }).env.HEADROOM_RECORD,
+      'full',
+    );
     assert.equal(planRun({ script: 'x.py', runsDir: '/r', agentDir: '/a', settings: {}, baseEnv: {} }).env.HEADROOM_RECORD, undefined);
-    const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'run', '--record', 'sometimes', '--', 'python3', 'x.py'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'run', '--record', 'sometimes', '--', 'python3', 'x.py'], {
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--record is window or full/);
   });
 });
 
 describe('live status', () => {
-  const sample = (o: Partial<Sample>): Sample => ({ type: 'sample', t: 0, device: 0, allocated: 0, reserved: 0, active: 0, inactive_split: 0, requested: 0, max_allocated: 0, max_reserved: 0, max_requested: 0, retries: 0, ooms: 0, ...o });
+  const sample = (o: Partial<Sample>): Sample => ({
+    type: 'sample',
+    t: 0,
+    device: 0,
+    allocated: 0,
+    reserved: 0,
+    active: 0,
+    inactive_split: 0,
+    requested: 0,
+    max_allocated: 0,
+    max_reserved: 0,
+    max_requested: 0,
+    retries: 0,
+    ooms: 0,
+    ...o,
+  });
   it('shows the rank with the most reserved memory, and warns on waste, retries and OOMs', () => {
     const GiB = 2 ** 30;
     const st = liveStatus([

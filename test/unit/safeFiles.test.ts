@@ -46,7 +46,11 @@ function run(args: string[]): Promise<Ran> {
   });
 }
 const headroom = (...args: string[]) => run(['--max-old-space-size=1024', CLI, ...args]);
-const rejection = (p: Promise<unknown>) => p.then(() => assert.fail('resolved'), (e: unknown) => e);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => assert.fail('resolved'),
+    (e: unknown) => e,
+  );
 
 describe('hostile run folders through the CLI and readRun', () => {
   let cases: Case[] = [];
@@ -57,7 +61,10 @@ describe('hostile run folders through the CLI and readRun', () => {
     work = mkdtempSync(join(tmpdir(), 'headroom-hostile-runs-'));
     const g = spawnSync('python3', [join(ROOT, 'test', 'hostile', 'gen_runs.py'), work, BASE], { encoding: 'utf8' });
     assert.equal(g.status, 0, g.stderr);
-    cases = g.stdout.trim().split('\n').map((l) => JSON.parse(l) as Case);
+    cases = g.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Case);
     assert.ok(cases.length > 40);
   });
   after(() => rmSync(work, { recursive: true, force: true }));
@@ -67,7 +74,12 @@ describe('hostile run folders through the CLI and readRun', () => {
     const other = truth.processes.find((p) => p.pid !== truth.pid)!.pid;
     const base = await headroom('check', join(BASE, 'snapshot-oom-1.pickle'), '--explain-oom');
     assert.match(base.out, new RegExp(`pid ${other}\\b`), 'the real folder names the other process from gpu-at-oom.jsonl');
-    const queue = cases.flatMap((c) => [['check', c.snapshot, '--explain-oom'], ['analyze', c.snapshot]].map((args) => ({ c, args })));
+    const queue = cases.flatMap((c) =>
+      [
+        ['check', c.snapshot, '--explain-oom'],
+        ['analyze', c.snapshot],
+      ].map((args) => ({ c, args })),
+    );
     const failures: string[] = [];
     const work = async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
@@ -76,9 +88,20 @@ describe('hostile run folders through the CLI and readRun', () => {
         if (r.signal) failures.push(`${what} (killed: a hang or a crash)`);
         else if (/internal error/.test(r.err)) failures.push(what);
         else if (job.c.expect === 'ok' && r.code !== 0) failures.push(what);
-        else if (job.c.expect === 'io' && !(r.code === 2 && /^headroom: cannot analyze: cannot read \S+: (it is (a|an) [^\n]+, not a regular file|no such file)\n$/.test(r.err))) failures.push(what);
+        else if (
+          job.c.expect === 'io' &&
+          !(
+            r.code === 2 &&
+            /^headroom: cannot analyze: cannot read \S+: (it is (a|an) [^\n]+, not a regular file|no such file)\n$/.test(r.err)
+          )
+        )
+          failures.push(what);
         // A gpu-at-oom.jsonl that is not a regular file inside the folder is never read.
-        else if (job.args[0] === 'check' && /^gpu-at-oom_jsonl-(devzero|fifo|outside|dir|socket|dangling|hugeline-nonewline)$/.test(job.c.case) && new RegExp(`pid ${other}\\b`).test(r.out)) {
+        else if (
+          job.args[0] === 'check' &&
+          /^gpu-at-oom_jsonl-(devzero|fifo|outside|dir|socket|dangling|hugeline-nonewline)$/.test(job.c.case) &&
+          new RegExp(`pid ${other}\\b`).test(r.out)
+        ) {
           failures.push(`${job.c.case}: the refused gpu-at-oom.jsonl was read`);
         }
       }
@@ -98,7 +121,10 @@ describe('hostile run folders through the CLI and readRun', () => {
     const r = await run(['--max-old-space-size=1024', '--import', 'tsx', '-e', script, JSON.stringify(cases.map((c) => c.dir))]);
     assert.equal(r.signal, null, `readRun hung or crashed: ${r.err}`);
     assert.equal(r.code, 0, r.err);
-    const got = JSON.parse(r.out) as Record<string, { launch: string | null; procs: { meta: string | null; samples: number; events: number; snapshots: string[]; backward: boolean }[] }>;
+    const got = JSON.parse(r.out) as Record<
+      string,
+      { launch: string | null; procs: { meta: string | null; samples: number; events: number; snapshots: string[]; backward: boolean }[] }
+    >;
     // Expected counts from the base folder's own files, read here.
     const lines = (f: string) => readFileSync(join(BASE, f), 'utf8').split('\n').filter(Boolean).length;
     const [samples, events] = [lines('samples.jsonl'), lines('events.jsonl')];
@@ -146,21 +172,35 @@ describe('safe file access', () => {
     writeFileSync(join(inner, 'real.json'), '{"b":2}');
     symlinkSync('../secret.json', join(inner, 'meta.json'));
     symlinkSync('real.json', join(inner, 'launch.json'));
-    assert.throws(() => readSideText(join(inner, 'meta.json'), { root: inner, maxBytes: 1024 }), (e: unknown) => isSnapshotError(e) && e.code === 'io' && /outside the run folder/.test(e.message));
+    assert.throws(
+      () => readSideText(join(inner, 'meta.json'), { root: inner, maxBytes: 1024 }),
+      (e: unknown) => isSnapshotError(e) && e.code === 'io' && /outside the run folder/.test(e.message),
+    );
     assert.equal(readSideText(join(inner, 'launch.json'), { root: inner, maxBytes: 1024 }), '{"b":2}');
   });
 
   it('size caps: a file over the cap is refused, a line over the cap is skipped across chunk boundaries, reading stops at maxBytes', () => {
     const big = join(dir, 'big.json');
     writeFileSync(big, 'x'.repeat(5000));
-    assert.throws(() => readSideText(big, { root: dir, maxBytes: 4096 }), (e: unknown) => isSnapshotError(e) && e.code === 'limit');
+    assert.throws(
+      () => readSideText(big, { root: dir, maxBytes: 4096 }),
+      (e: unknown) => isSnapshotError(e) && e.code === 'limit',
+    );
     const jl = join(dir, 'samples.jsonl');
     const huge = 'h'.repeat(3 << 20); // spans several 1 MiB reads
     writeFileSync(jl, `a\n${huge}\nb\n${'c'.repeat(100)}\n${huge}`);
     assert.deepEqual([...readSideLines(jl, { root: dir, maxBytes: 64 << 20, maxLine: 1024 })], ['a', 'b', 'c'.repeat(100)]);
-    assert.deepEqual([...readSideLines(jl, { root: dir, maxBytes: 4, maxLine: 1024 })], ['a'], 'the first 4 bytes, "a\\nhh": the cut line is dropped');
+    assert.deepEqual(
+      [...readSideLines(jl, { root: dir, maxBytes: 4, maxLine: 1024 })],
+      ['a'],
+      'the first 4 bytes, "a\\nhh": the cut line is dropped',
+    );
     writeFileSync(jl, 'a\nlast');
-    assert.deepEqual([...readSideLines(jl, { root: dir, maxBytes: 1024, maxLine: 1024 })], ['a', 'last'], 'a last line without a newline is kept');
+    assert.deepEqual(
+      [...readSideLines(jl, { root: dir, maxBytes: 1024, maxLine: 1024 })],
+      ['a', 'last'],
+      'a last line without a newline is kept',
+    );
   });
 
   it('a load cancelled while its open is still queued rejects at once as cancelled', async () => {

@@ -18,7 +18,11 @@ import { fixtures, OWN_SNAPSHOTS, ROOT } from './helpers';
 // The same training script recorded at batch 64 and at batch 128 on an H200 (test/e2e/workspace/
 // train.py), PyTorch's own peaks in each .truth.json: each predicts the other. The six-workload
 // check against reruns is test/gpu/scale.gpu.test.ts.
-const truth = (name: string) => JSON.parse(readFileSync(join(OWN_SNAPSHOTS, `${name}.truth.json`), 'utf8')) as { requested_bytes_peak: number; max_memory_reserved: number };
+const truth = (name: string) =>
+  JSON.parse(readFileSync(join(OWN_SNAPSHOTS, `${name}.truth.json`), 'utf8')) as {
+    requested_bytes_peak: number;
+    max_memory_reserved: number;
+  };
 const load = async (name: string): Promise<[Snapshot, DeviceAnalysis]> => {
   const s = await loadSnapshotFile(join(OWN_SNAPSHOTS, `${name}.pickle`));
   return [s, analyzeDevice(s, defaultDevice(s)!)];
@@ -30,7 +34,9 @@ describe('the run at another batch', () => {
   before(() => assert.equal(spawnSync(process.execPath, [join(ROOT, 'esbuild.mjs')], { cwd: ROOT }).status, 0));
 
   it('at its own batch the prediction is the recording: requested and reserved peaks to the byte', async () => {
-    for (const f of fixtures().filter((x) => x.truth && !x.truth.num_ooms).slice(0, 8)) {
+    for (const f of fixtures()
+      .filter((x) => x.truth && !x.truth.num_ooms)
+      .slice(0, 8)) {
       const s = await loadSnapshotFile(f.path);
       const a = analyzeDevice(s, defaultDevice(s)!);
       const p = predictScale(s, a, scaleRoles(s, a), 1);
@@ -40,13 +46,25 @@ describe('the run at another batch', () => {
   });
 
   it('batch 64 predicts batch 128 and back, within 0.01 % of PyTorch’s peaks', async () => {
-    for (const [from, to, scale] of [['e2e_train_b64', 'e2e_train_b128', 2], ['e2e_train_b128', 'e2e_train_b64', 0.5]] as const) {
+    for (const [from, to, scale] of [
+      ['e2e_train_b64', 'e2e_train_b128', 2],
+      ['e2e_train_b128', 'e2e_train_b64', 0.5],
+    ] as const) {
       const [s, a] = await load(from);
       const p = predictScale(s, a, scaleRoles(s, a, from.endsWith('64') ? 64 : 128), scale);
       const t = truth(to);
-      assert.ok(Math.abs(p.requestedPeak - t.requested_bytes_peak) / t.requested_bytes_peak < 1e-4, `${from}→${to}: ${p.requestedPeak} vs ${t.requested_bytes_peak}`);
-      assert.ok(Math.abs(p.reservedPeak! - t.max_memory_reserved) / t.max_memory_reserved < 1e-4, `${from}→${to} reserved: ${p.reservedPeak} vs ${t.max_memory_reserved}`);
-      assert.ok(p.assumptions.some((x) => x.startsWith('fixed: parameters')), p.assumptions.join('\n'));
+      assert.ok(
+        Math.abs(p.requestedPeak - t.requested_bytes_peak) / t.requested_bytes_peak < 1e-4,
+        `${from}→${to}: ${p.requestedPeak} vs ${t.requested_bytes_peak}`,
+      );
+      assert.ok(
+        Math.abs(p.reservedPeak! - t.max_memory_reserved) / t.max_memory_reserved < 1e-4,
+        `${from}→${to} reserved: ${p.reservedPeak} vs ${t.max_memory_reserved}`,
+      );
+      assert.ok(
+        p.assumptions.some((x) => x.startsWith('fixed: parameters')),
+        p.assumptions.join('\n'),
+      );
     }
   });
 
@@ -54,7 +72,10 @@ describe('the run at another batch', () => {
     // An MLP at growing batches on an H100 until one ran out (test/gpu/capture/batch_sweep.py): the
     // failing batch is recorded; the truth holds PyTorch's peak at each batch that ran.
     const [s, a] = await load('batch_oom');
-    const t = JSON.parse(readFileSync(join(OWN_SNAPSHOTS, 'batch_oom.truth.json'), 'utf8')) as { peaks: Record<string, number>; oom_batch: number };
+    const t = JSON.parse(readFileSync(join(OWN_SNAPSHOTS, 'batch_oom.truth.json'), 'utf8')) as {
+      peaks: Record<string, number>;
+      oom_batch: number;
+    };
     const roles = scaleRoles(s, a, t.oom_batch);
     const limit = { bytes: 78.4 * 2 ** 30, cap: false };
     assert.ok(predictScale(s, a, roles, 1, { limit }).ooms > 0);
@@ -84,7 +105,10 @@ describe('the run at another batch', () => {
     assert.equal(predictScale(s, a, roles, 1, { fit }).requestedPeak, truth('e2e_train_b64').requested_bytes_peak);
     // Proportional sizes fit the same as a line and as a power: the sequence fit agrees at 4×.
     const seq = fitTwoRuns(s, a, roles, s2, a2, 2, true);
-    const [x, y] = [predictScale(s, a, roles, 4, { fit }).requestedPeak, predictScale(s, a, roles, 4, { fit: seq, axis: 'seq' }).requestedPeak];
+    const [x, y] = [
+      predictScale(s, a, roles, 4, { fit }).requestedPeak,
+      predictScale(s, a, roles, 4, { fit: seq, axis: 'seq' }).requestedPeak,
+    ];
     assert.ok(Math.abs(x - y) / x < 0.001, `${x} vs ${y}`);
   });
 
@@ -103,10 +127,24 @@ describe('the run at another batch', () => {
     for (const b of [64, 128]) {
       copyFileSync(join(OWN_SNAPSHOTS, `e2e_train_b${b}.pickle`), join(dir, `mlp-b${b}.pickle`));
       const t = truth(`e2e_train_b${b}`);
-      writeFileSync(join(dir, `mlp-b${b}.json`), JSON.stringify({ workload: 'mlp', batch: b, seq: null, ckpt: false, oom: false, requested_peak: t.requested_bytes_peak, reserved_peak: t.max_memory_reserved }));
+      writeFileSync(
+        join(dir, `mlp-b${b}.json`),
+        JSON.stringify({
+          workload: 'mlp',
+          batch: b,
+          seq: null,
+          ckpt: false,
+          oom: false,
+          requested_peak: t.requested_bytes_peak,
+          reserved_peak: t.max_memory_reserved,
+        }),
+      );
     }
     const rows = await scaleRows(dir, { mlp: { batch: 64 } });
-    assert.deepEqual(rows.map((r) => [r.scale, r.model]), [[2, 'one run']]);
+    assert.deepEqual(
+      rows.map((r) => [r.scale, r.model]),
+      [[2, 'one run']],
+    );
     assert.ok(scaleErrors(rows).requestedWorst < 1e-4);
   });
 

@@ -33,13 +33,20 @@ describe("the summary page's batch section", () => {
     const expect = (x: number) => predictScale(s, a, scaleRoles(s, a), x, { limit });
     const first = new ScaleFeed(s, a, log);
     const v = (await settle(first, (x) => x.scale !== null)).at(-1)!;
-    assert.deepEqual([v.scale, v.requestedPeak, v.reservedPeak, v.ooms, v.limitBytes], [2, expect(2).requestedPeak, expect(2).reservedPeak, expect(2).ooms, limit.bytes]);
+    assert.deepEqual(
+      [v.scale, v.requestedPeak, v.reservedPeak, v.ooms, v.limitBytes],
+      [2, expect(2).requestedPeak, expect(2).reservedPeak, expect(2).ooms, limit.bytes],
+    );
     first.dispose();
     const feed = new ScaleFeed(s, a, log);
     feed.ask(0.5);
     feed.ask(0.25);
     const seen = await settle(feed, (x) => x.scale === 0.25);
-    assert.deepEqual(seen.map((x) => x.scale), [0.25], 'asks overtaken before their turn are never computed');
+    assert.deepEqual(
+      seen.map((x) => x.scale),
+      [0.25],
+      'asks overtaken before their turn are never computed',
+    );
     assert.equal(seen[0]!.requestedPeak, expect(0.25).requestedPeak);
     feed.largest();
     const best = (await settle(feed, (x) => x.largest !== undefined)).at(-1)!.largest;
@@ -66,6 +73,7 @@ describe("the summary page's batch section", () => {
   it('the page may ask only a sane multiple of the batch', () => {
     assert.equal(isFromWebview({ type: 'scale', scale: 2 }), true);
     assert.equal(isFromWebview({ type: 'largestScale' }), true);
-    for (const scale of [0, -1, 1e9, Number.NaN, '2', undefined]) assert.equal(isFromWebview({ type: 'scale', scale }), false, String(scale));
+    for (const scale of [0, -1, 1e9, Number.NaN, '2', undefined])
+      assert.equal(isFromWebview({ type: 'scale', scale }), false, String(scale));
   });
 });

@@ -23,7 +23,9 @@ describe('allocator state at an instant', () => {
         // Adjacent free blocks of the dump are one gap here; compare the used blocks and the free bytes.
         const dumped = want[i]!.blocks;
         assert.deepEqual(
-          g.blocks.filter((b) => b.state !== 'free').map((b) => [b.address, b.size, b.state === 'allocated' ? 'active_allocated' : 'active_pending_free']),
+          g.blocks
+            .filter((b) => b.state !== 'free')
+            .map((b) => [b.address, b.size, b.state === 'allocated' ? 'active_allocated' : 'active_pending_free']),
           dumped.filter((b) => b.state !== 'inactive').map((b) => [b.address, b.size, b.state]),
         );
         const free = (xs: { size: number }[]) => xs.reduce((t, b) => t + b.size, 0);
@@ -67,7 +69,10 @@ describe('allocator state at an instant', () => {
     const st = allocatorStateAt(s, a, oom.index);
     const msg = parseOomMessages(fx.truth!.oom!.message!)[0]!;
     const pools = poolSummaries(st);
-    assert.equal(pools.reduce((t, p) => t + p.free, 0), msg.reservedUnallocatedBytes);
+    assert.equal(
+      pools.reduce((t, p) => t + p.free, 0),
+      msg.reservedUnallocatedBytes,
+    );
     assert.ok(Math.max(...pools.map((p) => p.largestFree)) < oom.requestedBytes);
     assert.ok(pools.reduce((t, p) => t + p.free, 0) > oom.requestedBytes, 'more free than the request, in pieces');
   });

@@ -42,7 +42,10 @@ describe('run server limits', () => {
   });
 
   async function start(limits: Partial<RunServerLimits>, log: string[] = [], got: string[] = []): Promise<RunServer> {
-    server = await RunServer.listen({ refused: (why) => log.push(why), connect: (s) => got.push(`hello ${s.hello.pid}`), message: (_, m) => got.push(m.type) }, limits);
+    server = await RunServer.listen(
+      { refused: (why) => log.push(why), connect: (s) => got.push(`hello ${s.hello.pid}`), message: (_, m) => got.push(m.type) },
+      limits,
+    );
     return server;
   }
 

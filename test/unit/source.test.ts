@@ -14,7 +14,11 @@ describe('path mapping', () => {
   it('maps cluster paths to the workspace by longest common suffix', () => {
     const m = new PathMapper(files);
     assert.deepEqual(m.resolve('/scratch/job42/proj/train.py'), { kind: 'mapped', local: '/home/me/proj/train.py', how: 'suffix' });
-    assert.deepEqual(m.resolve('/scratch/job42/proj/model/layers.py'), { kind: 'mapped', local: '/home/me/proj/model/layers.py', how: 'suffix' });
+    assert.deepEqual(m.resolve('/scratch/job42/proj/model/layers.py'), {
+      kind: 'mapped',
+      local: '/home/me/proj/model/layers.py',
+      how: 'suffix',
+    });
     assert.deepEqual(m.resolve('/home/me/proj/utils.py'), { kind: 'mapped', local: '/home/me/proj/utils.py', how: 'same' });
     assert.deepEqual(m.resolve('/opt/conda/lib/python3.12/site-packages/torch/nn/modules/module.py'), { kind: 'unmapped' });
   });
@@ -25,7 +29,11 @@ describe('path mapping', () => {
     assert.deepEqual(r, { kind: 'ambiguous', candidates: ['/home/me/proj/data/layers.py', '/home/me/proj/model/layers.py'] });
     const learned = impliedMapping('/scratch/job/model/layers.py', '/home/me/proj/model/layers.py');
     assert.deepEqual(learned, { '/scratch/job': '/home/me/proj' });
-    assert.deepEqual(new PathMapper(files, learned).resolve('/scratch/job/data/layers.py'), { kind: 'mapped', local: '/home/me/proj/data/layers.py', how: 'mapping' });
+    assert.deepEqual(new PathMapper(files, learned).resolve('/scratch/job/data/layers.py'), {
+      kind: 'mapped',
+      local: '/home/me/proj/data/layers.py',
+      how: 'mapping',
+    });
   });
 
   it('applies explicit mappings first, longest prefix winning, with ${workspaceFolder}', () => {
@@ -40,20 +48,31 @@ describe('line shifting under edits', () => {
   it('moves lines after an insertion, keeps earlier ones, drops replaced ones', () => {
     // "foo\nbar\n" typed at the start of line 3 (0-based).
     const insert = { startLine: 3, startChar: 0, endLine: 3, endChar: 0, insertedLineBreaks: 2 };
-    assert.deepEqual([0, 2, 3, 4, 10].map((l) => shiftLine(l, insert)), [0, 2, 3, 6, 12]);
+    assert.deepEqual(
+      [0, 2, 3, 4, 10].map((l) => shiftLine(l, insert)),
+      [0, 2, 3, 6, 12],
+    );
     // Lines 5–7 deleted: the range runs from the start of line 5 to the start of line 8.
     const del = { startLine: 5, startChar: 0, endLine: 8, endChar: 0, insertedLineBreaks: 0 };
-    assert.deepEqual([4, 5, 6, 7, 8, 9].map((l) => shiftLine(l, del)), [4, undefined, undefined, undefined, 5, 6]);
+    assert.deepEqual(
+      [4, 5, 6, 7, 8, 9].map((l) => shiftLine(l, del)),
+      [4, undefined, undefined, undefined, 5, 6],
+    );
     // A line joined to the previous one (its line break deleted): its head moves up, it is gone.
     const join = { startLine: 2, startChar: 10, endLine: 3, endChar: 0, insertedLineBreaks: 0 };
-    assert.deepEqual([2, 3, 4].map((l) => shiftLine(l, join)), [2, 2, 3]);
+    assert.deepEqual(
+      [2, 3, 4].map((l) => shiftLine(l, join)),
+      [2, 2, 3],
+    );
     // A change inside one line keeps it.
     assert.equal(shiftLine(7, { startLine: 7, startChar: 4, endLine: 7, endChar: 9, insertedLineBreaks: 0 }), 7);
   });
 
   it('hashes text as the agent hashes files (sha256 of UTF-8, 16 hex digits)', () => {
     const text = 'x = 1  # é\n';
-    const py = execFileSync('python3', ['-c', 'import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:16])', text], { encoding: 'utf8' }).trim();
+    const py = execFileSync('python3', ['-c', 'import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:16])', text], {
+      encoding: 'utf8',
+    }).trim();
     assert.equal(contentHash(text), py);
   });
 });

@@ -45,7 +45,11 @@ describe('syntax trees read from the parser memory', () => {
       assert.notEqual(root.tree, tree, `${what}: rootOf fell back to the API`);
       // Loops and definitions found without reading expressions (before any node is read, as a lint's first query): all of them.
       const ids = (ns: readonly (SyntaxNode | null)[]) => ns.map((n) => `${n!.type}@${n!.startIndex}`);
-      assert.deepEqual(ids(root.statementsOfType!(STATEMENTS)), ids(tree.rootNode.descendantsOfType(STATEMENTS) as unknown as SyntaxNode[]), `${what}: statements`);
+      assert.deepEqual(
+        ids(root.statementsOfType!(STATEMENTS)),
+        ids(tree.rootNode.descendantsOfType(STATEMENTS) as unknown as SyntaxNode[]),
+        `${what}: statements`,
+      );
       const fields = tree.language.fields.filter((f): f is string => !!f);
       assert.equal(firstDifference(root, tree.rootNode as unknown as SyntaxNode, fields, 11), undefined, what);
       return tree.rootNode.hasError;
@@ -118,7 +122,11 @@ describe('syntax trees read from the parser memory', () => {
       const found = ids(root.statementsOfType!(STATEMENTS));
       assert.deepEqual(found, ids(tree.rootNode.descendantsOfType(STATEMENTS) as unknown as SyntaxNode[]));
       // Every kind is there (else this checks less than it says).
-      for (const k of STATEMENTS) assert.ok(found.some((f) => f.startsWith(`${k}@`)), k);
+      for (const k of STATEMENTS)
+        assert.ok(
+          found.some((f) => f.startsWith(`${k}@`)),
+          k,
+        );
       assert.ok(tree.rootNode.hasError);
     } finally {
       tree.delete();

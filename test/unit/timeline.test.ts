@@ -103,7 +103,10 @@ describe('timeline level of detail', () => {
     for (let c = 0; c < f.columns; c++) {
       for (let i = f.start[c]!; i < f.start[c + 1]!; i++) assert.ok(t[i]! >= q.from + c * w && t[i]! < q.from + (c + 1) * w + 1e-6);
     }
-    assert.ok([...f.start].some((v, c) => c < f.columns && v === f.start[c + 1]), 'some column is empty at this resolution');
+    assert.ok(
+      [...f.start].some((v, c) => c < f.columns && v === f.start[c + 1]),
+      'some column is empty at this resolution',
+    );
   });
 
   it('line bands match the attribution of the same instant, line for line and bucket for bucket', async () => {
@@ -123,7 +126,8 @@ describe('timeline level of detail', () => {
         }
         const want = new Map<string, number>();
         for (const l of attr.lines) if (l.selfBytes > 0) want.set(`${l.file}:${l.line}`, l.selfBytes);
-        for (const b of attr.buckets) want.set(keys.find((k) => k.file === undefined && k.label.startsWith(labelStart(b.kind)))!.label, b.bytes);
+        for (const b of attr.buckets)
+          want.set(keys.find((k) => k.file === undefined && k.label.startsWith(labelStart(b.kind)))!.label, b.bytes);
         assert.deepEqual(new Map([...got].sort()), new Map([...want].sort()), `${fx.name}, column ${c}`);
       }
     }

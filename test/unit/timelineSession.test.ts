@@ -24,7 +24,13 @@ describe('timeline session (the host side of the channel)', () => {
   it('describes a block as CPython reads its alloc event: address, size, every frame', async () => {
     const s = await loadSnapshotFile(B64);
     const a = analyzeDevice(s, defaultDevice(s)!);
-    const session = new TimelineSession(3, { snapshot: s, analysis: a, title: 'b64', path: B64, instant: { index: a.replay.peak.index, label: 'at peak' } });
+    const session = new TimelineSession(3, {
+      snapshot: s,
+      analysis: a,
+      title: 'b64',
+      path: B64,
+      instant: { index: a.replay.peak.index, label: 'at peak' },
+    });
     const trace = pythonTrace(B64);
     let checked = 0;
     for (let id = 0; id < a.replay.elements.count; id++) {
@@ -36,7 +42,10 @@ describe('timeline session (the host side of the channel)', () => {
       assert.equal(action, 'alloc');
       assert.equal(info.address, addr);
       assert.equal(info.size, size);
-      assert.deepEqual(info.stack.map((f) => [f.file, f.line, f.name]), frames);
+      assert.deepEqual(
+        info.stack.map((f) => [f.file, f.line, f.name]),
+        frames,
+      );
       if (info.free < a.replay.n) assert.match(trace[info.free]![0], /^free_(requested|completed)$/);
       checked++;
     }
@@ -48,7 +57,13 @@ describe('timeline session (the host side of the channel)', () => {
   it('says where the peak and the instant are, and moves the instant', async () => {
     const s = await loadSnapshotFile(B64);
     const a = analyzeDevice(s, 0);
-    const session = new TimelineSession(1, { snapshot: s, analysis: a, title: 'b64', path: B64, instant: { index: 10, label: 'at event #10' } });
+    const session = new TimelineSession(1, {
+      snapshot: s,
+      analysis: a,
+      title: 'b64',
+      path: B64,
+      instant: { index: 10, label: 'at event #10' },
+    });
     const init = session.init();
     const trace = pythonTrace(B64);
     assert.equal(init.n, trace.length);
@@ -64,7 +79,12 @@ describe('timeline session (the host side of the channel)', () => {
       { type: 'ready' },
       { type: 'selectDevice' },
       { type: 'view', session: 1, seq: 2, request: { keying: 'line', x: 'index', from: 0, to: 10, columns: 5, minBandBytes: 1 } },
-      { type: 'view', session: 1, seq: 3, request: { keying: 'category', x: 'time', from: 1e15, to: 1e15 + 9, columns: 1024, minBandBytes: Number.MAX_VALUE } },
+      {
+        type: 'view',
+        session: 1,
+        seq: 3,
+        request: { keying: 'category', x: 'time', from: 1e15, to: 1e15 + 9, columns: 1024, minBandBytes: Number.MAX_VALUE },
+      },
       { type: 'element', session: 1, id: 0 },
       { type: 'openFrame', file: '/a.py', line: 3 },
       { type: 'setInstant', session: 1, index: -1 },

@@ -27,7 +27,9 @@ describe('TorchFix conformance (overlapping rules)', () => {
         .map((l) => /^(\d+):(\d+) (TOR\d+)/.exec(l)!)
         .map((m) => `${m[1]}:${m[2]} ${CODES[m[3]!]}`);
       const rules = [...new Set(want.map((w) => w.split(' ')[1] as RuleId))];
-      const got = lintText(parser, read(`${name}.py`), { select: rules }).findings.map((f) => `${f.start.line + 1}:${f.start.col + 1} ${f.rule}`);
+      const got = lintText(parser, read(`${name}.py`), { select: rules }).findings.map(
+        (f) => `${f.start.line + 1}:${f.start.col + 1} ${f.rule}`,
+      );
       assert.deepEqual(got, want);
     });
   }

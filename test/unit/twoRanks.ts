@@ -24,14 +24,34 @@ export function twoRanks(): { dir: string; b64: ReturnType<typeof fixture>; b128
   }
   const t = b64.truth!;
   const sample = (dt: number, allocated: number, maxReq: number) =>
-    JSON.stringify({ t: T0 + dt, device: 0, allocated, reserved: t.max_memory_reserved, active: allocated, inactive_split: 0, requested: allocated, max_allocated: t.max_memory_allocated, max_reserved: t.max_memory_reserved, max_requested: maxReq, retries: 0, ooms: 0, device_used: t.max_memory_reserved + 512 * MiB });
-  writeFileSync(join(`${run}-rank0`, 'samples.jsonl'), [sample(0, 100 * MiB, 200 * MiB), sample(900_000, 300 * MiB, t.requested_bytes_peak), sample(1_100_000, 80 * MiB, t.requested_bytes_peak)].join('\n') + '\n');
+    JSON.stringify({
+      t: T0 + dt,
+      device: 0,
+      allocated,
+      reserved: t.max_memory_reserved,
+      active: allocated,
+      inactive_split: 0,
+      requested: allocated,
+      max_allocated: t.max_memory_allocated,
+      max_reserved: t.max_memory_reserved,
+      max_requested: maxReq,
+      retries: 0,
+      ooms: 0,
+      device_used: t.max_memory_reserved + 512 * MiB,
+    });
+  writeFileSync(
+    join(`${run}-rank0`, 'samples.jsonl'),
+    [
+      sample(0, 100 * MiB, 200 * MiB),
+      sample(900_000, 300 * MiB, t.requested_bytes_peak),
+      sample(1_100_000, 80 * MiB, t.requested_bytes_peak),
+    ].join('\n') + '\n',
+  );
   copyFileSync(b64.path, join(`${run}-rank0`, 'snapshot-peak.pickle'));
   copyFileSync(b128.path, join(`${run}-rank1`, 'snapshot-oom-1.pickle'));
   writeFileSync(join(`${run}-rank1`, 'events.jsonl'), JSON.stringify({ type: 'event', event: 'oom', t: T0 + 1_000_000, device: 0 }) + '\n');
   return { dir: `${run}-rank1`, b64, b128 };
 }
-
 
 /**
  * Two ranks recorded with module scopes: the real nanoGPT captures of test/fixtures/modules (eager

@@ -28,10 +28,16 @@ describe("the summary page's what-if feed", () => {
     const feed = new WhatifFeed(s, a, log);
     const views = await settle(feed);
     assert.ok(views.length >= SUMMARY_SETTINGS.length, 'one update per setting at least');
-    assert.ok(views.some((v) => v.pending.length > 0), 'the first updates say what is still coming');
+    assert.ok(
+      views.some((v) => v.pending.length > 0),
+      'the first updates say what is still coming',
+    );
     const last = views.at(-1)!;
     const cli = whatif(s, a, SUMMARY_SETTINGS);
-    assert.deepEqual(last.rows.map((r) => ('error' in r ? r.error : r.reservedPeak)), cli.predicted.map((p) => ('unsupported' in p ? p.unsupported : p.reservedPeak)));
+    assert.deepEqual(
+      last.rows.map((r) => ('error' in r ? r.error : r.reservedPeak)),
+      cli.predicted.map((p) => ('unsupported' in p ? p.unsupported : p.reservedPeak)),
+    );
     feed.ask('max_spilt_size_mb:64');
     feed.ask('expandable_segments:True', 1.6);
     const after = (await settle(feed)).at(-1)!;

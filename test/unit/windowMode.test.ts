@@ -32,7 +32,8 @@ describe('recording windows give the figures of full recording', () => {
     assert.equal(w.a.replay.peak.requestedBytes, w.torchPeak);
     assert.equal(f.a.replay.peak.requestedBytes, f.torchPeak);
     assert.equal(w.a.replay.peak.requestedBytes, f.a.replay.peak.requestedBytes);
-    const top = (x: typeof w) => x.at.lines.slice(0, 10).map((l) => `${l.file.split('/').pop()}:${l.line} ${l.selfBytes} ${l.inclusiveBytes}`);
+    const top = (x: typeof w) =>
+      x.at.lines.slice(0, 10).map((l) => `${l.file.split('/').pop()}:${l.line} ${l.selfBytes} ${l.inclusiveBytes}`);
     assert.deepEqual(top(w), top(f));
     assert.equal(w.at.totalBytes, f.at.totalBytes);
   });
@@ -54,8 +55,15 @@ describe('recording windows give the figures of full recording', () => {
 
   it('the summary page and the timeline find the note from the snapshot file alone (its run folder beside it)', async () => {
     const w = await capture('window', 'snapshot-peak.pickle.gz');
-    assert.match(windowNoteBeside(join(DIR, 'window', 'snapshot-peak.pickle.gz'), 0, w.a.replay.peak.requestedBytes) ?? '', /Recorded in windows/);
+    assert.match(
+      windowNoteBeside(join(DIR, 'window', 'snapshot-peak.pickle.gz'), 0, w.a.replay.peak.requestedBytes) ?? '',
+      /Recorded in windows/,
+    );
     assert.equal(windowNoteBeside(join(DIR, 'full', 'snapshot-exit.pickle.gz'), 0, 1), undefined, 'a full run says nothing');
-    assert.equal(windowNoteBeside(join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'), 0, 1), undefined, 'a file outside a run says nothing');
+    assert.equal(
+      windowNoteBeside(join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle'), 0, 1),
+      undefined,
+      'a file outside a run says nothing',
+    );
   });
 });

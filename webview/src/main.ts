@@ -64,7 +64,13 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
     const tr = el('tr');
     const where = el('td');
     where.append(lineLink(l.file, l.line, l.function), document.createTextNode(shown(` ${l.function}`)));
-    tr.append(el('td', bytes(l.self_bytes), 'bytes'), el('td', bytes(l.inclusive_bytes), 'bytes'), el('td', String(l.blocks), 'bytes'), kindCell(l.kinds), where);
+    tr.append(
+      el('td', bytes(l.self_bytes), 'bytes'),
+      el('td', bytes(l.inclusive_bytes), 'bytes'),
+      el('td', String(l.blocks), 'bytes'),
+      kindCell(l.kinds),
+      where,
+    );
     table.append(tr);
     // A line holding a large share: the model code beneath it, right under it.
     const bi = m.breakdowns?.findIndex((b) => b.file === l.file && b.line === l.line) ?? -1;
@@ -79,7 +85,13 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   for (const b of r.buckets) {
     const tr = el('tr', undefined, 'bucket');
     const site = b.sites?.[0];
-    tr.append(el('td', bytes(b.bytes), 'bytes'), el('td', ''), el('td', String(b.blocks), 'bytes'), kindCell(b.kinds), el('td', labels[b.kind] + (site ? ` — via backward() at ${site.file.split('/').pop()}:${site.line}` : '')));
+    tr.append(
+      el('td', bytes(b.bytes), 'bytes'),
+      el('td', ''),
+      el('td', String(b.blocks), 'bytes'),
+      kindCell(b.kinds),
+      el('td', labels[b.kind] + (site ? ` — via backward() at ${site.file.split('/').pop()}:${site.line}` : '')),
+    );
     table.append(tr);
   }
   root.append(table);
@@ -89,7 +101,15 @@ function render(m: Extract<ToWebview, { type: 'summary' }>): void {
   if (m.recording) for (const line of m.recording.split('\n')) root.append(el('p', line, 'note recording'));
   root.append(el('section', undefined, 'whatif'), el('section', undefined, 'scale'));
   const a = r.allocated;
-  root.append(el('p', a.exact ? `Requested and allocated bytes are PyTorch's own: the allocator replay placed every block where the trace did (allocated peak ${bytes(a.peak_bytes)}).` : `Requested bytes are exact (what PyTorch counts in requested_bytes); allocated bytes are an estimate: ${a.why}.`, 'note'));
+  root.append(
+    el(
+      'p',
+      a.exact
+        ? `Requested and allocated bytes are PyTorch's own: the allocator replay placed every block where the trace did (allocated peak ${bytes(a.peak_bytes)}).`
+        : `Requested bytes are exact (what PyTorch counts in requested_bytes); allocated bytes are an estimate: ${a.why}.`,
+      'note',
+    ),
+  );
 }
 
 /** A row's kind: the one holding most of its bytes ("+" when others hold over a tenth); all of them in the tooltip. */
@@ -108,15 +128,33 @@ function moduleTable(rows: ModuleRow[]): HTMLTableElement {
   table.className = 'modules';
   table.append(el('caption', 'Live at the same instant, by module (the nn.Module whose forward or backward allocated it)'));
   const head = el('tr');
-  head.append(el('th', 'inclusive', 'bytes'), el('th', 'self', 'bytes'), el('th', 'forward', 'bytes'), el('th', 'backward', 'bytes'), el('th', 'module'));
+  head.append(
+    el('th', 'inclusive', 'bytes'),
+    el('th', 'self', 'bytes'),
+    el('th', 'forward', 'bytes'),
+    el('th', 'backward', 'bytes'),
+    el('th', 'module'),
+  );
   table.append(head);
   for (const r of rows) {
     const tr = el('tr');
     tr.dataset.module = r.path;
-    const name = el('td', r.path.split('.').slice(r.depth ? -1 : 0).join('.'));
+    const name = el(
+      'td',
+      r.path
+        .split('.')
+        .slice(r.depth ? -1 : 0)
+        .join('.'),
+    );
     name.style.paddingLeft = `${Math.min(r.depth, 12)}em`;
     name.title = shown(r.path);
-    tr.append(el('td', bytes(r.inclusiveBytes), 'bytes'), el('td', bytes(r.selfBytes), 'bytes'), el('td', bytes(r.forwardBytes), 'bytes'), el('td', bytes(r.backwardBytes), 'bytes'), name);
+    tr.append(
+      el('td', bytes(r.inclusiveBytes), 'bytes'),
+      el('td', bytes(r.selfBytes), 'bytes'),
+      el('td', bytes(r.forwardBytes), 'bytes'),
+      el('td', bytes(r.backwardBytes), 'bytes'),
+      name,
+    );
     table.append(tr);
   }
   return table;
@@ -128,7 +166,14 @@ function renderDoctor(d: DoctorJson): void {
     const sec = el('section');
     sec.className = 'doctor';
     sec.append(el('h2', `OOM: ${o.kind}`), el('p', o.why));
-    for (const p of o.pools) sec.append(el('p', `${p.pool} pool${p.private ? ' (private)' : ''}: ${bytes(p.free)} free of ${bytes(p.reserved)}, largest free block ${bytes(p.largestFree)}`, 'pool'));
+    for (const p of o.pools)
+      sec.append(
+        el(
+          'p',
+          `${p.pool} pool${p.private ? ' (private)' : ''}: ${bytes(p.free)} free of ${bytes(p.reserved)}, largest free block ${bytes(p.largestFree)}`,
+          'pool',
+        ),
+      );
     if (o.segments.rows.length) sec.append(renderSegmentMap(o));
     const list = el('ul');
     for (const r of o.remedies) {
@@ -191,7 +236,6 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   } else if (m?.type === 'scale') {
     const sec = root.querySelector('section.scale');
     sec?.replaceWith(renderScale(m.scale, (msg) => vscode.postMessage(msg), heldAt(sec)));
-  }
-  else if (m?.type === 'error') root.textContent = shown(m.message);
+  } else if (m?.type === 'error') root.textContent = shown(m.message);
 });
 vscode.postMessage({ type: 'ready' });

@@ -4,7 +4,15 @@ import { bytes, duration, el } from './format';
 const b = (x: number | null): string => (x === null ? '—' : bytes(x));
 
 /** Rows that differ between ranks: the spread, each rank's bytes, then what the row is (a line, a module). */
-function spreadTable<R extends { bytes: (number | null)[]; spread: number }>(cls: string, caption: string, what: string, v: RanksView, rows: R[], name: (r: R) => HTMLElement, mark?: (tr: HTMLTableRowElement, r: R) => void): HTMLTableElement {
+function spreadTable<R extends { bytes: (number | null)[]; spread: number }>(
+  cls: string,
+  caption: string,
+  what: string,
+  v: RanksView,
+  rows: R[],
+  name: (r: R) => HTMLElement,
+  mark?: (tr: HTMLTableRowElement, r: R) => void,
+): HTMLTableElement {
   const table = el('table');
   table.className = cls;
   table.append(el('caption', caption));
@@ -32,14 +40,28 @@ export function renderRanks(v: RanksView, lineLink: (file: string, line: number,
   const table = el('table');
   table.append(el('caption', 'Each rank at its own peak'));
   const head = el('tr');
-  head.append(el('th', 'rank'), el('th', 'peak', 'bytes'), el('th', 'reserved peak', 'bytes'), el('th', 'outside PyTorch', 'bytes'), el('th', 'OOMs', 'bytes'), el('th', 'snapshot'));
+  head.append(
+    el('th', 'rank'),
+    el('th', 'peak', 'bytes'),
+    el('th', 'reserved peak', 'bytes'),
+    el('th', 'outside PyTorch', 'bytes'),
+    el('th', 'OOMs', 'bytes'),
+    el('th', 'snapshot'),
+  );
   table.append(head);
   for (const r of v.ranks) {
     const tr = el('tr', undefined, r.rank === v.current ? 'current' : undefined);
     tr.dataset.rank = String(r.rank);
     const peak = el('td', b(r.peak), 'bytes');
     if (r.peak !== null) peak.dataset.bytes = String(r.peak);
-    tr.append(el('td', String(r.rank)), peak, el('td', b(r.reservedPeak), 'bytes'), el('td', b(r.outsidePytorch), 'bytes'), el('td', String(r.ooms), 'bytes'), el('td', r.snapshot ?? '—'));
+    tr.append(
+      el('td', String(r.rank)),
+      peak,
+      el('td', b(r.reservedPeak), 'bytes'),
+      el('td', b(r.outsidePytorch), 'bytes'),
+      el('td', String(r.ooms), 'bytes'),
+      el('td', r.snapshot ?? '—'),
+    );
     table.append(tr);
   }
   sec.append(table);
@@ -50,18 +72,42 @@ export function renderRanks(v: RanksView, lineLink: (file: string, line: number,
     sec.append(p);
   }
   if (v.lines.length) {
-    sec.append(spreadTable('rank-lines', 'Lines that differ most between ranks (bytes at each rank’s peak)', 'line', v, v.lines, (l) => {
-      const where = el('td');
-      where.append(lineLink(l.file, l.line, l.name));
-      return where;
-    }));
+    sec.append(
+      spreadTable('rank-lines', 'Lines that differ most between ranks (bytes at each rank’s peak)', 'line', v, v.lines, (l) => {
+        const where = el('td');
+        where.append(lineLink(l.file, l.line, l.name));
+        return where;
+      }),
+    );
   }
-  if (v.modules.length) sec.append(spreadTable('rank-modules', 'Modules that differ most between ranks (self bytes at each rank’s peak)', 'module', v, v.modules, (m) => el('td', m.path), (tr, m) => (tr.dataset.module = m.path)));
+  if (v.modules.length)
+    sec.append(
+      spreadTable(
+        'rank-modules',
+        'Modules that differ most between ranks (self bytes at each rank’s peak)',
+        'module',
+        v,
+        v.modules,
+        (m) => el('td', m.path),
+        (tr, m) => (tr.dataset.module = m.path),
+      ),
+    );
   if (v.linesNote) sec.append(el('p', v.linesNote, 'note'));
   if (v.oom) {
-    sec.append(el('p', `Rank ${v.oom.rank} ran out of memory at ${new Date(v.oom.timeUs / 1000).toISOString()}. The other ranks then (their last sample before it):`));
+    sec.append(
+      el(
+        'p',
+        `Rank ${v.oom.rank} ran out of memory at ${new Date(v.oom.timeUs / 1000).toISOString()}. The other ranks then (their last sample before it):`,
+      ),
+    );
     const list = el('ul');
-    for (const o of v.oom.others) list.append(el('li', `rank ${o.rank}: allocated ${bytes(o.allocated)}, reserved ${bytes(o.reserved)}, outside PyTorch ${b(o.outsidePytorch)} (${duration(o.ageUs)} before)`));
+    for (const o of v.oom.others)
+      list.append(
+        el(
+          'li',
+          `rank ${o.rank}: allocated ${bytes(o.allocated)}, reserved ${bytes(o.reserved)}, outside PyTorch ${b(o.outsidePytorch)} (${duration(o.ageUs)} before)`,
+        ),
+      );
     if (!v.oom.others.length) list.append(el('li', 'no other rank had a sample by then'));
     sec.append(list);
   }

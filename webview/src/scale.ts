@@ -43,8 +43,19 @@ export function renderScale(v: ScaleView, post: (m: FromWebview) => void, held?:
   req.dataset.requested = String(v.requestedPeak);
   const res = el('span', v.reservedPeak === null ? 'not predicted' : bytes(v.reservedPeak));
   if (v.reservedPeak !== null) res.dataset.reserved = String(v.reservedPeak);
-  const verdict = v.limitBytes === null ? ' (no limit known: the run had no OOM)' : v.ooms ? ` before it runs out of memory under ${bytes(v.limitBytes)}` : `: fits under ${bytes(v.limitBytes)}`;
-  fig.append(`At ${times(v.scale)} the batch: requested peak `, req, ', reserved peak ', res, `${verdict}. Recorded: ${bytes(v.recorded.requestedPeak)} requested, ${bytes(v.recorded.reservedPeak)} reserved. Confidence ${v.confidence}.`);
+  const verdict =
+    v.limitBytes === null
+      ? ' (no limit known: the run had no OOM)'
+      : v.ooms
+        ? ` before it runs out of memory under ${bytes(v.limitBytes)}`
+        : `: fits under ${bytes(v.limitBytes)}`;
+  fig.append(
+    `At ${times(v.scale)} the batch: requested peak `,
+    req,
+    ', reserved peak ',
+    res,
+    `${verdict}. Recorded: ${bytes(v.recorded.requestedPeak)} requested, ${bytes(v.recorded.reservedPeak)} reserved. Confidence ${v.confidence}.`,
+  );
   sec.append(fig, bar(v));
   if (v.limitBytes !== null) {
     const go = el('button', 'Largest batch that fits');
@@ -53,7 +64,16 @@ export function renderScale(v: ScaleView, post: (m: FromWebview) => void, held?:
     sec.append(go);
     // From a run that stopped at its OOM, the rest of its iteration is unknown: the answer can only be too high.
     const bound = v.recorded.ooms ? ' (at most: the run stopped at its OOM, and what came after is not in the trace)' : '';
-    if (v.largest !== undefined) sec.append(el('p', v.largest ? `Largest that fits under the limit less 5 %: ${times(v.largest)} the recorded batch${bound}.` : 'No batch fits under the limit less 5 %, not a sixteenth of the recorded one either.', 'largest'));
+    if (v.largest !== undefined)
+      sec.append(
+        el(
+          'p',
+          v.largest
+            ? `Largest that fits under the limit less 5 %: ${times(v.largest)} the recorded batch${bound}.`
+            : 'No batch fits under the limit less 5 %, not a sixteenth of the recorded one either.',
+          'largest',
+        ),
+      );
   }
   const list = el('ul', undefined, 'assumptions');
   for (const a of v.assumptions) list.append(el('li', a));

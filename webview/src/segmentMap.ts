@@ -14,10 +14,20 @@ export function renderSegmentMap(o: Oom): HTMLElement {
   const { rows, total } = o.segments;
   const biggest = Math.max(1, ...rows.map((r) => r.size));
   const fits = rows.some((r) => r.runs.some(([st, b]) => st === 'free' && b >= o.request));
-  box.append(el('h3', `Segments at the OOM${rows.length < total ? ` (the ${rows.length} biggest of ${total})` : ''}: a ${bytes(o.request)} request needs one free run that large — ${fits ? 'one is marked' : 'none is'}`));
+  box.append(
+    el(
+      'h3',
+      `Segments at the OOM${rows.length < total ? ` (the ${rows.length} biggest of ${total})` : ''}: a ${bytes(o.request)} request needs one free run that large — ${fits ? 'one is marked' : 'none is'}`,
+    ),
+  );
   // The key to the bars' colours, and their scale (widths are to scale with the biggest).
   const key = el('div', undefined, 'segkey');
-  for (const [cls, label] of [['allocated', 'allocated'], ['pending', 'pending free'], ['free', 'free'], ['free fits', `free, fits ${bytes(o.request)}`]] as const) {
+  for (const [cls, label] of [
+    ['allocated', 'allocated'],
+    ['pending', 'pending free'],
+    ['free', 'free'],
+    ['free fits', `free, fits ${bytes(o.request)}`],
+  ] as const) {
     const item = el('span');
     item.append(el('span', undefined, `run ${cls} swatch`), el('span', label));
     key.append(item);
@@ -38,7 +48,14 @@ export function renderSegmentMap(o: Oom): HTMLElement {
       run.dataset.bytes = String(b);
       bar.append(run);
     }
-    row.append(bar, el('span', `${bytes(r.size)} ${r.pool}${r.private ? ' (private)' : ''}${r.expandable ? ' expandable' : ''}${r.more ? `, ${r.more} more runs` : ''}`, 'seglabel'));
+    row.append(
+      bar,
+      el(
+        'span',
+        `${bytes(r.size)} ${r.pool}${r.private ? ' (private)' : ''}${r.expandable ? ' expandable' : ''}${r.more ? `, ${r.more} more runs` : ''}`,
+        'seglabel',
+      ),
+    );
     box.append(row);
   }
   return box;

@@ -1,12 +1,16 @@
 import type { FromWebview, WhatifView } from '../../extension/src/core/protocol';
 import { bytes, el } from './format';
 
-const change = (x: number, base: number) => (base > 0 ? `${x >= base ? '+' : '−'}${Math.abs(Math.round(((x - base) / base) * 100))} %` : '');
+const change = (x: number, base: number) =>
+  base > 0 ? `${x >= base ? '+' : '−'}${Math.abs(Math.round(((x - base) / base) * 100))} %` : '';
 
 /** `k:v,k2:v2` as the remedy button's settings, where every value is a plain word or number. */
 function asSettings(conf: string): Record<string, string> | undefined {
   const out: Record<string, string> = {};
-  for (const part of conf.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of conf
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([A-Za-z_]+)\s*[:=]\s*([\w.]+)$/.exec(part);
     if (!m) return undefined;
     out[m[1]!] = m[2]!;
@@ -22,10 +26,21 @@ function asSettings(conf: string): Record<string, string> | undefined {
 export function renderWhatif(v: WhatifView, post: (m: FromWebview) => void, typed?: { conf: string; cap: string }): HTMLElement {
   const sec = el('section', undefined, 'whatif');
   sec.append(el('h2', 'What if: other allocator settings'));
-  sec.append(el('p', `Recorded: reserved peak ${bytes(v.recorded.reservedPeak)}, allocated peak ${bytes(v.recorded.allocatedPeak)}${v.recorded.allocatedExact ? '' : ' (estimate)'}${v.recorded.ooms ? `, ${v.recorded.ooms} OOM(s)` : ''}. Limit: ${v.limit}.`));
+  sec.append(
+    el(
+      'p',
+      `Recorded: reserved peak ${bytes(v.recorded.reservedPeak)}, allocated peak ${bytes(v.recorded.allocatedPeak)}${v.recorded.allocatedExact ? '' : ' (estimate)'}${v.recorded.ooms ? `, ${v.recorded.ooms} OOM(s)` : ''}. Limit: ${v.limit}.`,
+    ),
+  );
   const table = el('table');
   const head = el('tr');
-  head.append(el('th', 'setting'), el('th', 'reserved peak', 'bytes'), el('th', 'change', 'bytes'), el('th', 'cached at that peak', 'bytes'), el('th', 'OOM'));
+  head.append(
+    el('th', 'setting'),
+    el('th', 'reserved peak', 'bytes'),
+    el('th', 'change', 'bytes'),
+    el('th', 'cached at that peak', 'bytes'),
+    el('th', 'OOM'),
+  );
   table.append(head);
   for (const r of v.rows) {
     const tr = el('tr');
@@ -37,7 +52,11 @@ export function renderWhatif(v: WhatifView, post: (m: FromWebview) => void, type
       table.append(tr);
       continue;
     }
-    const oom = r.ooms.length ? `OOM at event #${r.ooms[0]}${r.ooms.length > 1 ? ` and ${r.ooms.length - 1} more` : ''}` : r.avoided.length ? 'none: the recorded OOM does not happen' : 'none';
+    const oom = r.ooms.length
+      ? `OOM at event #${r.ooms[0]}${r.ooms.length > 1 ? ` and ${r.ooms.length - 1} more` : ''}`
+      : r.avoided.length
+        ? 'none: the recorded OOM does not happen'
+        : 'none';
     const peak = el('td', bytes(r.reservedPeak), 'bytes');
     peak.dataset.bytes = String(r.reservedPeak);
     // The setting, and under it a button to run the workload again with it.
@@ -49,7 +68,13 @@ export function renderWhatif(v: WhatifView, post: (m: FromWebview) => void, type
       b.addEventListener('click', () => post({ type: 'remedy', allocConf: settings }));
       name.append(b);
     }
-    tr.append(name, peak, el('td', change(r.reservedPeak, v.recorded.reservedPeak), 'bytes'), el('td', bytes(r.cachedAtPeak), 'bytes'), el('td', oom));
+    tr.append(
+      name,
+      peak,
+      el('td', change(r.reservedPeak, v.recorded.reservedPeak), 'bytes'),
+      el('td', bytes(r.cachedAtPeak), 'bytes'),
+      el('td', oom),
+    );
     table.append(tr);
   }
   sec.append(table);

@@ -66,7 +66,8 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   const s = await loadForCli(path);
   const device = intFlag(p, 'device') ?? defaultDevice(s);
   if (device === undefined) throw new UsageError(`${plain(path)} holds no device with a trace or segments: nothing to analyze`);
-  if (!s.devices.includes(device)) throw new UsageError(`device ${device} is not in ${plain(path)} (it has: ${s.devices.join(', ') || 'none'})`);
+  if (!s.devices.includes(device))
+    throw new UsageError(`device ${device} is not in ${plain(path)} (it has: ${s.devices.join(', ') || 'none'})`);
   const by = flag(p, 'by') ?? 'line';
   if (by !== 'line' && by !== 'module') throw new UsageError(`--by expects line or module, got "${by}"`);
   const rule = { include: p.flags.get('include') ?? [], exclude: p.flags.get('exclude') ?? [] };
@@ -100,7 +101,19 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     });
     // The tree down to 0.1 % of the live bytes: what a reader can act on, in a bounded document.
     const tree = treeJson(model.tree.root, report.at.requested_bytes * 0.001);
-    io.out(JSON.stringify({ ...report, lines, tree, ...(params ? { params: paramsJson(params) } : {}), ...(modules ? { by_module: moduleJson(modules) } : {}) }, null, 1) + '\n');
+    io.out(
+      JSON.stringify(
+        {
+          ...report,
+          lines,
+          tree,
+          ...(params ? { params: paramsJson(params) } : {}),
+          ...(modules ? { by_module: moduleJson(modules) } : {}),
+        },
+        null,
+        1,
+      ) + '\n',
+    );
   } else {
     const named = params && params.creditedBytes > 0 ? '\n' + renderParamsCredit(params, top || 10).join('\n') + '\n' : '';
     io.out(plainLines(renderReport(report, path, top, model.lines) + named + (modules ? '\n' + renderModules(modules, top) : '')));

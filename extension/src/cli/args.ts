@@ -88,7 +88,10 @@ export function sizeFlag(p: Parsed, name: string): number | undefined {
   const v = flag(p, name);
   if (v === undefined) return undefined;
   const n = parseSizeWithUnit(v);
-  if (n === undefined) throw new UsageError(`--${name} expects a size with a unit, ${SIZE_EXAMPLE}; got "${v}"${bare(v) ? ` (${v.trim()}B if you mean bytes)` : ''}`);
+  if (n === undefined)
+    throw new UsageError(
+      `--${name} expects a size with a unit, ${SIZE_EXAMPLE}; got "${v}"${bare(v) ? ` (${v.trim()}B if you mean bytes)` : ''}`,
+    );
   return n;
 }
 
@@ -105,5 +108,7 @@ function refuseBareByteLimit(assignment: string): void {
   } catch {
     return; // a count limit (or an unknown name, reported by the real parse)
   }
-  throw new UsageError(`--limit ${assignment.slice(0, eq)} expects a size with a unit, such as 4GiB; got "${value}" (${value.trim()}B if you mean bytes)`);
+  throw new UsageError(
+    `--limit ${assignment.slice(0, eq)} expects a size with a unit, such as 4GiB; got "${value}" (${value.trim()}B if you mean bytes)`,
+  );
 }

@@ -12,7 +12,12 @@ import { ClassNames } from '../core/source/classNames';
 import { plain } from '../core/text';
 
 /** The call tree at the report's instant, and the breakdown of every line that gets one (keyed as lines are). */
-export function breakdowns(s: Snapshot, a: DeviceAnalysis, r: AnalyzeReport, params?: ParamsCredit): { tree: CallTree; lines: Map<string, LineBreakdown> } {
+export function breakdowns(
+  s: Snapshot,
+  a: DeviceAnalysis,
+  r: AnalyzeReport,
+  params?: ParamsCredit,
+): { tree: CallTree; lines: Map<string, LineBreakdown> } {
   const tree = callTree(s, a, r.at.trace_index, new ClassNames(), params);
   return { tree, lines: reportBreakdowns(tree, r) };
 }
@@ -25,7 +30,9 @@ export function renderBreakdown(b: LineBreakdown, indent: number): string[] {
   const out = [`${pad}in library code beneath it${b.folded.length ? ` (folded: ${b.folded.map(plain).join(', ')})` : ''}:`];
   for (const r of b.rows) {
     const where = rowWhere(r);
-    out.push(`${pad}${'  '.repeat(r.depth)}${formatBytes(r.bytes).padStart(10)} ${pct(r.share).padStart(6)}  ${rowNames(r).map(plain).join(' › ')}${where ? `  ${plain(where)}` : ''}`);
+    out.push(
+      `${pad}${'  '.repeat(r.depth)}${formatBytes(r.bytes).padStart(10)} ${pct(r.share).padStart(6)}  ${rowNames(r).map(plain).join(' › ')}${where ? `  ${plain(where)}` : ''}`,
+    );
   }
   return out;
 }

@@ -47,11 +47,16 @@ export function renderModules(b: ModuleBreakdown, top: number): string {
       break;
     }
     const depth = m.path.split('.').length - 1;
-    const split = m.selfBytes > 0 ? `${Math.round((100 * m.forwardBytes) / m.selfBytes)}/${Math.round((100 * m.backwardBytes) / m.selfBytes)}` : '';
+    const split =
+      m.selfBytes > 0 ? `${Math.round((100 * m.forwardBytes) / m.selfBytes)}/${Math.round((100 * m.backwardBytes) / m.selfBytes)}` : '';
     const where = m.where ? `  (${m.where.file}:${m.where.line} ${m.where.name})` : '';
-    out.push(`${formatBytes(m.inclusiveBytes).padStart(12)} ${(m.selfBytes ? formatBytes(m.selfBytes) : '').padStart(10)} ${split.padStart(8)}  ${'  '.repeat(depth)}${m.path}${where}`);
+    out.push(
+      `${formatBytes(m.inclusiveBytes).padStart(12)} ${(m.selfBytes ? formatBytes(m.selfBytes) : '').padStart(10)} ${split.padStart(8)}  ${'  '.repeat(depth)}${m.path}${where}`,
+    );
   }
   const outside = b.totalBytes - b.scopedBytes;
-  out.push(`${formatBytes(outside).padStart(12)} ${''.padStart(10)} ${''.padStart(8)}  (outside any module: parameters, optimizer state, data, the loss)`);
+  out.push(
+    `${formatBytes(outside).padStart(12)} ${''.padStart(10)} ${''.padStart(8)}  (outside any module: parameters, optimizer state, data, the loss)`,
+  );
   return out.join('\n') + '\n';
 }

@@ -39,7 +39,16 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
   // Paths, frame names and OOM messages are data: escaped where they are quoted, and every line
   // written goes through plainLines as a net (check has no --json to keep byte for byte).
   const io: Io = { out: (t) => raw.out(plainLines(t)), err: (t) => raw.err(plainLines(t)) };
-  const p = parseArgs(argv, { 'max-peak': { value: true }, 'max-reserved': { value: true }, device: { value: true }, 'explain-oom': {}, json: {}, run: { value: true }, 'no-leak': {}, 'leak-min': { value: true } });
+  const p = parseArgs(argv, {
+    'max-peak': { value: true },
+    'max-reserved': { value: true },
+    device: { value: true },
+    'explain-oom': {},
+    json: {},
+    run: { value: true },
+    'no-leak': {},
+    'leak-min': { value: true },
+  });
   if (p.positional.length !== 1) throw new UsageError(CHECK_USAGE);
   const maxPeak = sizeFlag(p, 'max-peak');
   const maxReserved = sizeFlag(p, 'max-reserved');
@@ -47,18 +56,21 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
   const noLeak = flag(p, 'no-leak') !== undefined;
   const leakMin = sizeFlag(p, 'leak-min');
   if (leakMin !== undefined && !noLeak) throw new UsageError('--leak-min goes with --no-leak\n' + CHECK_USAGE);
-  if (maxPeak === undefined && maxReserved === undefined && !explain && !noLeak) throw new UsageError('check needs --max-peak, --max-reserved, --no-leak or --explain-oom\n' + CHECK_USAGE);
+  if (maxPeak === undefined && maxReserved === undefined && !explain && !noLeak)
+    throw new UsageError('check needs --max-peak, --max-reserved, --no-leak or --explain-oom\n' + CHECK_USAGE);
   const json = flag(p, 'json') !== undefined;
   const run = flag(p, 'run');
   if ((json || run !== undefined) && !explain) throw new UsageError(`--${json ? 'json' : 'run'} goes with --explain-oom\n` + CHECK_USAGE);
   const path = p.positional[0]!;
   // A text file (a log, a pasted message) is read for OOM messages, not as a snapshot.
   if (explain && (path === '-' || !isSnapshotFile(path))) {
-    if (maxPeak !== undefined || maxReserved !== undefined || noLeak) throw new UsageError('a text file has only OOM messages to explain: budgets and --no-leak need a snapshot\n' + CHECK_USAGE);
+    if (maxPeak !== undefined || maxReserved !== undefined || noLeak)
+      throw new UsageError('a text file has only OOM messages to explain: budgets and --no-leak need a snapshot\n' + CHECK_USAGE);
     return explainOomFile(path, { json, ...(run !== undefined ? { run } : {}) }, json ? raw : io);
   }
   if (run !== undefined) throw new UsageError('--run goes with a log or a pasted message; a snapshot is its own evidence\n' + CHECK_USAGE);
-  if (json && (maxPeak !== undefined || maxReserved !== undefined || noLeak)) throw new UsageError('--json prints the OOM doctor alone: drop the budgets and --no-leak\n' + CHECK_USAGE);
+  if (json && (maxPeak !== undefined || maxReserved !== undefined || noLeak))
+    throw new UsageError('--json prints the OOM doctor alone: drop the budgets and --no-leak\n' + CHECK_USAGE);
   const s = await loadForCli(path);
   // Each device is analyzed once, for the doctor and the budgets alike.
   const analyses = new Map<number, DeviceAnalysis>();
@@ -74,15 +86,23 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
       return a.ooms.map((o) => ({ a, o, facts }));
     });
     if (json) {
-      raw.out(JSON.stringify({ ooms: ooms.map(({ a, o, facts }) => ({ device: a.device, event: o.index, ...oomJson(diagnoseSnapshot(s, a, o, facts)) })) }, null, 1) + '\n');
+      raw.out(
+        JSON.stringify(
+          { ooms: ooms.map(({ a, o, facts }) => ({ device: a.device, event: o.index, ...oomJson(diagnoseSnapshot(s, a, o, facts)) })) },
+          null,
+          1,
+        ) + '\n',
+      );
       return 0;
     }
     if (!ooms.length) io.out(`no OOM recorded in ${plain(path)}\n`);
-    for (const { a, o, facts } of ooms) io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, facts))}`);
+    for (const { a, o, facts } of ooms)
+      io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, facts))}`);
     if (maxPeak === undefined && maxReserved === undefined && !noLeak) return 0;
   }
   const only = intFlag(p, 'device');
-  if (only !== undefined && !s.devices.includes(only)) throw new UsageError(`device ${only} is not in ${plain(path)} (it has: ${s.devices.join(', ') || 'none'})`);
+  if (only !== undefined && !s.devices.includes(only))
+    throw new UsageError(`device ${only} is not in ${plain(path)} (it has: ${s.devices.join(', ') || 'none'})`);
   const devices = only !== undefined ? [only] : s.devices;
   if (devices.length === 0) throw new UsageError(`${plain(path)} holds no device with a trace or segments: nothing to check`);
   const within: string[] = [];
@@ -101,11 +121,15 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
     const peak = r.peak.requestedBytes;
     const reserved = r.reservedPeak.bytes;
     if (maxPeak !== undefined && peak > maxPeak) {
-      io.out(`over budget: device ${d} peaks at ${formatBytes(peak)} requested (${peak} B) > --max-peak ${formatBytes(maxPeak)} (${maxPeak} B)\n`);
+      io.out(
+        `over budget: device ${d} peaks at ${formatBytes(peak)} requested (${peak} B) > --max-peak ${formatBytes(maxPeak)} (${maxPeak} B)\n`,
+      );
       return 1;
     }
     if (maxReserved !== undefined && reserved > maxReserved) {
-      io.out(`over budget: device ${d} reserves up to ${formatBytes(reserved)} (${reserved} B) > --max-reserved ${formatBytes(maxReserved)} (${maxReserved} B)\n`);
+      io.out(
+        `over budget: device ${d} reserves up to ${formatBytes(reserved)} (${reserved} B) > --max-reserved ${formatBytes(maxReserved)} (${maxReserved} B)\n`,
+      );
       return 1;
     }
     within.push(`device ${d} peak ${formatBytes(peak)}, reserved ${formatBytes(reserved)}`);

@@ -23,9 +23,12 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<numb
   if (existsSync(dir) && readdirSync(dir).length) throw new UsageError(`${plain(dir)} is not empty: name a new folder (headroom demo DIR)`);
   const sources = Object.entries(FILES).map(([name, inClone]) => [name, shippedFile(join('demo', name), inClone)] as const);
   const missing = sources.filter(([, from]) => !from).map(([name]) => name);
-  if (missing.length) throw new UsageError(`this installation has no demo files (${missing.join(', ')}): install the npm package torch-headroom`);
+  if (missing.length)
+    throw new UsageError(`this installation has no demo files (${missing.join(', ')}): install the npm package torch-headroom`);
   mkdirSync(dir, { recursive: true });
   for (const [name, from] of sources) copyFileSync(from!, join(dir, name));
-  io.out(`${plain(dir)}: ${Object.keys(FILES).join(', ')}\nNext: headroom analyze ${plain(join(p.positional[0] ?? 'headroom-demo', 'leaky_demo.pickle'))}\n`);
+  io.out(
+    `${plain(dir)}: ${Object.keys(FILES).join(', ')}\nNext: headroom analyze ${plain(join(p.positional[0] ?? 'headroom-demo', 'leaky_demo.pickle'))}\n`,
+  );
   return 0;
 }

@@ -21,7 +21,8 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const side = async (path: string) => {
     const s = await loadForCli(path);
     const d = intFlag(p, 'device') ?? defaultDevice(s);
-    if (d === undefined || !s.devices.includes(d)) throw new UsageError(`${plain(path)} has no device ${d ?? ''} to compare (it has: ${s.devices.join(', ') || 'none'})`);
+    if (d === undefined || !s.devices.includes(d))
+      throw new UsageError(`${plain(path)} has no device ${d ?? ''} to compare (it has: ${s.devices.join(', ') || 'none'})`);
     const a = analyzeDevice(s, d);
     return { device: d, peak: a.replay.peak, attr: attributeAt(s, a, a.replay.peak) };
   };
@@ -29,7 +30,9 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   // Two unrelated scripts diff as "everything removed, everything added": say so (on stderr, so --json stays JSON).
   const seen = new Set(before.attr.lines.map((l) => `${l.line}\u0000${l.file}`));
   if (before.attr.lines.length && after.attr.lines.length && !after.attr.lines.some((l) => seen.has(`${l.line}\u0000${l.file}`))) {
-    io.err(`headroom: warning: ${plain(p.positional[0]!)} and ${plain(p.positional[1]!)} share no source lines: they look like different scripts; the per-line diff compares nothing\n`);
+    io.err(
+      `headroom: warning: ${plain(p.positional[0]!)} and ${plain(p.positional[1]!)} share no source lines: they look like different scripts; the per-line diff compares nothing\n`,
+    );
   }
   const d = diffAttributions(before.attr, after.attr);
   const lines = top > 0 ? d.lines.slice(0, top) : d.lines;
@@ -40,7 +43,14 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
           before: { device: before.device, peak_requested_bytes: before.peak.requestedBytes, trace_index: before.peak.index },
           after: { device: after.device, peak_requested_bytes: after.peak.requestedBytes, trace_index: after.peak.index },
           delta_bytes: after.peak.requestedBytes - before.peak.requestedBytes,
-          lines: lines.map((l) => ({ file: l.file, line: l.line, function: l.function, before_bytes: l.beforeBytes, after_bytes: l.afterBytes, delta_bytes: l.deltaBytes })),
+          lines: lines.map((l) => ({
+            file: l.file,
+            line: l.line,
+            function: l.function,
+            before_bytes: l.beforeBytes,
+            after_bytes: l.afterBytes,
+            delta_bytes: l.deltaBytes,
+          })),
           lines_total: d.lines.length,
         },
         null,
@@ -52,7 +62,10 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const out = [
     `Peak  ${formatBytes(before.peak.requestedBytes)} → ${formatBytes(after.peak.requestedBytes)}  (${signedBytes(after.peak.requestedBytes - before.peak.requestedBytes, formatBytes)})`,
     '',
-    ...lines.map((l) => `  ${signedBytes(l.deltaBytes, formatBytes).padStart(11)}  ${formatBytes(l.beforeBytes).padStart(10)} → ${formatBytes(l.afterBytes).padEnd(10)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`),
+    ...lines.map(
+      (l) =>
+        `  ${signedBytes(l.deltaBytes, formatBytes).padStart(11)}  ${formatBytes(l.beforeBytes).padStart(10)} → ${formatBytes(l.afterBytes).padEnd(10)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`,
+    ),
   ];
   if (!lines.length) out.push('  no line holds a different amount at the peak');
   else if (d.lines.length > lines.length) out.push(`  … ${d.lines.length - lines.length} more lines (--top 0 shows all)`);

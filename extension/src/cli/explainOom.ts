@@ -43,7 +43,13 @@ export async function explainOomFile(path: string, opts: { json: boolean; run?: 
   if (run !== undefined && found.length) found = await withRunEvidence(found, run);
   const where = path === '-' ? 'standard input' : plain(path);
   if (opts.json) {
-    io.out(JSON.stringify({ ooms: found.map((e) => oomJson(e.diagnosis, e.message, e.line)), ...(explained.omitted ? { omitted: explained.omitted } : {}) }, null, 1) + '\n');
+    io.out(
+      JSON.stringify(
+        { ooms: found.map((e) => oomJson(e.diagnosis, e.message, e.line)), ...(explained.omitted ? { omitted: explained.omitted } : {}) },
+        null,
+        1,
+      ) + '\n',
+    );
     return 0;
   }
   if (!found.length) io.out(`no CUDA out-of-memory message in ${where}\n`);

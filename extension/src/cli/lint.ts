@@ -48,8 +48,10 @@ function pythonFiles(path: string, out: string[]): void {
 
 function lintFormat(p: ReturnType<typeof parseArgs>): LintFormat {
   const f = flag(p, 'format');
-  if (f !== undefined && !(LINT_FORMATS as readonly string[]).includes(f)) throw new UsageError(`--format is ${LINT_FORMATS.join(', ')}; got "${f}"`);
-  if (p.flags.has('json') && f !== undefined && f !== 'json') throw new UsageError(`--json is --format json: it cannot go with --format ${f}`);
+  if (f !== undefined && !(LINT_FORMATS as readonly string[]).includes(f))
+    throw new UsageError(`--format is ${LINT_FORMATS.join(', ')}; got "${f}"`);
+  if (p.flags.has('json') && f !== undefined && f !== 'json')
+    throw new UsageError(`--json is --format json: it cannot go with --format ${f}`);
   return p.flags.has('json') ? 'json' : ((f ?? 'text') as LintFormat);
 }
 
@@ -69,7 +71,8 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
     ?.split(',')
     .map((s) => s.trim().toUpperCase())
     .filter(Boolean);
-  for (const id of select ?? []) if (!(id in RULES)) throw new UsageError(`--select: unknown rule ${id} (known: ${Object.keys(RULES).join(', ')})`);
+  for (const id of select ?? [])
+    if (!(id in RULES)) throw new UsageError(`--select: unknown rule ${id} (known: ${Object.keys(RULES).join(', ')})`);
   const files: string[] = [];
   for (const path of p.positional) {
     if (path === '-') {
@@ -88,7 +91,8 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
   let unlinted = 0;
   for (const file of files) {
     const rel = file === '-' ? '<stdin>' : relative(process.cwd(), file);
-    const text = file === '-' ? (await readStdinAll(STDIN_BYTES, 'lint the file by its path')).toString('utf8') : readFileSync(file, 'utf8');
+    const text =
+      file === '-' ? (await readStdinAll(STDIN_BYTES, 'lint the file by its path')).toString('utf8') : readFileSync(file, 'utf8');
     let r: ReturnType<typeof lintText>;
     try {
       r = lintText(parser, text, select ? { select: select as RuleId[] } : {});
@@ -102,10 +106,12 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
     all.push({ file: rel && !rel.startsWith('..') ? rel : file, findings: r.findings, broken: r.broken });
   }
   if (format === 'json') io.out(formatLintJson(all));
-  else if (format === 'sarif') io.out(formatLintSarif(all, select ? (select as RuleId[]) : (Object.keys(RULES) as RuleId[]).filter((id) => !RULES[id].off)));
+  else if (format === 'sarif')
+    io.out(formatLintSarif(all, select ? (select as RuleId[]) : (Object.keys(RULES) as RuleId[]).filter((id) => !RULES[id].off)));
   else {
     io.out(format === 'github' ? formatLintGithub(all) : formatLintText(all));
-    for (const f of all) if (f.broken) io.err(`headroom lint: ${plain(f.file)} has syntax errors: findings in the broken parts may be missing\n`);
+    for (const f of all)
+      if (f.broken) io.err(`headroom lint: ${plain(f.file)} has syntax errors: findings in the broken parts may be missing\n`);
   }
   if (unlinted) return 2;
   return all.some((f) => f.findings.some((x) => x.severity === 'error')) ? 1 : 0;

@@ -75,7 +75,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
 };
 
 /** `headroom help TOPIC`: a command, or limits. */
-const TOPICS: Record<string, string> = { limits: LIMITS_HELP, ...Object.fromEntries(Object.entries(COMMANDS).map(([k, c]) => [k, c.help])) };
+const TOPICS: Record<string, string> = {
+  limits: LIMITS_HELP,
+  ...Object.fromEntries(Object.entries(COMMANDS).map(([k, c]) => [k, c.help])),
+};
 
 const isHelp = (a: string): boolean => a === '--help' || a === '-h';
 
@@ -87,7 +90,8 @@ function wantsHelp(rest: readonly string[]): boolean {
 
 /** What to do about a file that is not a readable snapshot, after the reason. */
 const SNAPSHOT_FIX: Partial<Record<SnapshotErrorCode, string>> = {
-  'not-pickle': '. A snapshot is what torch.cuda.memory._dump_snapshot() writes; for a log or a pasted OOM message: headroom check FILE --explain-oom',
+  'not-pickle':
+    '. A snapshot is what torch.cuda.memory._dump_snapshot() writes; for a log or a pasted OOM message: headroom check FILE --explain-oom',
   'wrong-shape': '. A snapshot is what torch.cuda.memory._dump_snapshot() writes (or headroom run, or python -m torch_headroom)',
   truncated: '. The file ends early: copy it again, or wait until the process that writes it has finished',
 };
@@ -103,7 +107,8 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     const [name, ...rest] = args;
     if (name === undefined || isHelp(name) || name === 'help') {
       // `headroom help analyze` is `headroom analyze --help`.
-      if (name === 'help' && rest[0] !== undefined && !(rest[0] in TOPICS)) throw new UsageError(`no help on "${rest[0]}" (topics: ${Object.keys(TOPICS).join(', ')})`);
+      if (name === 'help' && rest[0] !== undefined && !(rest[0] in TOPICS))
+        throw new UsageError(`no help on "${rest[0]}" (topics: ${Object.keys(TOPICS).join(', ')})`);
       const topic = name === 'help' && rest[0] !== undefined ? TOPICS[rest[0]] : undefined;
       io.out((topic ?? USAGE) + '\n');
       return name === undefined ? 2 : 0;
@@ -123,7 +128,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     if (debug) io.err(`${(e as Error).stack ?? String(e)}\n`);
     // Messages can quote paths and snapshot text: shown escaped, one line each (usage keeps its lines).
     if (e instanceof UsageError) io.err(`headroom: ${plainLines(e.message)}\n`);
-    else if (isSnapshotError(e)) io.err(`headroom: cannot analyze: ${plain(e.message)}${e.offset !== undefined ? ` (at byte ${e.offset})` : ''}${SNAPSHOT_FIX[e.code] ?? ''}\n`);
+    else if (isSnapshotError(e))
+      io.err(
+        `headroom: cannot analyze: ${plain(e.message)}${e.offset !== undefined ? ` (at byte ${e.offset})` : ''}${SNAPSHOT_FIX[e.code] ?? ''}\n`,
+      );
     else io.err(`headroom: internal error: ${plain(String((e as Error).message ?? e))} (run with --debug for details)\n`);
     return 2;
   }

@@ -21,7 +21,11 @@ export const MCP_USAGE = `usage: headroom mcp
   Example: claude mcp add headroom -- headroom mcp`;
 
 /** Answers one call: the tool's text, or its error as a tool error (the server itself goes on). */
-async function call(tools: ReturnType<typeof headroomTools>, name: string, args: Record<string, unknown>): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
+async function call(
+  tools: ReturnType<typeof headroomTools>,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
   const tool = tools.find((t) => t.name === name);
   const error = (text: string) => ({ content: [{ type: 'text' as const, text: plain(text) }], isError: true });
   if (!tool) return error(`no tool named ${name}; the tools are ${tools.map((t) => t.name).join(', ')}`);
@@ -39,9 +43,17 @@ export async function mcpCommand(argv: readonly string[], _io: Io): Promise<numb
   const tools = headroomTools(() => (parser ??= PythonParser.load(wasmDir())));
   const server = new Server({ name: 'headroom', version: VERSION }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: true, openWorldHint: false } })),
+    tools: tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: { title: t.title, readOnlyHint: true, openWorldHint: false },
+    })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => call(tools, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>));
+  server.setRequestHandler(CallToolRequestSchema, async (req) =>
+    call(tools, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>),
+  );
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

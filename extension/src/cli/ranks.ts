@@ -42,7 +42,8 @@ export async function ranksCommand(argv: readonly string[], io: Io): Promise<num
   const p = parseArgs(argv, { top: { value: true }, json: {} });
   if (p.positional.length !== 1) throw new UsageError(RANKS_USAGE);
   const dir = p.positional[0]!;
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${plain(dir)} is not a folder (give a run folder, or one of its rank folders)`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`${plain(dir)} is not a folder (give a run folder, or one of its rank folders)`);
   const top = intFlag(p, 'top') ?? 10;
   if (top < 1) throw new UsageError('--top must be 1 or more');
   const run = readRun(dir);
@@ -63,7 +64,10 @@ const b = (x: number | null) => (x === null ? '—' : formatBytes(x));
 
 function render(dir: string, s: CrossRank): string {
   const out = [`Ranks of ${plain(dir)} (${s.ranks.length})`, '', '  rank        peak   reserved peak   outside PyTorch   OOMs  snapshot'];
-  for (const r of s.ranks) out.push(`  ${String(r.rank).padStart(4)}  ${b(r.peak).padStart(10)}  ${b(r.reservedPeak).padStart(14)}  ${b(r.outsidePytorch).padStart(16)}  ${String(r.ooms).padStart(5)}  ${plain(r.snapshot ?? '—')}`);
+  for (const r of s.ranks)
+    out.push(
+      `  ${String(r.rank).padStart(4)}  ${b(r.peak).padStart(10)}  ${b(r.reservedPeak).padStart(14)}  ${b(r.outsidePytorch).padStart(16)}  ${String(r.ooms).padStart(5)}  ${plain(r.snapshot ?? '—')}`,
+    );
   const peaks = s.ranks.filter((r) => r.peak !== null);
   if (s.imbalance !== null && peaks.length > 1) {
     const hi = peaks.reduce((a, x) => (x.peak! > a.peak! ? x : a));
@@ -71,16 +75,34 @@ function render(dir: string, s: CrossRank): string {
     out.push('', `Imbalance  ${formatBytes(s.imbalance)} (rank ${hi.rank} − rank ${lo.rank})`);
   }
   if (s.lines.length) {
-    out.push('', 'Lines that differ most between ranks (bytes at each rank’s peak):', `  ${'spread'.padStart(10)}  ${s.ranks.map((r) => `rank ${r.rank}`.padStart(10)).join('  ')}  line`);
-    for (const l of s.lines) out.push(`  ${formatBytes(l.spread).padStart(10)}  ${l.bytes.map((x) => b(x).padStart(10)).join('  ')}  ${plain(l.file)}:${l.line} (${plain(l.name)})`);
+    out.push(
+      '',
+      'Lines that differ most between ranks (bytes at each rank’s peak):',
+      `  ${'spread'.padStart(10)}  ${s.ranks.map((r) => `rank ${r.rank}`.padStart(10)).join('  ')}  line`,
+    );
+    for (const l of s.lines)
+      out.push(
+        `  ${formatBytes(l.spread).padStart(10)}  ${l.bytes.map((x) => b(x).padStart(10)).join('  ')}  ${plain(l.file)}:${l.line} (${plain(l.name)})`,
+      );
   }
   if (s.modules.length) {
-    out.push('', 'Modules that differ most between ranks (self bytes at each rank’s peak):', `  ${'spread'.padStart(10)}  ${s.ranks.map((r) => `rank ${r.rank}`.padStart(10)).join('  ')}  module`);
-    for (const m of s.modules) out.push(`  ${formatBytes(m.spread).padStart(10)}  ${m.bytes.map((x) => b(x).padStart(10)).join('  ')}  ${plain(m.path)}`);
+    out.push(
+      '',
+      'Modules that differ most between ranks (self bytes at each rank’s peak):',
+      `  ${'spread'.padStart(10)}  ${s.ranks.map((r) => `rank ${r.rank}`.padStart(10)).join('  ')}  module`,
+    );
+    for (const m of s.modules)
+      out.push(`  ${formatBytes(m.spread).padStart(10)}  ${m.bytes.map((x) => b(x).padStart(10)).join('  ')}  ${plain(m.path)}`);
   }
   if (s.oom) {
-    out.push('', `Rank ${s.oom.rank} ran out of memory at ${new Date(s.oom.timeUs / 1000).toISOString()}; the other ranks then (their last sample before it):`);
-    for (const o of s.oom.others) out.push(`  rank ${o.rank}: allocated ${formatBytes(o.allocated)}, reserved ${formatBytes(o.reserved)}, outside PyTorch ${b(o.outsidePytorch)} (${(o.ageUs / 1000).toFixed(0)} ms before)`);
+    out.push(
+      '',
+      `Rank ${s.oom.rank} ran out of memory at ${new Date(s.oom.timeUs / 1000).toISOString()}; the other ranks then (their last sample before it):`,
+    );
+    for (const o of s.oom.others)
+      out.push(
+        `  rank ${o.rank}: allocated ${formatBytes(o.allocated)}, reserved ${formatBytes(o.reserved)}, outside PyTorch ${b(o.outsidePytorch)} (${(o.ageUs / 1000).toFixed(0)} ms before)`,
+      );
     if (!s.oom.others.length) out.push('  no other rank had a sample by then');
   }
   return out.join('\n');

@@ -35,10 +35,13 @@ export function renderReport(r: AnalyzeReport, path: string, top = 0, beneath?: 
   const devs = r.devices.length > 1 ? ` (devices: ${r.devices.join(', ')})` : '';
   out.push(`${plain(path)} — device ${r.device}${devs}, ${r.events} trace events`);
   out.push('');
-  out.push(`Peak       ${formatBytes(r.peak.requested_bytes)} requested (≈${formatBytes(r.peak.allocated_bytes)} allocated, estimate), event #${r.peak.trace_index}${time(r.peak.time_us)}`);
+  out.push(
+    `Peak       ${formatBytes(r.peak.requested_bytes)} requested (≈${formatBytes(r.peak.allocated_bytes)} allocated, estimate), event #${r.peak.trace_index}${time(r.peak.time_us)}`,
+  );
   out.push(`End        ${formatBytes(r.end.requested_bytes)} requested`);
   out.push(`Reserved   peak ${formatBytes(r.reserved_bytes.peak)}, end ${formatBytes(r.reserved_bytes.end)}`);
-  if (r.start.blocks > 0) out.push(`Before     ${formatBytes(r.start.requested_bytes)} in ${r.start.blocks} blocks were live before the first recorded event`);
+  if (r.start.blocks > 0)
+    out.push(`Before     ${formatBytes(r.start.requested_bytes)} in ${r.start.blocks} blocks were live before the first recorded event`);
   out.push('');
   const total = r.at.requested_bytes;
   const what = r.at.kind === 'index' ? `event #${r.at.trace_index}` : `the ${r.at.kind}`;
@@ -48,7 +51,9 @@ export function renderReport(r: AnalyzeReport, path: string, top = 0, beneath?: 
   const all = r.lines.filter((l) => l.self_bytes > 0);
   const holders = top > 0 ? all.slice(0, top) : all;
   if (holders.length) {
-    out.push(`  ${'self'.padStart(10)} ${'share'.padStart(6)} ${'inclusive'.padStart(10)} ${'blocks'.padStart(6)}  ${'kind'.padEnd(KIND_WIDTH)}  line`);
+    out.push(
+      `  ${'self'.padStart(10)} ${'share'.padStart(6)} ${'inclusive'.padStart(10)} ${'blocks'.padStart(6)}  ${'kind'.padEnd(KIND_WIDTH)}  line`,
+    );
     for (const l of holders) {
       out.push(
         `  ${formatBytes(l.self_bytes).padStart(10)} ${pct(l.self_bytes, total).padStart(6)} ${formatBytes(l.inclusive_bytes).padStart(10)} ${String(l.blocks).padStart(6)}  ${kindOf(l.kinds).padEnd(KIND_WIDTH)}  ${plain(l.file)}:${l.line} (${plain(l.function)})`,
@@ -57,11 +62,15 @@ export function renderReport(r: AnalyzeReport, path: string, top = 0, beneath?: 
       if (b) out.push(...renderBreakdown(b, 40));
     }
     const left = all.length - holders.length;
-    if (left > 0) out.push(`  … ${left} more ${left === 1 ? 'line' : 'lines'} (--top 0 shows all; --json adds the callers' inclusive figures)`);
+    if (left > 0)
+      out.push(`  … ${left} more ${left === 1 ? 'line' : 'lines'} (--top 0 shows all; --json adds the callers' inclusive figures)`);
   }
   for (const b of r.buckets) {
-    out.push(`  ${formatBytes(b.bytes).padStart(10)} ${pct(b.bytes, total).padStart(6)} ${''.padStart(10)} ${String(b.blocks).padStart(6)}  ${kindOf(b.kinds).padEnd(KIND_WIDTH)}  [${BUCKET_LABELS[b.kind]}]`);
-    for (const s of b.sites?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  via backward() at ${plain(s.file)}:${s.line}: ${formatBytes(s.bytes)}`);
+    out.push(
+      `  ${formatBytes(b.bytes).padStart(10)} ${pct(b.bytes, total).padStart(6)} ${''.padStart(10)} ${String(b.blocks).padStart(6)}  ${kindOf(b.kinds).padEnd(KIND_WIDTH)}  [${BUCKET_LABELS[b.kind]}]`,
+    );
+    for (const s of b.sites?.slice(0, 3) ?? [])
+      out.push(`${''.padStart(38)}  via backward() at ${plain(s.file)}:${s.line}: ${formatBytes(s.bytes)}`);
     for (const n of b.nodes?.slice(0, 3) ?? []) out.push(`${''.padStart(38)}  node ${plain(n.name)}: ${formatBytes(n.bytes)}`);
   }
   if (r.kinds.length) {
@@ -82,7 +91,9 @@ export function renderReport(r: AnalyzeReport, path: string, top = 0, beneath?: 
     out.push('');
     for (const o of r.ooms) {
       const where = o.file ? ` from ${plain(o.file)}:${o.line}` : '';
-      out.push(`OOM at event #${o.trace_index}${time(o.time_us)}: ${formatBytes(o.requested_bytes)} requested${where}; CUDA reported ${formatBytes(o.device_free_bytes)} free`);
+      out.push(
+        `OOM at event #${o.trace_index}${time(o.time_us)}: ${formatBytes(o.requested_bytes)} requested${where}; CUDA reported ${formatBytes(o.device_free_bytes)} free`,
+      );
     }
   }
   const notes = [...r.warnings.map((w) => `warning: ${w}`), ...r.notes.slice(1)];

@@ -129,7 +129,11 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   mkdirSync(plan.runDir, { recursive: true });
   writeFileSync(
     join(plan.runDir, 'launch.json'),
-    JSON.stringify({ command, cwd: process.cwd(), started: new Date().toISOString(), launcher: 'cli', settings, status: 'running' }, null, 1),
+    JSON.stringify(
+      { command, cwd: process.cwd(), started: new Date().toISOString(), launcher: 'cli', settings, status: 'running' },
+      null,
+      1,
+    ),
   );
   io.err(`headroom: recording into ${plain(plan.runDir)}\n`);
 
@@ -178,7 +182,10 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
     const nothing = !started || run.processes.some((p) => bestSnapshot(p)) ? undefined : explainNothingRecorded(plan.runDir);
     const launch = nothing && run.launch ? { ...run.launch, nothing_recorded: nothing.reason } : run.launch;
     recordExit({ ...run, launch }, { code: exit.code, signal: exit.signal, endedAt: new Date().toISOString() });
-    if (exit.signal) io.err(`headroom: the workload ended on ${exit.signal}: no snapshot was taken at the signal (Headroom never delays one); the analysis uses the last snapshot written before it\n`);
+    if (exit.signal)
+      io.err(
+        `headroom: the workload ended on ${exit.signal}: no snapshot was taken at the signal (Headroom never delays one); the analysis uses the last snapshot written before it\n`,
+      );
     if (nothing) io.err(`${nothing.sentence}\n`);
     else if (started) await report(run.processes, io);
   } catch (e) {
@@ -201,7 +208,8 @@ async function report(processes: ReturnType<typeof readRun>['processes'], io: Io
     const { report: r } = buildReport(s, analyzeDevice(s, d, undefined, p.backward), 'peak', 0);
     const label = processes.length > 1 ? processLabel(p) : '';
     const note = windowNote(p, d, r.peak.requested_bytes);
-    io.err(plainLines(`\n${label ? `${label}: ` : ''}${snap.kind} snapshot\n${renderReport(r, snap.path, 10)}${note ? `\n${note}\n` : ''}`));
+    io.err(
+      plainLines(`\n${label ? `${label}: ` : ''}${snap.kind} snapshot\n${renderReport(r, snap.path, 10)}${note ? `\n${note}\n` : ''}`),
+    );
   }
 }
-

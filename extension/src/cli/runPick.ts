@@ -27,6 +27,9 @@ export function pickSnapshot(path: string): Picked {
   // A folder that is no run: the reader's own error ("it is a directory, not a regular file").
   if (!run.processes.length && !run.launch) return { file: path };
   const process = run.processes.find((p) => p.dir === run.dir && bestSnapshot(p)) ?? run.processes.find((p) => bestSnapshot(p));
-  if (!process) throw new UsageError(`the run folder ${plain(path)} holds no snapshot: its processes wrote none (still running, or ended before one was taken)`);
+  if (!process)
+    throw new UsageError(
+      `the run folder ${plain(path)} holds no snapshot: its processes wrote none (still running, or ended before one was taken)`,
+    );
   return { file: bestSnapshot(process)!.path, process };
 }

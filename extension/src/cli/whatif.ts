@@ -34,17 +34,40 @@ const gib = (p: ReturnType<typeof parseArgs>, name: string): number | undefined 
 
 export async function whatifCommand(argv: readonly string[], io: Io): Promise<number> {
   const value = { value: true };
-  const scaleSpec = { 'batch-scale': value, 'seq-scale': value, checkpoint: value, batch: value, 'max-batch': {}, 'recorded-batch': value, with: value, 'with-batch': value, 'with-scale': value, 'margin-pct': value };
-  const p = parseArgs(argv, { 'alloc-conf': { value: true, repeat: true }, 'device-gib': value, 'limit-gib': value, 'cap-gib': value, device: value, json: {}, ...scaleSpec });
+  const scaleSpec = {
+    'batch-scale': value,
+    'seq-scale': value,
+    checkpoint: value,
+    batch: value,
+    'max-batch': {},
+    'recorded-batch': value,
+    with: value,
+    'with-batch': value,
+    'with-scale': value,
+    'margin-pct': value,
+  };
+  const p = parseArgs(argv, {
+    'alloc-conf': { value: true, repeat: true },
+    'device-gib': value,
+    'limit-gib': value,
+    'cap-gib': value,
+    device: value,
+    json: {},
+    ...scaleSpec,
+  });
   if (p.positional.length !== 1) throw new UsageError(WHATIF_USAGE);
   const confs = p.flags.get('alloc-conf') ?? [];
   const scaled = SCALE_FLAGS.some((f) => p.flags.has(f));
-  if (scaled && confs.length) throw new UsageError('ask one thing at a time: --alloc-conf, or a size (--batch-scale, --batch, --max-batch, --seq-scale, --checkpoint)');
+  if (scaled && confs.length)
+    throw new UsageError(
+      'ask one thing at a time: --alloc-conf, or a size (--batch-scale, --batch, --max-batch, --seq-scale, --checkpoint)',
+    );
   if (!confs.length && !scaled) throw new UsageError('whatif needs at least one --alloc-conf, or a batch question\n' + WHATIF_USAGE);
   const deviceBytes = gib(p, 'device-gib') ?? gib(p, 'limit-gib'); // --limit-gib: the earlier name
   const capBytes = gib(p, 'cap-gib');
   if (deviceBytes !== undefined && capBytes !== undefined) throw new UsageError('give --device-gib or --cap-gib, not both');
-  const given: Limit | undefined = capBytes !== undefined ? { bytes: capBytes, cap: true } : deviceBytes !== undefined ? { bytes: deviceBytes, cap: false } : undefined;
+  const given: Limit | undefined =
+    capBytes !== undefined ? { bytes: capBytes, cap: true } : deviceBytes !== undefined ? { bytes: deviceBytes, cap: false } : undefined;
   const s = await loadForCli(p.positional[0]!);
   const device = intFlag(p, 'device') ?? s.devices[0];
   if (device === undefined || !s.devices.includes(device)) throw new UsageError(`no device ${device ?? ''} in the snapshot`);

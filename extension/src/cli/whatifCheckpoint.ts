@@ -23,5 +23,7 @@ export function checkpointAnswer(p: Parsed, s: Snapshot, device: number, given: 
     if (e instanceof RangeError) throw new UsageError(e.message);
     throw e;
   }
-  return flag(p, 'json') !== undefined ? JSON.stringify(checkpointJson(x, a.replay.peak.requestedBytes, a.replay.reservedPeak.bytes), null, 1) + '\n' : checkpointText(x, a.replay.peak.requestedBytes, a.replay.reservedPeak.bytes);
+  return flag(p, 'json') !== undefined
+    ? JSON.stringify(checkpointJson(x, a.replay.peak.requestedBytes, a.replay.reservedPeak.bytes), null, 1) + '\n'
+    : checkpointText(x, a.replay.peak.requestedBytes, a.replay.reservedPeak.bytes);
 }

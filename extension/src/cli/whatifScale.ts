@@ -53,7 +53,8 @@ async function secondRun(p: Parsed, recorded: number | undefined, device: number
   if (path === undefined) return undefined;
   const n = positive(p, 'with-batch');
   const r = positive(p, 'with-scale');
-  if ((n === undefined) === (r === undefined)) throw new UsageError('--with needs its batch: --with-batch N2 (with --recorded-batch) or --with-scale R');
+  if ((n === undefined) === (r === undefined))
+    throw new UsageError('--with needs its batch: --with-batch N2 (with --recorded-batch) or --with-scale R');
   if (n !== undefined && !recorded) throw new UsageError('--with-batch needs --recorded-batch M');
   const ratio = r ?? n! / recorded!;
   if (ratio === 1) throw new UsageError('--with must be a run at another batch');
@@ -64,7 +65,8 @@ async function secondRun(p: Parsed, recorded: number | undefined, device: number
 
 /** `headroom whatif` with a batch question (cli/whatif.ts hands over when one is asked). */
 export async function scaleCommand(p: Parsed, s: Snapshot, device: number, given: Limit | undefined): Promise<string> {
-  if (flag(p, 'checkpoint') !== undefined && SCALE_FLAGS.filter((f) => flag(p, f) !== undefined).length === 1) return checkpointAnswer(p, s, device, given);
+  if (flag(p, 'checkpoint') !== undefined && SCALE_FLAGS.filter((f) => flag(p, f) !== undefined).length === 1)
+    return checkpointAnswer(p, s, device, given);
   const recorded = intFlag(p, 'recorded-batch');
   if (recorded !== undefined && recorded < 1) throw new UsageError('--recorded-batch expects a batch of 1 or more');
   const q = question(p, recorded);
@@ -73,7 +75,8 @@ export async function scaleCommand(p: Parsed, s: Snapshot, device: number, given
     const r = scaleReport(s, analyzeDevice(s, device), q, given, recorded, second);
     return flag(p, 'json') !== undefined ? JSON.stringify(scaleJson(r), null, 1) + '\n' : scaleText(r);
   } catch (e) {
-    if (e instanceof ScaleAskError || e instanceof RangeError) throw new UsageError(`${e.message}${q.kind === 'max' && !given ? '; give --device-gib N or --cap-gib N' : ''}`);
+    if (e instanceof ScaleAskError || e instanceof RangeError)
+      throw new UsageError(`${e.message}${q.kind === 'max' && !given ? '; give --device-gib N or --cap-gib N' : ''}`);
     throw e;
   }
 }

@@ -24,15 +24,34 @@ export function scaleJson(r: ScaleReport) {
     limit_bytes: r.limit?.bytes ?? null,
     limit_is_cap: r.limit?.cap ?? null,
     limit_from: r.limitFrom,
-    recorded: { requested_peak_bytes: r.recorded.requestedPeak, reserved_peak_bytes: r.recorded.reservedPeak, batch: rec, ooms: r.recorded.ooms },
+    recorded: {
+      requested_peak_bytes: r.recorded.requestedPeak,
+      reserved_peak_bytes: r.recorded.reservedPeak,
+      batch: rec,
+      ooms: r.recorded.ooms,
+    },
     ...(r.predicted ? { predicted: predictedJson(r.predicted, rec) } : {}),
-    ...(r.max ? { max_batch: { best: r.max.best, unit: r.max.unit, margin: r.max.margin, room_bytes: r.max.room }, predicted: r.max.at && predictedJson(r.max.at, rec), next: r.max.next && predictedJson(r.max.next, rec) } : {}),
+    ...(r.max
+      ? {
+          max_batch: { best: r.max.best, unit: r.max.unit, margin: r.max.margin, room_bytes: r.max.room },
+          predicted: r.max.at && predictedJson(r.max.at, rec),
+          next: r.max.next && predictedJson(r.max.next, rec),
+        }
+      : {}),
   };
 }
 
 export function checkpointJson(x: CheckpointPrediction, requestedPeak: number, reservedPeak: number) {
   return {
     recorded: { requested_peak_bytes: requestedPeak, reserved_peak_bytes: reservedPeak },
-    predicted: { checkpoint: `${x.site.file}:${x.site.line}`, calls: x.calls, requested_peak_bytes: x.requestedPeak, reserved_peak_bytes: x.reservedPeak, ooms: x.ooms, confidence: x.confidence, assumptions: x.assumptions },
+    predicted: {
+      checkpoint: `${x.site.file}:${x.site.line}`,
+      calls: x.calls,
+      requested_peak_bytes: x.requestedPeak,
+      reserved_peak_bytes: x.reservedPeak,
+      ooms: x.ooms,
+      confidence: x.confidence,
+      assumptions: x.assumptions,
+    },
   };
 }

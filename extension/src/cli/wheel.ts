@@ -17,8 +17,12 @@ export async function wheelCommand(argv: readonly string[], io: Io): Promise<num
   const dist = shippedFile('dist', 'dist');
   const wheels = dist ? readdirSync(dist).filter((f) => /^torch_headroom-.+-py3-none-any\.whl$/.test(f)) : [];
   // The CLI's own version; from source ('dev') the one the build made.
-  const name = VERSION === 'dev' && wheels.length === 1 ? wheels[0] : wheels.find((f) => f === `torch_headroom-${VERSION}-py3-none-any.whl`);
-  if (!dist || !name) throw new UsageError(`no torch-headroom ${VERSION} wheel beside this CLI${wheels.length ? ` (there: ${wheels.join(', ')})` : ''}: in a clone, npm run build makes it`);
+  const name =
+    VERSION === 'dev' && wheels.length === 1 ? wheels[0] : wheels.find((f) => f === `torch_headroom-${VERSION}-py3-none-any.whl`);
+  if (!dist || !name)
+    throw new UsageError(
+      `no torch-headroom ${VERSION} wheel beside this CLI${wheels.length ? ` (there: ${wheels.join(', ')})` : ''}: in a clone, npm run build makes it`,
+    );
   io.out(`${join(dist, name)}\n`);
   return 0;
 }

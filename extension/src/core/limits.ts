@@ -120,10 +120,17 @@ export function parseLimitAssignment(text: string): [LimitName, number] {
   const eq = text.indexOf('=');
   const name = byFlag(eq < 0 ? text : text.slice(0, eq));
   if (eq < 0 || name === undefined) {
-    throw new Error(`--limit expects NAME=VALUE with NAME one of ${Object.values(SPELLING).map((s) => s[0]).join(', ')}; got "${text}"`);
+    throw new Error(
+      `--limit expects NAME=VALUE with NAME one of ${Object.values(SPELLING)
+        .map((s) => s[0])
+        .join(', ')}; got "${text}"`,
+    );
   }
   const v = parseValue(text.slice(eq + 1), SPELLING[name][1]);
-  if (v === undefined || !Number.isSafeInteger(v) || v <= 0) throw new Error(`--limit ${SPELLING[name][0]} expects a positive ${SPELLING[name][1] ? 'size (e.g. 4GiB)' : 'count (e.g. 50M)'}; got "${text.slice(eq + 1)}"`);
+  if (v === undefined || !Number.isSafeInteger(v) || v <= 0)
+    throw new Error(
+      `--limit ${SPELLING[name][0]} expects a positive ${SPELLING[name][1] ? 'size (e.g. 4GiB)' : 'count (e.g. 50M)'}; got "${text.slice(eq + 1)}"`,
+    );
   return [name, v];
 }
 
@@ -147,7 +154,17 @@ export function limitsFromSetting(setting: unknown): { limits: Partial<Limits>; 
 }
 
 function show(n: number, bytes: boolean): string {
-  const units: [number, string][] = bytes ? [[2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB']] : [[1e9, 'G'], [1e6, 'M'], [1e3, 'K']];
+  const units: [number, string][] = bytes
+    ? [
+        [2 ** 30, 'GiB'],
+        [2 ** 20, 'MiB'],
+        [2 ** 10, 'KiB'],
+      ]
+    : [
+        [1e9, 'G'],
+        [1e6, 'M'],
+        [1e3, 'K'],
+      ];
   for (const [u, name] of units) if (n >= u && n % u === 0) return `${n / u}${name}`;
   return String(n);
 }

@@ -5,7 +5,17 @@ import type { AnalyzeReport } from './report';
  * (the webview imports nothing else from the extension), and both validate what they receive.
  */
 export type ToWebview =
-  | { type: 'summary'; title: string; path: string; report: AnalyzeReport; doctor?: DoctorJson; modules?: ModuleRow[]; recording?: string; ranks?: RanksView; breakdowns?: BreakdownView[] }
+  | {
+      type: 'summary';
+      title: string;
+      path: string;
+      report: AnalyzeReport;
+      doctor?: DoctorJson;
+      modules?: ModuleRow[];
+      recording?: string;
+      ranks?: RanksView;
+      breakdowns?: BreakdownView[];
+    }
   /** The ranks section again, once the other ranks' snapshots were read (their lines). */
   | { type: 'ranks'; ranks: RanksView }
   /** The what-if section: predictions under other allocator settings, as they are computed. */
@@ -46,7 +56,10 @@ export interface WhatifView {
   recorded: { allocatedPeak: number; allocatedExact: boolean; reservedPeak: number; ooms: number };
   /** The limit the predictions assume, in words. */
   limit: string;
-  rows: ({ allocConf: string; reservedPeak: number; cachedAtPeak: number; allocatedPeak: number; ooms: number[]; avoided: number[] } | { allocConf: string; error: string })[];
+  rows: (
+    | { allocConf: string; reservedPeak: number; cachedAtPeak: number; allocatedPeak: number; ooms: number[]; avoided: number[] }
+    | { allocConf: string; error: string }
+  )[];
   /** Settings still being predicted. */
   pending: string[];
   /** What a prediction cannot know. */
@@ -76,7 +89,14 @@ export interface ScaleView {
 export interface RanksView {
   /** The rank this summary is of. */
   current: number;
-  ranks: { rank: number; peak: number | null; reservedPeak: number | null; outsidePytorch: number | null; ooms: number; snapshot: string | null }[];
+  ranks: {
+    rank: number;
+    peak: number | null;
+    reservedPeak: number | null;
+    outsidePytorch: number | null;
+    ooms: number;
+    snapshot: string | null;
+  }[];
   imbalance: number | null;
   /** The lines whose bytes at each rank's peak differ most (bytes in `ranks` order; null: no snapshot read). */
   lines: { file: string; line: number; name: string; bytes: (number | null)[]; spread: number }[];
@@ -85,7 +105,11 @@ export interface RanksView {
   /** Why some ranks' lines are missing or still coming (being read, too large to read here). */
   linesNote?: string;
   /** The first OOM of any rank, and the others' last sample before it. */
-  oom: { rank: number; timeUs: number; others: { rank: number; ageUs: number; allocated: number; reserved: number; outsidePytorch: number | null }[] } | null;
+  oom: {
+    rank: number;
+    timeUs: number;
+    others: { rank: number; ageUs: number; allocated: number; reserved: number; outsidePytorch: number | null }[];
+  } | null;
 }
 
 /** A module's memory at the summary's instant (runs recorded with module scopes), in model order. */
@@ -120,7 +144,15 @@ export interface DoctorJson {
     /** The request that failed, and the segments then: runs of [state, bytes] from each segment's bottom. */
     request: number;
     segments: { rows: SegmentMapRow[]; total: number };
-    remedies: { id: string; title: string; change: string; effect: string; allocConf?: Record<string, string>; capGib?: number; line?: { file: string; line: number } }[];
+    remedies: {
+      id: string;
+      title: string;
+      change: string;
+      effect: string;
+      allocConf?: Record<string, string>;
+      capGib?: number;
+      line?: { file: string; line: number };
+    }[];
   }[];
   /** The verdict's headline, then each leaking line (opened through the path mapping, as the table's). */
   leak: { leaking: boolean; summary: string[]; lines: { file: string; line: number; name: string; keeps: string }[] } | null;
@@ -155,13 +187,19 @@ export function isFromWebview(m: unknown): m is FromWebview {
   }
   if (t === 'remedy') {
     const { allocConf: c, capGib: g } = m as { allocConf?: unknown; capGib?: unknown };
-    const conf = c === undefined || (typeof c === 'object' && c !== null && Object.entries(c).every(([k, v]) => /^[A-Za-z_]+$/.test(k) && typeof v === 'string' && /^[\w.]+$/.test(v)));
+    const conf =
+      c === undefined ||
+      (typeof c === 'object' &&
+        c !== null &&
+        Object.entries(c).every(([k, v]) => /^[A-Za-z_]+$/.test(k) && typeof v === 'string' && /^[\w.]+$/.test(v)));
     const cap = g === undefined || (typeof g === 'number' && Number.isFinite(g) && g > 0 && g <= 65536);
     return conf && cap && (c !== undefined || g !== undefined);
   }
   if (t === 'whatif') {
     const { allocConf: c, capGib: g } = m as { allocConf?: unknown; capGib?: unknown };
-    return typeof c === 'string' && c.length <= 400 && (g === undefined || (typeof g === 'number' && Number.isFinite(g) && g > 0 && g <= 65536));
+    return (
+      typeof c === 'string' && c.length <= 400 && (g === undefined || (typeof g === 'number' && Number.isFinite(g) && g > 0 && g <= 65536))
+    );
   }
   if (t === 'openLine') {
     const o = m as { file?: unknown; line?: unknown };

@@ -15,7 +15,14 @@ export interface FragmentationJson {
   reserved_unallocated_bytes: number;
   inactive_split_bytes: number;
   inactive_split_blocks: number;
-  pools: { pool: string; pool_id: [number, number]; segments: number; reserved_bytes: number; free_bytes: number; largest_free_bytes: number }[];
+  pools: {
+    pool: string;
+    pool_id: [number, number];
+    segments: number;
+    reserved_bytes: number;
+    free_bytes: number;
+    largest_free_bytes: number;
+  }[];
   holiest_segments: {
     address: number;
     pool: string;
@@ -115,7 +122,12 @@ export function buildReport(s: Snapshot, a: DeviceAnalysis, at: At, top: number)
     device: a.device,
     devices: s.devices,
     events: r.n,
-    peak: { requested_bytes: r.peak.requestedBytes, allocated_bytes: r.peak.allocatedBytes, trace_index: r.peak.index, time_us: r.peak.timeUs },
+    peak: {
+      requested_bytes: r.peak.requestedBytes,
+      allocated_bytes: r.peak.allocatedBytes,
+      trace_index: r.peak.index,
+      time_us: r.peak.timeUs,
+    },
     end: { requested_bytes: r.end.requestedBytes, allocated_bytes: r.end.allocatedBytes },
     start: { requested_bytes: r.start.requestedBytes, blocks: r.start.blocks },
     reserved_bytes: { peak: r.reservedPeak.bytes, end: r.reservedEnd, start: r.start.reservedBytes },

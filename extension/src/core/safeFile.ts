@@ -27,7 +27,15 @@ export function ioError(path: string, e: unknown): SnapshotError {
   if (e instanceof SnapshotError) return e;
   const err = e as NodeJS.ErrnoException;
   const why =
-    err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'it is a directory' : err.code === 'ELOOP' ? 'too many symbolic links' : String(err.message ?? err);
+    err.code === 'ENOENT'
+      ? 'no such file'
+      : err.code === 'EACCES'
+        ? 'permission denied'
+        : err.code === 'EISDIR'
+          ? 'it is a directory'
+          : err.code === 'ELOOP'
+            ? 'too many symbolic links'
+            : String(err.message ?? err);
   return new SnapshotError('io', `cannot read ${path}: ${why}`);
 }
 
@@ -130,7 +138,8 @@ export function readSideText(path: string, lim: SideFileLimits): string {
   assertInside(path, lim.root);
   const { fd, size } = openRegularSync(path);
   try {
-    if (size > lim.maxBytes) throw new SnapshotError('limit', `cannot read ${path}: ${size} bytes, over the ${lim.maxBytes}-byte limit for this file`);
+    if (size > lim.maxBytes)
+      throw new SnapshotError('limit', `cannot read ${path}: ${size} bytes, over the ${lim.maxBytes}-byte limit for this file`);
     const buf = Buffer.allocUnsafe(size);
     let n = 0;
     for (let r = 1; n < size && r > 0; n += r) r = readSync(fd, buf, n, size - n, n);

@@ -8,7 +8,9 @@ import * as vscode from 'vscode';
 export async function showAssistantSummary(): Promise<void> {
   const lm = (vscode as { lm?: typeof vscode.lm }).lm;
   if (!lm?.invokeTool) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Headroom: this editor has no language-model tools (VS Code 1.99 or newer has them).'));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Headroom: this editor has no language-model tools (VS Code 1.99 or newer has them).'),
+    );
     return;
   }
   const names = lm.tools.filter((t) => t.name.startsWith('headroom_')).map((t) => t.name);
@@ -19,6 +21,9 @@ export async function showAssistantSummary(): Promise<void> {
   } catch (e) {
     text = vscode.l10n.t('the summary tool failed: {0}', (e as Error).message);
   }
-  const doc = await vscode.workspace.openTextDocument({ language: 'plaintext', content: `${vscode.l10n.t('tools registered: {0}', names.join(', '))}\n\n${text}\n` });
+  const doc = await vscode.workspace.openTextDocument({
+    language: 'plaintext',
+    content: `${vscode.l10n.t('tools registered: {0}', names.join(', '))}\n\n${text}\n`,
+  });
   await vscode.window.showTextDocument(doc, { preview: true });
 }

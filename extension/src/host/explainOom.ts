@@ -29,7 +29,11 @@ export class OomExplanations implements vscode.TextDocumentContentProvider {
     let text = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : '';
     if (!parseOomMessages(text).length && ed && ed.document.languageId !== 'python') text = ed.document.getText();
     // A browser-hosted editor may refuse the clipboard: then the box below asks for the text.
-    if (!parseOomMessages(text).length) text = await vscode.env.clipboard.readText().then((t) => t, () => '');
+    if (!parseOomMessages(text).length)
+      text = await vscode.env.clipboard.readText().then(
+        (t) => t,
+        () => '',
+      );
     if (!parseOomMessages(text).length) {
       text =
         (await vscode.window.showInputBox({

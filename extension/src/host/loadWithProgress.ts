@@ -11,7 +11,11 @@ import type { Snapshot } from '../core/snapshot/model';
  * Loads a snapshot behind a cancellable progress notification. Returns undefined when the user
  * cancelled or the file is not a usable snapshot (after saying why, unless its code is `quiet`).
  */
-export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputChannel, quiet: readonly SnapshotErrorCode[] = []): Promise<Snapshot | undefined> {
+export async function loadWithProgress(
+  uri: vscode.Uri,
+  log: vscode.LogOutputChannel,
+  quiet: readonly SnapshotErrorCode[] = [],
+): Promise<Snapshot | undefined> {
   const name = uri.path.split('/').pop() ?? uri.fsPath;
   // Raised only from user or machine settings: the setting is machine-scoped, so a workspace's own
   // settings (a stranger's repository) cannot lift the limits on its own snapshots.
@@ -44,7 +48,8 @@ export async function loadWithProgress(uri: vscode.Uri, log: vscode.LogOutputCha
     if (isSnapshotError(e)) {
       if (e.code === 'cancelled') return undefined;
       log.warn(`${uri.fsPath}: ${e.code}: ${e.message}`);
-      if (!quiet.includes(e.code)) void vscode.window.showErrorMessage(vscode.l10n.t('Headroom cannot open {0}: {1}', messageText(name), messageText(e.message)));
+      if (!quiet.includes(e.code))
+        void vscode.window.showErrorMessage(vscode.l10n.t('Headroom cannot open {0}: {1}', messageText(name), messageText(e.message)));
       return undefined;
     }
     throw e;

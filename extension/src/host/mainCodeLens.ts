@@ -10,7 +10,13 @@ export class MainCodeLens implements vscode.CodeLensProvider {
     const out: vscode.CodeLens[] = [];
     for (let i = 0; i < doc.lineCount; i++) {
       if (MAIN.test(doc.lineAt(i).text)) {
-        out.push(new vscode.CodeLens(doc.lineAt(i).range, { title: `$(pulse) ${vscode.l10n.t('Run with Memory Tracking')}`, command: CommandId.RunFile, arguments: [doc.uri] }));
+        out.push(
+          new vscode.CodeLens(doc.lineAt(i).range, {
+            title: `$(pulse) ${vscode.l10n.t('Run with Memory Tracking')}`,
+            command: CommandId.RunFile,
+            arguments: [doc.uri],
+          }),
+        );
       }
     }
     return out;

@@ -24,7 +24,14 @@ export class OomTerminalLinks implements vscode.TerminalLinkProvider<OomLink> {
     if (!found.length) return [];
     const d = found[0]!.diagnosis;
     const start = Math.max(0, context.line.lastIndexOf('CUDA', at));
-    return [{ startIndex: start, length: at + 'out of memory'.length - start, tooltip: vscode.l10n.t('Headroom: explain this OOM ({0})', d.kind), line: context.line }];
+    return [
+      {
+        startIndex: start,
+        length: at + 'out of memory'.length - start,
+        tooltip: vscode.l10n.t('Headroom: explain this OOM ({0})', d.kind),
+        line: context.line,
+      },
+    ];
   }
 
   handleTerminalLink(link: OomLink): Promise<void> {
@@ -47,7 +54,10 @@ const TAIL = 256 * 1024;
  * With shell integration, a command whose output ends with a CUDA OOM message raises a
  * notification that offers the explanation. Undefined where the API is missing (older VS Code).
  */
-export function watchShellOutput(explanations: OomExplanations, window: ShellExecutionApi = vscode.window as ShellExecutionApi): vscode.Disposable | undefined {
+export function watchShellOutput(
+  explanations: OomExplanations,
+  window: ShellExecutionApi = vscode.window as ShellExecutionApi,
+): vscode.Disposable | undefined {
   if (typeof window.onDidStartTerminalShellExecution !== 'function') return undefined;
   return window.onDidStartTerminalShellExecution(async ({ execution }) => {
     // Chunks kept whole, the oldest dropped past TAIL: a chatty training log costs no copying.
@@ -67,7 +77,10 @@ export function watchShellOutput(explanations: OomExplanations, window: ShellExe
     if (!found.length) return;
     const d = found.at(-1)!.diagnosis;
     const explain = vscode.l10n.t('Explain');
-    const pick = await vscode.window.showWarningMessage(messageText(vscode.l10n.t('CUDA out of memory in the terminal: {0} — {1}', d.kind, d.why)), explain);
+    const pick = await vscode.window.showWarningMessage(
+      messageText(vscode.l10n.t('CUDA out of memory in the terminal: {0} — {1}', d.kind, d.why)),
+      explain,
+    );
     if (pick === explain) await explanations.show(text);
   });
 }

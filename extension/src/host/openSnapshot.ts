@@ -63,7 +63,13 @@ export async function showSnapshot(
   if (!s) return false;
   const loadMs = performance.now() - t0;
   try {
-    await deps.view.show({ snapshot: s, path: target.fsPath, label: opts.title ?? target.path.split('/').pop() ?? vscode.l10n.t('snapshot'), ...(opts.calls ? { calls: opts.calls } : {}), ...(opts.sources ? { sources: opts.sources } : {}) });
+    await deps.view.show({
+      snapshot: s,
+      path: target.fsPath,
+      label: opts.title ?? target.path.split('/').pop() ?? vscode.l10n.t('snapshot'),
+      ...(opts.calls ? { calls: opts.calls } : {}),
+      ...(opts.sources ? { sources: opts.sources } : {}),
+    });
   } catch (e) {
     void vscode.window.showWarningMessage(vscode.l10n.t('Headroom: {0}: there is nothing to show.', messageText((e as Error).message)));
     return false;
@@ -110,7 +116,17 @@ export function summaryFor(
   const index = report.at.trace_index;
   const viewTree = shown?.current === c && shown.current.instant.index === index ? shown.treeNow() : undefined;
   const breakdowns = breakdownViews(viewTree ?? callTree(c.snapshot, c.analysis, index, new ClassNames()), report);
-  let message: ToWebview = { type: 'summary', title: c.label, path: c.path, report, doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)), ...(modules ? { modules } : {}), ...(recording ? { recording } : {}), ...(ranks ? { ranks: ranks.first } : {}), ...(breakdowns.length ? { breakdowns } : {}) };
+  let message: ToWebview = {
+    type: 'summary',
+    title: c.label,
+    path: c.path,
+    report,
+    doctor: doctorFor(c.snapshot, c.analysis, deviceFactsBeside(c.path, c.analysis.device)),
+    ...(modules ? { modules } : {}),
+    ...(recording ? { recording } : {}),
+    ...(ranks ? { ranks: ranks.first } : {}),
+    ...(breakdowns.length ? { breakdowns } : {}),
+  };
   const later = ranks?.later?.then((r): ToWebview => {
     if (message.type === 'summary') message = { ...message, ranks: r };
     return { type: 'ranks', ranks: r };
@@ -118,7 +134,10 @@ export function summaryFor(
   const onMessage = (m: FromWebview): void => {
     if (m.type === 'showTimeline') void vscode.commands.executeCommand(CommandId.ShowTimeline);
     // The flame graph of the summary's instant, while the view still shows this snapshot.
-    else if (m.type === 'showFlameGraph') void vscode.commands.executeCommand(CommandId.ShowFlameGraph, ...(shown?.current === c ? [index] : [])).then(undefined, (e: unknown) => log.warn(`flame graph: ${String(e)}`));
+    else if (m.type === 'showFlameGraph')
+      void vscode.commands
+        .executeCommand(CommandId.ShowFlameGraph, ...(shown?.current === c ? [index] : []))
+        .then(undefined, (e: unknown) => log.warn(`flame graph: ${String(e)}`));
     // A breakdown row by its place in what was sent: a library line, opened read-only when outside the workspace.
     else if (m.type === 'openBreakdownRow') {
       const row = breakdowns[m.breakdown]?.rows[m.row];

@@ -12,7 +12,11 @@ export interface Interpreter {
  * The interpreter to run with: the Python extension's active environment for the file, then the
  * `headroom.pythonPath` setting, then python3 on PATH.
  */
-export async function resolveInterpreter(resource: vscode.Uri | undefined, config: Config, log: vscode.LogOutputChannel): Promise<Interpreter> {
+export async function resolveInterpreter(
+  resource: vscode.Uri | undefined,
+  config: Config,
+  log: vscode.LogOutputChannel,
+): Promise<Interpreter> {
   if (vscode.extensions.getExtension('ms-python.python')) {
     try {
       const { PythonExtension } = await import('@vscode/python-extension');
@@ -67,7 +71,11 @@ export function probe(interp: Interpreter, cwd: string | undefined): Promise<Pro
 export async function checkInterpreter(interp: Interpreter, p: Probe | undefined): Promise<boolean> {
   if (!p) {
     const pick = await vscode.window.showErrorMessage(
-      vscode.l10n.t('Headroom cannot start the Python interpreter "{0}" (from {1}). Select an interpreter with the Python extension, or set headroom.pythonPath.', interp.path, interp.source),
+      vscode.l10n.t(
+        'Headroom cannot start the Python interpreter "{0}" (from {1}). Select an interpreter with the Python extension, or set headroom.pythonPath.',
+        interp.path,
+        interp.source,
+      ),
       vscode.l10n.t('Open Settings'),
     );
     if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'headroom.pythonPath');
@@ -75,11 +83,19 @@ export async function checkInterpreter(interp: Interpreter, p: Probe | undefined
   }
   if (!p.torch) {
     void vscode.window.showWarningMessage(
-      vscode.l10n.t('PyTorch is not importable in {0} ({1}): install it there with "{0} -m pip install torch", or select another interpreter. Running anyway.', interp.path, p.error ?? vscode.l10n.t('no torch')),
+      vscode.l10n.t(
+        'PyTorch is not importable in {0} ({1}): install it there with "{0} -m pip install torch", or select another interpreter. Running anyway.',
+        interp.path,
+        p.error ?? vscode.l10n.t('no torch'),
+      ),
     );
   } else if (!p.cuda) {
     void vscode.window.showWarningMessage(
-      vscode.l10n.t('torch {0} in {1} sees no CUDA GPU (torch.cuda.is_available() is False): Headroom records CUDA memory only, so this run will have live output but no memory figures.', p.torch, interp.path),
+      vscode.l10n.t(
+        'torch {0} in {1} sees no CUDA GPU (torch.cuda.is_available() is False): Headroom records CUDA memory only, so this run will have live output but no memory figures.',
+        p.torch,
+        interp.path,
+      ),
     );
   }
   return true;

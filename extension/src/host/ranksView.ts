@@ -38,8 +38,19 @@ export function ranksFor(
   const others = ranks.filter((p) => p !== own && bestSnapshot(p));
   const big = others.filter((p, i) => bestSnapshot(p)!.bytes > MAX_OTHER_BYTES || i >= MAX_OTHER_RANKS);
   const toRead = others.filter((p) => !big.includes(p));
-  const view = (note?: string): RanksView => ({ current: d.rank, ...crossRank(d.run, (p) => reads.get(p), 10), ...(note ? { linesNote: note } : {}) });
-  const bigNote = big.length ? vscode.l10n.t('Ranks {0}: not read here (snapshots over {1}, or more than {2} other ranks); `headroom ranks` compares all of them.', big.map((p) => p.rank).join(', '), formatBytes(MAX_OTHER_BYTES), MAX_OTHER_RANKS) : undefined;
+  const view = (note?: string): RanksView => ({
+    current: d.rank,
+    ...crossRank(d.run, (p) => reads.get(p), 10),
+    ...(note ? { linesNote: note } : {}),
+  });
+  const bigNote = big.length
+    ? vscode.l10n.t(
+        'Ranks {0}: not read here (snapshots over {1}, or more than {2} other ranks); `headroom ranks` compares all of them.',
+        big.map((p) => p.rank).join(', '),
+        formatBytes(MAX_OTHER_BYTES),
+        MAX_OTHER_RANKS,
+      )
+    : undefined;
   if (!toRead.length) return { first: view(bigNote), later: undefined };
   const { limits } = limitsFromSetting(vscode.workspace.getConfiguration('headroom').get('limits'));
   const later = (async () => {

@@ -22,7 +22,11 @@ function scriptOf(snapshot: string): { script: string; folder: string } | undefi
 }
 
 function describe(change: { allocConf?: Record<string, string> | undefined; capGib?: number | undefined }): string {
-  const conf = change.allocConf ? `PYTORCH_CUDA_ALLOC_CONF=${Object.entries(change.allocConf).map(([k, v]) => `${k}:${v}`).join(',')}` : '';
+  const conf = change.allocConf
+    ? `PYTORCH_CUDA_ALLOC_CONF=${Object.entries(change.allocConf)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(',')}`
+    : '';
   const cap = change.capGib ? vscode.l10n.t('a {0} GiB memory cap', change.capGib) : '';
   return conf && cap ? vscode.l10n.t('{0} and {1}', conf, cap) : conf || cap;
 }
@@ -35,7 +39,10 @@ async function allowed(origins: RunOrigins, folder: string, script: string, what
   if (origins.isOwn(folder)) return true;
   const before = origins.answer(folder);
   if (before !== undefined) {
-    if (!before) void vscode.window.showInformationMessage(vscode.l10n.t('Headroom: re-running from {0} was declined in this session.', messageText(folder)));
+    if (!before)
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('Headroom: re-running from {0} was declined in this session.', messageText(folder)),
+      );
     return before;
   }
   const run = vscode.l10n.t('Run This Script');
@@ -43,7 +50,12 @@ async function allowed(origins: RunOrigins, folder: string, script: string, what
     vscode.l10n.t('Headroom: run a script named by a run folder from elsewhere?'),
     {
       modal: true,
-      detail: vscode.l10n.t('This run folder was not written by Headroom in this workspace:\n{0}\n\nIts launch.json names the script to run:\n{1}\n\nIt would run with {2}.', messageText(folder), messageText(script), what),
+      detail: vscode.l10n.t(
+        'This run folder was not written by Headroom in this workspace:\n{0}\n\nIts launch.json names the script to run:\n{1}\n\nIt would run with {2}.',
+        messageText(folder),
+        messageText(script),
+        what,
+      ),
     },
     run,
   );
@@ -70,7 +82,11 @@ export async function rerunWithCommand(
   let script = found?.script;
   if (found && !(await allowed(origins, found.folder, found.script, what))) return;
   if (!script) {
-    const picked = await vscode.window.showOpenDialog({ title: vscode.l10n.t('Re-run which script?'), filters: { Python: ['py'] }, canSelectMany: false });
+    const picked = await vscode.window.showOpenDialog({
+      title: vscode.l10n.t('Re-run which script?'),
+      filters: { Python: ['py'] },
+      canSelectMany: false,
+    });
     script = picked?.[0]?.fsPath;
   }
   if (!script) return;

@@ -68,7 +68,10 @@ export class LiveSnapshots {
         this.next = undefined;
         const proc = readRun(n.run.dir, { samples: 'none' }).processes.find((p) => p.dir === dirname(n.path));
         const label = proc ? processLabel(proc) : '';
-        await showSnapshot(this.deps, vscode.Uri.file(n.path), { title: vscode.l10n.t('{0} (running, {1})', `${n.run.name}${label ? ` ${label}` : ''}`, n.kind), ...(proc ? runContext(proc) : {}) });
+        await showSnapshot(this.deps, vscode.Uri.file(n.path), {
+          title: vscode.l10n.t('{0} (running, {1})', `${n.run.name}${label ? ` ${label}` : ''}`, n.kind),
+          ...(proc ? runContext(proc) : {}),
+        });
       }
     } catch (e) {
       this.deps.log.warn(`could not show the run's snapshot: ${(e as Error).message}`);
@@ -103,7 +106,10 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
   const all = processesWithSnapshots(run);
   if (!all.length) {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('{0} has no snapshot yet (recording starts when a process first holds CUDA memory; Headroom: Capture Snapshot Now asks for one).', messageText(basename(dir))),
+      vscode.l10n.t(
+        '{0} has no snapshot yet (recording starts when a process first holds CUDA memory; Headroom: Capture Snapshot Now asks for one).',
+        messageText(basename(dir)),
+      ),
     );
     return;
   }
@@ -119,7 +125,11 @@ export async function notifyFinished(deps: OpenSnapshotDeps, run: FinishedRun): 
     const { best } = pick(run.dir);
     if (!best) {
       void vscode.window.showInformationMessage(
-        vscode.l10n.t("Headroom: {0} ended (exit code {1}) without a snapshot: no process held CUDA memory, or recording could not start (see the run folder's agent log).", messageText(run.name), run.exitCode ?? '?'),
+        vscode.l10n.t(
+          "Headroom: {0} ended (exit code {1}) without a snapshot: no process held CUDA memory, or recording could not start (see the run folder's agent log).",
+          messageText(run.name),
+          run.exitCode ?? '?',
+        ),
       );
       return;
     }
@@ -128,11 +138,20 @@ export async function notifyFinished(deps: OpenSnapshotDeps, run: FinishedRun): 
     const c = deps.view.current!;
     const { report } = buildReport(c.snapshot, c.analysis, 'peak', 1);
     const top = report.lines[0];
-    const where = top ? vscode.l10n.t('; top line {0}:{1} ({2})', messageText(basename(top.file)), top.line, formatBytes(top.self_bytes)) : '';
+    const where = top
+      ? vscode.l10n.t('; top line {0}:{1} ({2})', messageText(basename(top.file)), top.line, formatBytes(top.self_bytes))
+      : '';
     const on = processLabel(best.process) ? ` ${vscode.l10n.t('on {0}', processLabel(best.process))}` : '';
     const show = vscode.l10n.t('Show');
     const pickAction = await vscode.window.showInformationMessage(
-      vscode.l10n.t('Headroom: {0} ended (exit code {1}). Peak {2} requested{3}{4}.', messageText(run.name), run.exitCode ?? '?', formatBytes(report.peak.requested_bytes), on, where),
+      vscode.l10n.t(
+        'Headroom: {0} ended (exit code {1}). Peak {2} requested{3}{4}.',
+        messageText(run.name),
+        run.exitCode ?? '?',
+        formatBytes(report.peak.requested_bytes),
+        on,
+        where,
+      ),
       show,
     );
     if (pickAction === show) showSummaryPanel(deps);

@@ -78,12 +78,17 @@ export class RunController implements vscode.Disposable {
     /** Where the run folders this workspace's Headroom wrote are remembered (a re-run from them asks nothing). */
     private readonly origins?: RunOrigins,
   ) {
-    this.subs.push(this.changed, vscode.tasks.onDidEndTaskProcess((e) => void this.ended(e)));
+    this.subs.push(
+      this.changed,
+      vscode.tasks.onDidEndTaskProcess((e) => void this.ended(e)),
+    );
   }
 
   async start(req: RunRequest): Promise<boolean> {
     if (!vscode.workspace.isTrusted) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('Running a workload executes workspace code: Headroom runs only in a trusted workspace.'));
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('Running a workload executes workspace code: Headroom runs only in a trusted workspace.'),
+      );
       return false;
     }
     if (this.current) {
@@ -98,7 +103,19 @@ export class RunController implements vscode.Disposable {
     stepDone('ranScript');
 
     const runsDir = isAbsolute(config.runsFolder) ? config.runsFolder : join(cwd, config.runsFolder);
-    const run: LiveRun = { name: basename(req.script.fsPath), dir: '', server: undefined as unknown as RunServer, pids: new Set(), latest: new Map(), history: new Map(), events: [], record: config.run.record ?? 'window', windows: { count: 0, open: false }, peak: 0, started: Date.now() };
+    const run: LiveRun = {
+      name: basename(req.script.fsPath),
+      dir: '',
+      server: undefined as unknown as RunServer,
+      pids: new Set(),
+      latest: new Map(),
+      history: new Map(),
+      events: [],
+      record: config.run.record ?? 'window',
+      windows: { count: 0, open: false },
+      peak: 0,
+      started: Date.now(),
+    };
     run.server = await RunServer.listen({
       connect: (s) => {
         run.pids.add(s.hello.pid);
@@ -121,7 +138,8 @@ export class RunController implements vscode.Disposable {
           run.history.set(key, h);
           run.peak = Math.max(run.peak, m.max_allocated);
           this.changed.fire();
-        } else if (m.type === 'log') this.log[m.level === 'error' ? 'error' : m.level === 'warning' ? 'warn' : 'info'](`agent ${s.hello.pid}: ${m.message}`);
+        } else if (m.type === 'log')
+          this.log[m.level === 'error' ? 'error' : m.level === 'warning' ? 'warn' : 'info'](`agent ${s.hello.pid}: ${m.message}`);
         else if (m.type === 'event' && m.event === 'snapshot' && typeof m.path === 'string') {
           this.log.info(`snapshot (${String(m.kind)}) written: ${m.path}`);
           if (this.current === run) this.onSnapshot(run, m.path, String(m.kind));
@@ -133,8 +151,19 @@ export class RunController implements vscode.Disposable {
       },
       refused: (why) => this.log.warn(`refused a connection to the run channel: ${why}`),
     });
-    const settings = { ...config.run, ...(req.allocConf ? { allocConf: { ...config.run.allocConf, ...req.allocConf } } : {}), ...(req.capGib ? { capGib: req.capGib } : {}) };
-    const plan = planRun({ script: req.script.fsPath, runsDir, agentDir: this.agentDir, socket: run.server.address, token: run.server.token, settings });
+    const settings = {
+      ...config.run,
+      ...(req.allocConf ? { allocConf: { ...config.run.allocConf, ...req.allocConf } } : {}),
+      ...(req.capGib ? { capGib: req.capGib } : {}),
+    };
+    const plan = planRun({
+      script: req.script.fsPath,
+      runsDir,
+      agentDir: this.agentDir,
+      socket: run.server.address,
+      token: run.server.token,
+      settings,
+    });
     run.dir = plan.runDir;
     const args = req.nproc
       ? ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(req.nproc), req.script.fsPath, ...config.args]
@@ -143,7 +172,19 @@ export class RunController implements vscode.Disposable {
     this.origins?.record(plan.runDir);
     writeFileSync(
       join(plan.runDir, 'launch.json'),
-      JSON.stringify({ command: [interp.path, ...args], interpreter: interp, cwd, started: new Date().toISOString(), launcher: 'vscode', settings, status: 'running' }, null, 1),
+      JSON.stringify(
+        {
+          command: [interp.path, ...args],
+          interpreter: interp,
+          cwd,
+          started: new Date().toISOString(),
+          launcher: 'vscode',
+          settings,
+          status: 'running',
+        },
+        null,
+        1,
+      ),
     );
     const task = new vscode.Task(
       { type: 'headroom', script: req.script.fsPath },
@@ -157,7 +198,9 @@ export class RunController implements vscode.Disposable {
     this.changed.fire();
     const conf = plan.env.PYTORCH_CUDA_ALLOC_CONF ?? plan.env.PYTORCH_ALLOC_CONF;
     const cap = plan.env.HEADROOM_CAP_GIB;
-    this.log.info(`run ${plan.runId}: ${conf ? `PYTORCH_CUDA_ALLOC_CONF=${conf} ` : ''}${cap ? `HEADROOM_CAP_GIB=${cap} ` : ''}${interp.path} ${args.join(' ')} (interpreter from ${interp.source})`);
+    this.log.info(
+      `run ${plan.runId}: ${conf ? `PYTORCH_CUDA_ALLOC_CONF=${conf} ` : ''}${cap ? `HEADROOM_CAP_GIB=${cap} ` : ''}${interp.path} ${args.join(' ')} (interpreter from ${interp.source})`,
+    );
     try {
       run.execution = await vscode.tasks.executeTask(task);
     } catch (e) {
@@ -171,11 +214,15 @@ export class RunController implements vscode.Disposable {
 
   capture(): void {
     if (!this.current?.server.connected.length) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('No running workload is recording yet (recording starts at its first CUDA use).'));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('No running workload is recording yet (recording starts at its first CUDA use).'),
+      );
       return;
     }
     this.current.server.broadcast({ type: 'capture' });
-    void vscode.window.showInformationMessage(vscode.l10n.t("Snapshot requested: it is written after the workload's next backward() (or at exit)."));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t("Snapshot requested: it is written after the workload's next backward() (or at exit)."),
+    );
   }
 
   stop(): void {
@@ -197,7 +244,8 @@ export class RunController implements vscode.Disposable {
       recordExit(folder, { code: e.exitCode ?? null, signal: null, endedAt: new Date().toISOString() });
       for (const p of folder.processes) for (const s of p.samples) peak = Math.max(peak, s.max_allocated);
       // A run that ended before holding CUDA memory says why, not "peak 0.00 GiB".
-      if (peak === 0 && !folder.processes.some((p) => bestSnapshot(p))) nothing = explainNothingRecorded(run.dir).sentence.replace(/^headroom: /, '');
+      if (peak === 0 && !folder.processes.some((p) => bestSnapshot(p)))
+        nothing = explainNothingRecorded(run.dir).sentence.replace(/^headroom: /, '');
     } catch (err) {
       this.log.warn(`run folder ${run.dir}: ${(err as Error).message}`);
     }

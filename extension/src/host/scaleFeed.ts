@@ -29,11 +29,25 @@ export class ScaleFeed {
   private running = false;
   private closed = false;
 
-  constructor(private readonly s: Snapshot, private readonly a: DeviceAnalysis, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly s: Snapshot,
+    private readonly a: DeviceAnalysis,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     const n = a.replay.n;
     const recorded = { requestedPeak: a.replay.peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes, ooms: a.ooms.length };
-    this.view = { scale: null, requestedPeak: recorded.requestedPeak, reservedPeak: recorded.reservedPeak, ooms: 0, recorded, limitBytes: null, confidence: '', assumptions: [] };
-    if (n > EDITOR_WHATIF_EVENTS) this.view.error = `this trace has ${n.toLocaleString('en-US')} events; the editor predicts up to ${EDITOR_WHATIF_EVENTS.toLocaleString('en-US')} (headroom whatif --batch-scale in a terminal predicts any)`;
+    this.view = {
+      scale: null,
+      requestedPeak: recorded.requestedPeak,
+      reservedPeak: recorded.reservedPeak,
+      ooms: 0,
+      recorded,
+      limitBytes: null,
+      confidence: '',
+      assumptions: [],
+    };
+    if (n > EDITOR_WHATIF_EVENTS)
+      this.view.error = `this trace has ${n.toLocaleString('en-US')} events; the editor predicts up to ${EDITOR_WHATIF_EVENTS.toLocaleString('en-US')} (headroom whatif --batch-scale in a terminal predicts any)`;
     else void this.drain();
   }
 
@@ -79,7 +93,16 @@ export class ScaleFeed {
           const scale = this.wanted;
           this.wanted = undefined;
           const p = predictScale(this.s, this.a, this.roles, scale, limit ? { limit } : {});
-          this.view = { ...this.view, scale, requestedPeak: p.requestedPeak, reservedPeak: p.reservedPeak, ooms: p.ooms, limitBytes: limit?.bytes ?? null, confidence: p.confidence, assumptions: p.assumptions };
+          this.view = {
+            ...this.view,
+            scale,
+            requestedPeak: p.requestedPeak,
+            reservedPeak: p.reservedPeak,
+            ooms: p.ooms,
+            limitBytes: limit?.bytes ?? null,
+            confidence: p.confidence,
+            assumptions: p.assumptions,
+          };
         } else {
           this.wantLargest = false;
           // No limit known (the run had no OOM): the page offers no such button.

@@ -45,9 +45,13 @@ export class MemoryStatusBar implements vscode.Disposable {
   private deviceRows(pid: number | undefined, device: number, reserved: number): string[] {
     const r = this.gpus.latest;
     if (!r) return [];
-    if (!r.ok) return [`| ${vscode.l10n.t('device used by this process')} | ${vscode.l10n.t('not available: {0}', r.reason.replace(/\|/g, '/'))} |`];
+    if (!r.ok)
+      return [`| ${vscode.l10n.t('device used by this process')} | ${vscode.l10n.t('not available: {0}', r.reason.replace(/\|/g, '/'))} |`];
     const m = pid === undefined ? undefined : processMemory(r.snapshot, pid, reserved, device);
-    if (!m) return [`| ${vscode.l10n.t('device used by this process')} | ${vscode.l10n.t('not listed by the driver ({0})', sourceLabel(r.snapshot.source))} |`];
+    if (!m)
+      return [
+        `| ${vscode.l10n.t('device used by this process')} | ${vscode.l10n.t('not listed by the driver ({0})', sourceLabel(r.snapshot.source))} |`,
+      ];
     return [
       `| ${vscode.l10n.t('device used by this process')} | ${formatBytes(m.used)} (${sourceLabel(r.snapshot.source)}) |`,
       `| ${vscode.l10n.t('non-PyTorch = device used − reserved')} | ${vscode.l10n.t("{0} (CUDA context, libraries' workspaces)", formatBytes(m.nonPyTorch))} |`,
@@ -89,13 +93,19 @@ export class MemoryStatusBar implements vscode.Disposable {
           `| ${vscode.l10n.t('peak allocated')} | ${formatBytes(st.peakAllocated)} |`,
           `| ${vscode.l10n.t('cudaMalloc retries')} | ${w.retries} |`,
           `| ${vscode.l10n.t('OOMs')} | ${w.ooms} |`,
-          ...(w.device_used !== undefined ? [`| ${vscode.l10n.t('device used (all of it)')} | ${formatBytes(w.device_used)}${w.device_total ? ` ${vscode.l10n.t('of {0}', formatBytes(w.device_total))}` : ''} |`] : []),
+          ...(w.device_used !== undefined
+            ? [
+                `| ${vscode.l10n.t('device used (all of it)')} | ${formatBytes(w.device_used)}${w.device_total ? ` ${vscode.l10n.t('of {0}', formatBytes(w.device_total))}` : ''} |`,
+              ]
+            : []),
           ...this.deviceRows(w.pid, w.device, w.reserved),
           `| ${vscode.l10n.t('stack recording')} | ${recordingCell(live)} |`,
         ].join('\n'),
       );
       for (const warning of st.warnings) md.appendMarkdown(`\n\n$(warning) ${markdownText(warning)}`);
-      md.appendMarkdown(`\n\n[$(graph-line) ${vscode.l10n.t('Show the live memory timeline')}](command:${CommandId.ShowTimeline}) · ${vscode.l10n.t('click for the run summary.')}`);
+      md.appendMarkdown(
+        `\n\n[$(graph-line) ${vscode.l10n.t('Show the live memory timeline')}](command:${CommandId.ShowTimeline}) · ${vscode.l10n.t('click for the run summary.')}`,
+      );
       md.isTrusted = { enabledCommands: [CommandId.ShowTimeline] };
       this.item.tooltip = md;
       this.item.command = { title: vscode.l10n.t('Open Run'), command: CommandId.OpenRun, arguments: [vscode.Uri.file(live.dir)] };
@@ -107,10 +117,17 @@ export class MemoryStatusBar implements vscode.Disposable {
       this.item.show();
     } else if (this.runs.last) {
       const l = this.runs.last;
-      this.item.text = l.nothing ? `$(circle-slash) ${vscode.l10n.t('nothing recorded')}` : `$(history) ${vscode.l10n.t('peak {0} GiB', gib(l.peakAllocated))}`;
+      this.item.text = l.nothing
+        ? `$(circle-slash) ${vscode.l10n.t('nothing recorded')}`
+        : `$(history) ${vscode.l10n.t('peak {0} GiB', gib(l.peakAllocated))}`;
       this.item.tooltip = l.nothing
         ? vscode.l10n.t('Last Headroom run: {0}, exit code {1}. {2}', plain(l.name), l.exitCode ?? '?', plain(l.nothing))
-        : vscode.l10n.t('Last Headroom run: {0}, exit code {1}, peak allocated {2}. Click to open it.', plain(l.name), l.exitCode ?? '?', formatBytes(l.peakAllocated));
+        : vscode.l10n.t(
+            'Last Headroom run: {0}, exit code {1}, peak allocated {2}. Click to open it.',
+            plain(l.name),
+            l.exitCode ?? '?',
+            formatBytes(l.peakAllocated),
+          );
       this.item.backgroundColor = undefined;
       this.item.command = { title: vscode.l10n.t('Open Run'), command: CommandId.OpenRun, arguments: [vscode.Uri.file(l.dir)] };
       this.item.show();

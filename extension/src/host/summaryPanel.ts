@@ -118,11 +118,20 @@ export class SummaryPanel implements vscode.Disposable {
   constructor(extensionUri: vscode.Uri, src: SummarySource, onDispose?: () => void) {
     const dist = vscode.Uri.joinPath(extensionUri, 'dist');
     const first = src.message();
-    this.panel = vscode.window.createWebviewPanel('headroom.summary', first.type === 'summary' ? vscode.l10n.t('Headroom: {0}', first.title) : vscode.l10n.t('Headroom: error'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-      enableScripts: true,
-      localResourceRoots: [dist],
-    });
-    this.subs.push(attachSummary(this.panel.webview, extensionUri, src), this.panel.onDidDispose(() => this.dispose()), { dispose: () => onDispose?.() });
+    this.panel = vscode.window.createWebviewPanel(
+      'headroom.summary',
+      first.type === 'summary' ? vscode.l10n.t('Headroom: {0}', first.title) : vscode.l10n.t('Headroom: error'),
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      {
+        enableScripts: true,
+        localResourceRoots: [dist],
+      },
+    );
+    this.subs.push(
+      attachSummary(this.panel.webview, extensionUri, src),
+      this.panel.onDidDispose(() => this.dispose()),
+      { dispose: () => onDispose?.() },
+    );
   }
 
   dispose(): void {

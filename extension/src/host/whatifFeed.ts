@@ -27,7 +27,11 @@ export class WhatifFeed {
   private running = false;
   private closed = false;
 
-  constructor(private readonly s: Snapshot, private readonly a: DeviceAnalysis, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly s: Snapshot,
+    private readonly a: DeviceAnalysis,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     if (this.tooLong) this.rows.push({ allocConf: SUMMARY_SETTINGS.join('; '), error: this.tooLong });
     else this.queue.push(...SUMMARY_SETTINGS.map((conf) => ({ conf })));
     void this.drain();
@@ -36,11 +40,22 @@ export class WhatifFeed {
   /** Why this trace is not predicted here, or undefined. */
   private get tooLong(): string | undefined {
     const n = this.a.replay.n;
-    return n > EDITOR_WHATIF_EVENTS ? `this trace has ${n.toLocaleString('en-US')} events; the editor predicts up to ${EDITOR_WHATIF_EVENTS.toLocaleString('en-US')} (headroom whatif in a terminal predicts any)` : undefined;
+    return n > EDITOR_WHATIF_EVENTS
+      ? `this trace has ${n.toLocaleString('en-US')} events; the editor predicts up to ${EDITOR_WHATIF_EVENTS.toLocaleString('en-US')} (headroom whatif in a terminal predicts any)`
+      : undefined;
   }
 
   latest(): ToWebview | undefined {
-    return this.ctx ? { type: 'whatif', whatif: whatifView(this.ctx, this.rows, this.queue.map((q) => this.label(q))) } : undefined;
+    return this.ctx
+      ? {
+          type: 'whatif',
+          whatif: whatifView(
+            this.ctx,
+            this.rows,
+            this.queue.map((q) => this.label(q)),
+          ),
+        }
+      : undefined;
   }
 
   subscribe(post: (m: ToWebview) => void): () => void {

@@ -48,10 +48,25 @@ const FORMER_ID = 'headroom-dev.headroom';
 export function installExtension(tools: Tools, dirs: ServerDirs, vsix: string): void {
   // Both would register the same webview serializers: the renamed one would fail to activate. The
   // server loads what its folder holds, listed in extensions.json or not: the folder goes.
-  for (const d of readdirSync(dirs.extensions)) if (d.startsWith(`${FORMER_ID}-`)) rmSync(join(dirs.extensions, d), { recursive: true, force: true });
-  execFileSync(tools.node24, [tools.codeServerEntry, '--config', dirs.config, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix], {
-    stdio: 'pipe',
-  });
+  for (const d of readdirSync(dirs.extensions))
+    if (d.startsWith(`${FORMER_ID}-`)) rmSync(join(dirs.extensions, d), { recursive: true, force: true });
+  execFileSync(
+    tools.node24,
+    [
+      tools.codeServerEntry,
+      '--config',
+      dirs.config,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      '--install-extension',
+      vsix,
+    ],
+    {
+      stdio: 'pipe',
+    },
+  );
 }
 
 /** A code-server on a free loopback port, in its own process group so that stop() ends all of it. */
@@ -74,16 +89,25 @@ export class CodeServer {
     const log = createWriteStream(join(this.dirs.root, 'code-server.log'));
     const args = [
       this.tools.codeServerEntry,
-      '--config', this.dirs.config,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--config',
+      this.dirs.config,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
       ...(trust ? ['--disable-workspace-trust'] : []),
-      '--user-data-dir', this.dirs.userData,
-      '--extensions-dir', this.dirs.extensions,
+      '--user-data-dir',
+      this.dirs.userData,
+      '--extensions-dir',
+      this.dirs.extensions,
     ];
-    const proc = spawn(this.tools.node24, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_CONFIG_HOME: this.dirs.root } });
+    const proc = spawn(this.tools.node24, args, {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, XDG_CONFIG_HOME: this.dirs.root },
+    });
     this.proc = proc;
     proc.stderr!.pipe(log);
     this.url = await new Promise<string>((resolve, reject) => {
@@ -99,7 +123,9 @@ export class CodeServer {
         }
       };
       proc.stdout!.on('data', onData);
-      proc.once('exit', (code) => reject(new Error(`code-server exited (${code}) before listening; see ${join(this.dirs.root, 'code-server.log')}`)));
+      proc.once('exit', (code) =>
+        reject(new Error(`code-server exited (${code}) before listening; see ${join(this.dirs.root, 'code-server.log')}`)),
+      );
     });
     return this.url;
   }

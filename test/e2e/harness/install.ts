@@ -37,7 +37,10 @@ function ensureDebian(): void {
   if (!missing.length) return;
   log(`installing Debian packages: ${missing.join(' ')}`);
   const root = process.getuid?.() === 0;
-  const apt = (args: string[]) => (root ? run('apt-get', args, { DEBIAN_FRONTEND: 'noninteractive' }) : run('sudo', ['-n', 'apt-get', ...args], { DEBIAN_FRONTEND: 'noninteractive' }));
+  const apt = (args: string[]) =>
+    root
+      ? run('apt-get', args, { DEBIAN_FRONTEND: 'noninteractive' })
+      : run('sudo', ['-n', 'apt-get', ...args], { DEBIAN_FRONTEND: 'noninteractive' });
   apt(['update', '-q']);
   apt(['install', '-y', '-q', '--no-install-recommends', ...missing]);
 }

@@ -79,7 +79,10 @@ export class Session {
     const { tools, vsix } = prepare();
     const root = mkdtempSync(join(tmpdir(), 'headroom-e2e-'));
     const dirs = serverDirs(root);
-    writeSettings(dirs, { ...(opts.restricted ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' } : {}), ...opts.settings });
+    writeSettings(dirs, {
+      ...(opts.restricted ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' } : {}),
+      ...opts.settings,
+    });
     installExtension(tools, dirs, vsix);
     const workspace = join(root, 'workspace');
     cpSync(opts.workspace, workspace, { recursive: true });
@@ -114,12 +117,18 @@ export class Session {
       }
     };
     walk(join(this.dirs.userData, 'logs'));
-    out.set('code-server.log', existsSync(join(this.root, 'code-server.log')) ? readFileSync(join(this.root, 'code-server.log'), 'utf8') : '');
+    out.set(
+      'code-server.log',
+      existsSync(join(this.root, 'code-server.log')) ? readFileSync(join(this.root, 'code-server.log'), 'utf8') : '',
+    );
     return out;
   }
 
   log(suffix: string): string {
-    return [...this.logs()].filter(([k]) => k.endsWith(suffix)).map(([, v]) => v).join('\n');
+    return [...this.logs()]
+      .filter(([k]) => k.endsWith(suffix))
+      .map(([, v]) => v)
+      .join('\n');
   }
 
   /** The log once it matches `re` (output channels reach disk a moment after they are written). */
@@ -150,7 +159,9 @@ export class Session {
     const g = await this.page
       .evaluate(() =>
         [...document.querySelectorAll('.editor-group-container')].map((c, i) => {
-          const tabs = [...c.querySelectorAll('.tab')].map((t) => `${t.querySelector('.label-name')?.textContent?.trim() ?? '?'}${t.classList.contains('active') ? '*' : ''}`);
+          const tabs = [...c.querySelectorAll('.tab')].map(
+            (t) => `${t.querySelector('.label-name')?.textContent?.trim() ?? '?'}${t.classList.contains('active') ? '*' : ''}`,
+          );
           return `${i + 1}${c.classList.contains('active') ? ' (active)' : ''}${c.contains(document.activeElement) ? ' (focused)' : ''}: ${tabs.join(', ')}`;
         }),
       )
@@ -163,15 +174,35 @@ export class Session {
    * the artifacts, so the failure message carries this.
    */
   async digest(): Promise<string> {
-    const texts = async (selector: string) => (await this.page.locator(selector).allInnerTexts().catch(() => [] as string[])).map((t) => t.trim().replace(/\s+/g, ' ').slice(0, 200));
-    const quick = (await this.workbench.quickInput.isVisible().catch(() => false)) ? `"${(await texts('.quick-input-widget .quick-input-title')).join(' ')}" holding "${await this.workbench.quickInput.locator('input.input').inputValue().catch(() => '')}"` : 'closed';
-    const tail = (suffix: string, n: number) => this.log(suffix).trimEnd().split('\n').slice(-n).map((l) => `    ${l.slice(0, 300)}`).join('\n');
+    const texts = async (selector: string) =>
+      (
+        await this.page
+          .locator(selector)
+          .allInnerTexts()
+          .catch(() => [] as string[])
+      ).map((t) => t.trim().replace(/\s+/g, ' ').slice(0, 200));
+    const quick = (await this.workbench.quickInput.isVisible().catch(() => false))
+      ? `"${(await texts('.quick-input-widget .quick-input-title')).join(' ')}" holding "${await this.workbench.quickInput
+          .locator('input.input')
+          .inputValue()
+          .catch(() => '')}"`
+      : 'closed';
+    const tail = (suffix: string, n: number) =>
+      this.log(suffix)
+        .trimEnd()
+        .split('\n')
+        .slice(-n)
+        .map((l) => `    ${l.slice(0, 300)}`)
+        .join('\n');
     return [
       `tabs: ${(await texts('.tab .label-name')).join(' | ')}`,
       `groups: ${await this.groups()}`,
       `notifications: ${(await this.workbench.notifications().catch(() => [] as string[])).join(' | ') || 'none'}`,
       `quick input: ${quick}`,
-      `webviews: ${await this.page.locator('iframe.webview').count().catch(() => -1)}`,
+      `webviews: ${await this.page
+        .locator('iframe.webview')
+        .count()
+        .catch(() => -1)}`,
       `Headroom log, last lines:\n${tail('Headroom.log', 12)}`,
       `extension host log, last lines:\n${tail('remoteexthost.log', 6)}`,
     ].join('\n');

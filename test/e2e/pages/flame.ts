@@ -16,7 +16,9 @@ export interface FlameBox {
 export async function flameFrame(page: Page): Promise<Frame> {
   for (let i = 0; i < 300; i++) {
     for (const f of page.frames()) {
-      const ready = await f.evaluate(() => (window as unknown as { __flame?: { init?: unknown } }).__flame?.init !== undefined).catch(() => false);
+      const ready = await f
+        .evaluate(() => (window as unknown as { __flame?: { init?: unknown } }).__flame?.init !== undefined)
+        .catch(() => false);
       if (ready) return f;
     }
     await page.waitForTimeout(200);
@@ -34,8 +36,25 @@ export async function flameState(f: Frame): Promise<{ instant: string; total: nu
       line: number;
       bytes: number;
     }
-    const app = (window as unknown as { __flame: { init: { instantLabel: string; root: N }; path: N[]; rects: Map<number, { node: N; depth: number; x: number; w: number }> } }).__flame;
-    const boxes = [...app.rects.values()].map((r) => ({ id: r.node.id, label: r.node.label, file: r.node.file, line: r.node.line, bytes: r.node.bytes, depth: r.depth, x: r.x, w: r.w }));
+    const app = (
+      window as unknown as {
+        __flame: {
+          init: { instantLabel: string; root: N };
+          path: N[];
+          rects: Map<number, { node: N; depth: number; x: number; w: number }>;
+        };
+      }
+    ).__flame;
+    const boxes = [...app.rects.values()].map((r) => ({
+      id: r.node.id,
+      label: r.node.label,
+      file: r.node.file,
+      line: r.node.line,
+      bytes: r.node.bytes,
+      depth: r.depth,
+      x: r.x,
+      w: r.w,
+    }));
     return { instant: app.init.instantLabel, total: app.init.root.bytes, path: app.path.map((n) => n.label), boxes };
   });
 }

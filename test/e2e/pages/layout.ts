@@ -14,7 +14,9 @@ export async function misfits(where: Page | Frame, selector: string, container?:
   return where.evaluate(
     ({ selector, container }) => {
       const bad: { text: string; why: string }[] = [];
-      const els = [...document.querySelectorAll<HTMLElement>(selector)].filter((e) => e.offsetParent !== null || e.getClientRects().length > 0);
+      const els = [...document.querySelectorAll<HTMLElement>(selector)].filter(
+        (e) => e.offsetParent !== null || e.getClientRects().length > 0,
+      );
       for (const e of els) {
         const text = (e.textContent ?? '').trim();
         if (!text) continue;
@@ -25,11 +27,18 @@ export async function misfits(where: Page | Frame, selector: string, container?:
         const lineH = Math.min(...rects.map((r) => r.height));
         const spread = rects.length ? Math.max(...rects.map((r) => r.top)) - Math.min(...rects.map((r) => r.top)) : 0;
         if (spread >= 0.8 * lineH) bad.push({ text, why: `wraps (text ${Math.round(spread)}px apart, lines ${Math.round(lineH)}px)` });
-        if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline') bad.push({ text, why: `overflows its box (${e.scrollWidth} > ${e.clientWidth})` });
+        if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline')
+          bad.push({ text, why: `overflows its box (${e.scrollWidth} > ${e.clientWidth})` });
         const box = e.getBoundingClientRect();
         const c = container ? e.closest<HTMLElement>(container) : null;
-        const cb = c ? c.getBoundingClientRect() : { left: 0, top: 0, right: document.documentElement.clientWidth, bottom: document.documentElement.clientHeight };
-        if (box.left < cb.left - 1 || box.right > cb.right + 1) bad.push({ text, why: `outside its container (${Math.round(box.left)}…${Math.round(box.right)} vs ${Math.round(cb.left)}…${Math.round(cb.right)})` });
+        const cb = c
+          ? c.getBoundingClientRect()
+          : { left: 0, top: 0, right: document.documentElement.clientWidth, bottom: document.documentElement.clientHeight };
+        if (box.left < cb.left - 1 || box.right > cb.right + 1)
+          bad.push({
+            text,
+            why: `outside its container (${Math.round(box.left)}…${Math.round(box.right)} vs ${Math.round(cb.left)}…${Math.round(cb.right)})`,
+          });
       }
       return { checked: els.length, bad };
     },
@@ -56,14 +65,17 @@ export async function clippedDecorations(page: Page): Promise<{ checked: number;
     const clipped: string[] = [];
     let checked = 0;
     // (No named helper functions in here: the bundler's keepNames would reference a missing __name.)
-    const decos = [...ed.querySelectorAll<HTMLElement>('.view-lines .view-line span span')].filter((e) => !['none', 'normal', ''].includes(getComputedStyle(e, '::after').content));
+    const decos = [...ed.querySelectorAll<HTMLElement>('.view-lines .view-line span span')].filter(
+      (e) => !['none', 'normal', ''].includes(getComputedStyle(e, '::after').content),
+    );
     for (const span of decos) {
       // A line whose code itself runs past the edge is read by scrolling: only the rest must fit.
       const code = [...span.parentElement!.children].filter((e) => !decos.includes(e as HTMLElement));
       if (code.some((e) => e.getBoundingClientRect().right > right)) continue;
       checked++;
       const over = span.getBoundingClientRect().right - right;
-      if (over > 0) clipped.push(`${getComputedStyle(span, '::after').content.replace(/^"|"$/g, '')} (${Math.round(over)}px past the edge)`);
+      if (over > 0)
+        clipped.push(`${getComputedStyle(span, '::after').content.replace(/^"|"$/g, '')} (${Math.round(over)}px past the edge)`);
     }
     return { checked, clipped };
   });
@@ -74,14 +86,19 @@ export async function hoverHeights(page: Page): Promise<{ hover: number; editor:
   return page.evaluate(() => {
     const content = [...document.querySelectorAll<HTMLElement>('.monaco-hover .monaco-hover-content')].find((e) => e.offsetParent !== null);
     const editor = document.querySelector('.editor-group-container.active .editor-instance .monaco-editor');
-    return { hover: content ? Math.max(content.scrollHeight, content.getBoundingClientRect().height) : 0, editor: editor?.getBoundingClientRect().height ?? 0 };
+    return {
+      hover: content ? Math.max(content.scrollHeight, content.getBoundingClientRect().height) : 0,
+      editor: editor?.getBoundingClientRect().height ?? 0,
+    };
   });
 }
 
 /** The timeline's plot area in CSS px of its canvas. */
 export async function plotBox(f: Frame): Promise<{ left: number; top: number; width: number; height: number }> {
   return f.evaluate(() => {
-    const { plot, dpr } = (window as unknown as { __timeline: { chart: { plot: { x: number; y: number; w: number; h: number }; dpr: number } } }).__timeline.chart;
+    const { plot, dpr } = (
+      window as unknown as { __timeline: { chart: { plot: { x: number; y: number; w: number; h: number }; dpr: number } } }
+    ).__timeline.chart;
     return { left: plot.x / dpr, top: plot.y / dpr, width: plot.w / dpr, height: plot.h / dpr };
   });
 }

@@ -22,7 +22,13 @@ export class Problems {
     for (let attempt = 1; ; attempt++) {
       await place?.();
       await this.page.keyboard.press('Control+.');
-      const shown = await items.first().waitFor({ timeout: 8_000 }).then(() => true, () => false);
+      const shown = await items
+        .first()
+        .waitFor({ timeout: 8_000 })
+        .then(
+          () => true,
+          () => false,
+        );
       if (shown) break;
       if (attempt === 4) {
         const focus = await this.page.evaluate(() => document.activeElement?.className ?? '(nothing)');

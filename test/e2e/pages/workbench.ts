@@ -116,7 +116,13 @@ export class Workbench {
   }
 
   private async dialogTitle(): Promise<string> {
-    return (await this.quickInput.locator('.quick-input-title').first().textContent().catch(() => null)) ?? '';
+    return (
+      (await this.quickInput
+        .locator('.quick-input-title')
+        .first()
+        .textContent()
+        .catch(() => null)) ?? ''
+    );
   }
 
   /** Opens a workspace file by name through quick open. */

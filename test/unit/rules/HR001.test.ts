@@ -5,7 +5,6 @@ import { code, describeRule, EVAL_LOOP, fixed } from '../lintHelpers';
 // HR001's tests: its page (docs/rules/HR001.md) says what it finds and when it stays silent.
 
 describeRule('HR001 accumulate-grad-history', (lint) => {
-
   it('an eval loop without no_grad keeps whole graphs: an error, with .item() and .detach() fixes', () => {
     const [f, ...rest] = lint(EVAL_LOOP, 'HR001');
     assert.equal(rest.length, 0);
@@ -35,7 +34,9 @@ def evaluate(model, loader):
 `);
     assert.deepEqual(lint(src, 'HR001'), []);
     // The values half of torch.max still carries the graph.
-    const values = src.replace('_, predicts = torch.max(outputs, 1)', 'best, predicts = torch.max(outputs, 1)').replace('hits += outputs.argmax(1).eq(labels).sum()', 'hits += best.sum()');
+    const values = src
+      .replace('_, predicts = torch.max(outputs, 1)', 'best, predicts = torch.max(outputs, 1)')
+      .replace('hits += outputs.argmax(1).eq(labels).sum()', 'hits += best.sum()');
     const [f, ...rest] = lint(values, 'HR001');
     assert.equal(rest.length, 0);
     assert.match(f!.message, /`hits` accumulates/);
@@ -178,10 +179,25 @@ for epoch in range(epochs):
         loss += batch_loss
         mf_loss += batch_mf_loss
 `);
-    assert.deepEqual(lint(src, 'HR001').map((f) => [f.start.line, f.severity]), [[9, 'warning'], [10, 'warning']]);
+    assert.deepEqual(
+      lint(src, 'HR001').map((f) => [f.start.line, f.severity]),
+      [
+        [9, 'warning'],
+        [10, 'warning'],
+      ],
+    );
     // Not unpacked with what is back-propagated: nothing freed its saved tensors, an error as before.
-    const apart = src.replace('batch_loss, batch_mf_loss, batch_emb_loss = model.create_bpr_loss(u, p, n)', 'batch_loss = model.create_bpr_loss(u, p, n)\n        batch_mf_loss, batch_emb_loss = model.part_losses(u, p, n)');
-    assert.deepEqual(lint(apart, 'HR001').map((f) => [f.start.line, f.severity]), [[10, 'warning'], [11, 'error']]);
+    const apart = src.replace(
+      'batch_loss, batch_mf_loss, batch_emb_loss = model.create_bpr_loss(u, p, n)',
+      'batch_loss = model.create_bpr_loss(u, p, n)\n        batch_mf_loss, batch_emb_loss = model.part_losses(u, p, n)',
+    );
+    assert.deepEqual(
+      lint(apart, 'HR001').map((f) => [f.start.line, f.severity]),
+      [
+        [10, 'warning'],
+        [11, 'error'],
+      ],
+    );
   });
 
   it('HR001 in an eval loop over `data`, and through `loss, out = model(…)` unpacking, as errors', () => {
@@ -198,11 +214,26 @@ def evaluate(model, criterion, data):
     return epoch_loss, val_loss
 `);
     const fs = lint(ev).filter((f) => f.rule === 'HR001');
-    assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[6, 'error'], [8, 'error']]);
-    assert.deepEqual(lint(ev.replace('loss2, output = model(d.text, d.label)', 'loss2, output = 0.0, None'), 'HR001').map((f) => f.start.line), [6]);
+    assert.deepEqual(
+      fs.map((f) => [f.start.line, f.severity]),
+      [
+        [6, 'error'],
+        [8, 'error'],
+      ],
+    );
+    assert.deepEqual(
+      lint(ev.replace('loss2, output = model(d.text, d.label)', 'loss2, output = 0.0, None'), 'HR001').map((f) => f.start.line),
+      [6],
+    );
     // fairseq's criteria: (loss, sample_size, logging_output); only the loss carries a graph.
-    const fair = ev.replace('loss2, output = model(d.text, d.label)\n        val_loss += loss2', 'loss2, sample_size, logging_output = criterion(model, d)\n        val_loss += sample_size');
-    assert.deepEqual(lint(fair, 'HR001').map((f) => f.start.line), [6]);
+    const fair = ev.replace(
+      'loss2, output = model(d.text, d.label)\n        val_loss += loss2',
+      'loss2, sample_size, logging_output = criterion(model, d)\n        val_loss += sample_size',
+    );
+    assert.deepEqual(
+      lint(fair, 'HR001').map((f) => f.start.line),
+      [6],
+    );
   });
 
   // The generalization: accumulation by any shape the code writes it in, and what helpers hand back.
@@ -225,10 +256,22 @@ def run(model, loader, opt):
     return all_out, sums, total
 `);
     const fs = lint(src, 'HR001');
-    assert.deepEqual(fs.map((f) => f.start.line), [11, 12, 13]);
+    assert.deepEqual(
+      fs.map((f) => f.start.line),
+      [11, 12, 13],
+    );
     // A joined tensor stays a tensor: the fix detaches, it does not take .item().
     assert.equal(fixed(src, fs[0]!), src.replace('torch.cat([all_out, out])', 'torch.cat([all_out, out.detach()])'));
-    assert.deepEqual(lint(src.replace('torch.cat([all_out, out])', 'torch.cat([all_out, out.detach()])').replace('sums[0] + loss', 'sums[0] + loss.item()').replace('sum([loss, loss])', 'sum([loss.item(), 1])'), 'HR001'), []);
+    assert.deepEqual(
+      lint(
+        src
+          .replace('torch.cat([all_out, out])', 'torch.cat([all_out, out.detach()])')
+          .replace('sums[0] + loss', 'sums[0] + loss.item()')
+          .replace('sum([loss, loss])', 'sum([loss.item(), 1])'),
+        'HR001',
+      ),
+      [],
+    );
   });
 
   it('accumulates in place: acc.add_(loss)', () => {
@@ -243,11 +286,14 @@ def train(model, loader, opt):
         running.add_(loss)
 `);
     const fs = lint(src, 'HR001');
-    assert.deepEqual(fs.map((f) => f.start.line), [7]);
+    assert.deepEqual(
+      fs.map((f) => f.start.line),
+      [7],
+    );
     assert.deepEqual(lint(fixed(src, fs[0]!), 'HR001'), []);
   });
 
-  it("an object kept across steps whose method adds what it is given to its own state (a meter)", () => {
+  it('an object kept across steps whose method adds what it is given to its own state (a meter)', () => {
     const src = (update: string) =>
       code(`
 import torch
@@ -267,9 +313,15 @@ def train(model, loader, opt):
 `);
     // Reported where the meter keeps it (as a helper's store is), naming the call; the fix passes a number at the call.
     const fs = lint(src('self.sum += val * n'), 'HR001');
-    assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[5, 'warning']]);
+    assert.deepEqual(
+      fs.map((f) => [f.start.line, f.severity]),
+      [[5, 'warning']],
+    );
     assert.match(fs[0]!.message, /called at line 14/);
-    assert.equal(fixed(src('self.sum += val * n'), fs[0]!), src('self.sum += val * n').replace('losses.update(loss,', 'losses.update(loss.item(),'));
+    assert.equal(
+      fixed(src('self.sum += val * n'), fs[0]!),
+      src('self.sum += val * n').replace('losses.update(loss,', 'losses.update(loss.item(),'),
+    );
     // The method keeps a number: nothing grows.
     assert.deepEqual(lint(src('self.sum += float(val) * n'), 'HR001'), []);
     // A meter from another file: AverageMeter.update adds its first argument to a running sum (pytorch/examples' idiom).
@@ -285,12 +337,24 @@ def train(model, loader, opt):
         meter.update(loss, x.size(0))
         meter.update(loss.item(), x.size(0))
 `);
-    assert.deepEqual(lint(imported, 'HR001').map((f) => f.start.line), [8]);
+    assert.deepEqual(
+      lint(imported, 'HR001').map((f) => f.start.line),
+      [8],
+    );
     // A fresh meter every step holds one step.
-    assert.deepEqual(lint(imported.replace('    meter = AverageMeter("loss")\n    for x, y in loader:\n', '    for x, y in loader:\n        meter = AverageMeter("loss")\n'), 'HR001'), []);
+    assert.deepEqual(
+      lint(
+        imported.replace(
+          '    meter = AverageMeter("loss")\n    for x, y in loader:\n',
+          '    for x, y in loader:\n        meter = AverageMeter("loss")\n',
+        ),
+        'HR001',
+      ),
+      [],
+    );
   });
 
-  it("a helper of this file that hands back what it is given (an all-reduce): graph in, graph out", () => {
+  it('a helper of this file that hands back what it is given (an all-reduce): graph in, graph out', () => {
     const src = code(`
 import torch
 import torch.distributed as dist
@@ -307,7 +371,10 @@ def train(model, loader, opt):
         running += reduce_mean(loss)
         running += reduce_mean(loss.detach())
 `);
-    assert.deepEqual(lint(src, 'HR001').map((f) => f.start.line), [12]);
+    assert.deepEqual(
+      lint(src, 'HR001').map((f) => f.start.line),
+      [12],
+    );
   });
 
   it('HR001: a meter kept on the object in a per-batch method; values from a loss object’s other methods and from instances of a distance class; not a sum reset every outer pass over a few repeats', () => {
@@ -325,7 +392,10 @@ class Runner(BaseRunner):
         coarse.backward()
         self.losses.update([coarse * 1000])
 `);
-    assert.deepEqual(lint(meter, 'HR001').map((f) => f.start.line), [11]);
+    assert.deepEqual(
+      lint(meter, 'HR001').map((f) => f.start.line),
+      [11],
+    );
     const lossMethod = code(`
 import torch
 def train_epoch(loader, model, criterion, optimizer):
@@ -339,7 +409,10 @@ def train_epoch(loader, model, criterion, optimizer):
         dice = criterion._show_dice(preds, y)
         dice_sum += dice
 `);
-    assert.deepEqual(lint(lossMethod, 'HR001').map((f) => f.start.line), [10]);
+    assert.deepEqual(
+      lint(lossMethod, 'HR001').map((f) => f.start.line),
+      [10],
+    );
     const repeats = code(`
 import torch
 for x in loader:

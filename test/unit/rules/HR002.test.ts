@@ -18,7 +18,10 @@ for x, y in loader:
     outs.append(out)
 `);
     const fs = lint(src, 'HR002');
-    assert.deepEqual(fs.map((f) => f.start.line), [7, 8]);
+    assert.deepEqual(
+      fs.map((f) => f.start.line),
+      [7, 8],
+    );
     assert.equal(fixed(src, fs[0]!), src.replace('losses.append(loss)', 'losses.append(loss.item())'));
     assert.equal(fixed(src, fs[1]!), src.replace('outs.append(out)', 'outs.append(out.detach())'));
   });
@@ -72,10 +75,13 @@ def train(model, loader):
         outs.append(out)
     return th.cat(outs)
 `);
-    assert.deepEqual(lint(kept, 'HR002').map((f) => f.start.line), [4, 12]);
+    assert.deepEqual(
+      lint(kept, 'HR002').map((f) => f.start.line),
+      [4, 12],
+    );
   });
 
-  it("an object kept across steps whose method stores what it is given in its own state", () => {
+  it('an object kept across steps whose method stores what it is given in its own state', () => {
     const src = code(`
 import torch
 class History:
@@ -92,7 +98,10 @@ def train(model, loader, opt):
         hist.add(loss)
 `);
     const fs = lint(src, 'HR002');
-    assert.deepEqual(fs.map((f) => f.start.line), [5]);
+    assert.deepEqual(
+      fs.map((f) => f.start.line),
+      [5],
+    );
     assert.match(fs[0]!.message, /History\.add/);
     assert.deepEqual(lint(src.replace('hist.add(loss)', 'hist.add(loss.item())'), 'HR002'), []);
     assert.deepEqual(lint(src.replace('self.values.append(v)', 'self.values.append(float(v))'), 'HR002'), []);
@@ -109,7 +118,10 @@ class Runner:
         self.loss["rec"] = loss
         self.history[self.step_count] = loss
 `);
-    assert.deepEqual(lint(src, 'HR002').map((f) => f.start.line), [7]);
+    assert.deepEqual(
+      lint(src, 'HR002').map((f) => f.start.line),
+      [7],
+    );
   });
 
   it('HR002: `xs.extend(out)` keeps the rows of a graph-carrying tensor', () => {
@@ -122,7 +134,10 @@ def features(model, loader):
         feats.extend(out)
     return torch.stack(feats).detach()
 `);
-    assert.deepEqual(lint(src, 'HR002').map((f) => f.start.line), [5]);
+    assert.deepEqual(
+      lint(src, 'HR002').map((f) => f.start.line),
+      [5],
+    );
     assert.deepEqual(lint(src.replace('feats.extend(out)', 'feats.extend(out.tolist())'), 'HR002'), []);
   });
 
@@ -143,7 +158,11 @@ class Model(pl.LightningModule):
     const [f] = lint(src, 'HR002');
     assert.equal(f?.start.line, 7);
     assert.equal(fixed(src, f!), src.replace('"aux": aux,', '"aux": aux.detach(),'));
-    assert.deepEqual(lint(src.replace(/    def training_epoch_end[^]*$/, ''), 'HR002'), [], 'without training_epoch_end Lightning keeps nothing');
+    assert.deepEqual(
+      lint(src.replace(/    def training_epoch_end[^]*$/, ''), 'HR002'),
+      [],
+      'without training_epoch_end Lightning keeps nothing',
+    );
   });
 
   it('HR002: a tensor buffer written in place keeps the graph whatever the index; a dict entry by a constant key holds the last value only', () => {
@@ -160,6 +179,9 @@ for data in dataloader:
     metrics[0] = losses.mean()
     names["loss"] = loss
 `);
-    assert.deepEqual(lint(src, 'HR002').map((f) => f.start.line), [8, 9]);
+    assert.deepEqual(
+      lint(src, 'HR002').map((f) => f.start.line),
+      [8, 9],
+    );
   });
 });

@@ -24,7 +24,10 @@ def validate(model, loader):
     assert.equal(f!.start.line, 5);
     assert.equal(
       fixed(src, f!),
-      src.replace('    for x, y in loader:\n        out = model(x)\n        correct += (out.argmax(1) == y).sum().item()\n', '    with torch.no_grad():\n        for x, y in loader:\n            out = model(x)\n            correct += (out.argmax(1) == y).sum().item()\n'),
+      src.replace(
+        '    for x, y in loader:\n        out = model(x)\n        correct += (out.argmax(1) == y).sum().item()\n',
+        '    with torch.no_grad():\n        for x, y in loader:\n            out = model(x)\n            correct += (out.argmax(1) == y).sum().item()\n',
+      ),
     );
     assert.equal(fixed(src, f!, 1), src.replace('def validate', '@torch.no_grad()\ndef validate'));
   });
@@ -51,7 +54,10 @@ for epoch in range(30):
     for images, labels in test_loader:
         outputs = model(images)
 `);
-    assert.deepEqual(lint(epochs, 'HR004').map((f) => f.start.line), [8]);
+    assert.deepEqual(
+      lint(epochs, 'HR004').map((f) => f.start.line),
+      [8],
+    );
     const inFunction = code(`
 import torch
 def fit(model, loader):
@@ -63,7 +69,10 @@ def fit(model, loader):
         for x in loader:
             out = model(x)
 `);
-    assert.deepEqual(lint(inFunction, 'HR004').map((f) => f.start.line), [4]);
+    assert.deepEqual(
+      lint(inFunction, 'HR004').map((f) => f.start.line),
+      [4],
+    );
     assert.equal(lint(inFunction, 'HR004')[0]!.fixes.length, 2, 'wrap, or decorate the function');
     assert.equal(lint(epochs, 'HR004')[0]!.fixes.length, 1, 'module code: wrap only');
   });
@@ -96,12 +105,29 @@ def dump(m, dataset):
         torch.save(m(dataset[i]), f"{i}.pt")
 `);
     // A module by what built it (Net subclasses nn.Module), not by its name; `m` is not known to be one.
-    assert.deepEqual(lint(run, 'HR004').map((f) => f.start.line), [11]);
-    assert.deepEqual(lint(run.replace('def dump(m, dataset):', 'def dump(m, dataset):\n    m.eval()'), 'HR004').map((f) => f.start.line), [11, 16]);
+    assert.deepEqual(
+      lint(run, 'HR004').map((f) => f.start.line),
+      [11],
+    );
+    assert.deepEqual(
+      lint(run.replace('def dump(m, dataset):', 'def dump(m, dataset):\n    m.eval()'), 'HR004').map((f) => f.start.line),
+      [11, 16],
+    );
     // A module without parameters (`x * 2`) is a function of its inputs: no graph unless they carry one.
-    assert.deepEqual(lint(run.replace('        return self.conv(x)', '        return x * 2').replace('        self.conv = torch.nn.Conv2d(3, 2, 1)\n', ''), 'HR004'), []);
+    assert.deepEqual(
+      lint(
+        run.replace('        return self.conv(x)', '        return x * 2').replace('        self.conv = torch.nn.Conv2d(3, 2, 1)\n', ''),
+        'HR004',
+      ),
+      [],
+    );
     // The same loop training, or under no_grad: silent.
-    assert.deepEqual(lint(run.replace('    return masks', '    torch.stack(masks).float().sum().backward()\n    return masks'), 'HR004').map((f) => f.start.line), []);
+    assert.deepEqual(
+      lint(run.replace('    return masks', '    torch.stack(masks).float().sum().backward()\n    return masks'), 'HR004').map(
+        (f) => f.start.line,
+      ),
+      [],
+    );
     assert.deepEqual(lint(run.replace('def score_images', '@torch.no_grad()\ndef score_images'), 'HR004'), []);
   });
 
@@ -124,7 +150,10 @@ def main():
     unet = UNet()
     ${caller}
 `);
-    assert.deepEqual(lint(sampler('torch.save(denoise(unet, torch.randn(1, 3), 50), "x.pt")'), 'HR004').map((f) => f.start.line), [8]);
+    assert.deepEqual(
+      lint(sampler('torch.save(denoise(unet, torch.randn(1, 3), 50), "x.pt")'), 'HR004').map((f) => f.start.line),
+      [8],
+    );
     assert.deepEqual(lint(sampler('loss = denoise(unet, torch.randn(1, 3), 5).mean()\n    loss.backward()'), 'HR004'), []);
     // With no caller in the file it may be differentiated through (a rollout's log-probabilities): left alone.
     assert.deepEqual(lint(sampler('pass'), 'HR004'), []);
@@ -178,7 +207,10 @@ class Agent:
             self.infos.append(state)
 `);
     assert.deepEqual(lint(dream, 'HR004'), []);
-    assert.equal(lint(dream.replace('            self.infos.append(state)\n', '            print(state.sum().item())\n'), 'HR004').length, 1);
+    assert.equal(
+      lint(dream.replace('            self.infos.append(state)\n', '            print(state.sum().item())\n'), 'HR004').length,
+      1,
+    );
     const pytest = code(`
 import pytest
 import torch
@@ -202,7 +234,10 @@ class Trainer:
         return [self.validation_step(b) for b in loader]
 `);
     const fs = lint(trainer, 'HR004');
-    assert.deepEqual(fs.map((f) => f.start.line), [4]);
+    assert.deepEqual(
+      fs.map((f) => f.start.line),
+      [4],
+    );
     assert.equal(fixed(trainer, fs[0]!), trainer.replace('    def validation_step', '    @torch.no_grad()\n    def validation_step'));
     assert.deepEqual(lint(trainer.replace('import torch\n', 'import torch\nimport lightning as L\n'), 'HR004'), []);
     assert.deepEqual(lint(trainer.replace('        self.model.eval()\n', ''), 'HR004'), []);
@@ -219,7 +254,10 @@ def evaluate(model, tasks, iterator):
         for batch in generator:
             out = model.forward(task, batch)
 `);
-    assert.deepEqual(lint(inner, 'HR004').map((f) => f.start.line), [5]);
+    assert.deepEqual(
+      lint(inner, 'HR004').map((f) => f.start.line),
+      [5],
+    );
     const suffix = code(`
 import torch
 def main(args, draft_model, eagle3_model, eval_dataloader):
@@ -227,8 +265,23 @@ def main(args, draft_model, eagle3_model, eval_dataloader):
     for data in eval_dataloader:
         plosses = eagle3_model(input_ids=data["input_ids"].cuda())
 `);
-    assert.deepEqual(lint(suffix, 'HR004').map((f) => f.start.line), [3]);
-    assert.deepEqual(lint(suffix.replace(/eagle3_model/g, 'convert_model').replace('def main(args, draft_model, convert_model, eval_dataloader)', 'from tools import convert_model\ndef main(args, draft_model, eval_dataloader)'), 'HR004'), [], 'a function named like one is not a model');
+    assert.deepEqual(
+      lint(suffix, 'HR004').map((f) => f.start.line),
+      [3],
+    );
+    assert.deepEqual(
+      lint(
+        suffix
+          .replace(/eagle3_model/g, 'convert_model')
+          .replace(
+            'def main(args, draft_model, convert_model, eval_dataloader)',
+            'from tools import convert_model\ndef main(args, draft_model, eval_dataloader)',
+          ),
+        'HR004',
+      ),
+      [],
+      'a function named like one is not a model',
+    );
     const moved = code(`
 import torch
 class CNN:
@@ -243,7 +296,10 @@ class CNN:
             feats.append(arr.detach().cpu())
         return feats
 `);
-    assert.deepEqual(lint(moved, 'HR004').map((f) => f.start.line), [8]);
+    assert.deepEqual(
+      lint(moved, 'HR004').map((f) => f.start.line),
+      [8],
+    );
     const helper = code(`
 import torch
 def extract(path, model, out):
@@ -261,7 +317,10 @@ def generate(files, model):
 model = torch.hub.load("repo", "hubert")
 generate(files, model)
 `);
-    assert.deepEqual(lint(helper, 'HR004').map((f) => f.start.line), [9]);
+    assert.deepEqual(
+      lint(helper, 'HR004').map((f) => f.start.line),
+      [9],
+    );
     const reinforce = code(`
 import torch
 policy = Policy()

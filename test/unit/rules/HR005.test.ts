@@ -21,7 +21,8 @@ for batch in loader:
   });
 
   it('alone in its block it becomes pass; an alias resolves', () => {
-    const src = 'from torch.cuda import empty_cache\nimport torch\nfor batch in loader:\n    loss = model(batch)\n    loss.backward()\n    if loss > 3:\n        empty_cache()\n';
+    const src =
+      'from torch.cuda import empty_cache\nimport torch\nfor batch in loader:\n    loss = model(batch)\n    loss.backward()\n    if loss > 3:\n        empty_cache()\n';
     const [f] = lint(src, 'HR005');
     assert.ok(f);
     assert.equal(fixed(src, f), src.replace('        empty_cache()', '        pass'));
@@ -43,7 +44,7 @@ for step, batch in enumerate(loader):
     assert.deepEqual(lint(src, 'HR005'), []);
   });
 
-  it('not after an OOM either, under the flag its handler sets (fairseq\'s trainer: `if has_oom:`); an unrelated flag is no guard', () => {
+  it("not after an OOM either, under the flag its handler sets (fairseq's trainer: `if has_oom:`); an unrelated flag is no guard", () => {
     const src = code(`
 import torch
 for i, batch in enumerate(loader):
@@ -58,7 +59,8 @@ for i, batch in enumerate(loader):
         optimizer.zero_grad()
         torch.cuda.empty_cache()
 `);
-    for (const flag of ['has_oom', 'oom', 'self.oom', 'is_oom_batch']) assert.deepEqual(lint(src.replaceAll('FLAG', flag), 'HR005'), [], flag);
+    for (const flag of ['has_oom', 'oom', 'self.oom', 'is_oom_batch'])
+      assert.deepEqual(lint(src.replaceAll('FLAG', flag), 'HR005'), [], flag);
     for (const flag of ['zoom', 'log_now', 'room']) assert.equal(lint(src.replaceAll('FLAG', flag), 'HR005').length, 1, flag);
   });
 });

@@ -8,8 +8,14 @@ describeRule('HR006 checkpoint-use-reentrant', (lint) => {
   it('adds use_reentrant=False, whatever the import spelling and trailing comma', () => {
     const cases: [string, string][] = [
       ['from torch.utils.checkpoint import checkpoint\ny = checkpoint(f, x)\n', 'y = checkpoint(f, x, use_reentrant=False)\n'],
-      ['import torch.utils.checkpoint as cp\ny = cp.checkpoint(\n    f,\n    x,\n)\n', 'y = cp.checkpoint(\n    f,\n    x, use_reentrant=False\n)\n'],
-      ['import torch\ny = torch.utils.checkpoint.checkpoint_sequential(fs, 2, x)\n', 'y = torch.utils.checkpoint.checkpoint_sequential(fs, 2, x, use_reentrant=False)\n'],
+      [
+        'import torch.utils.checkpoint as cp\ny = cp.checkpoint(\n    f,\n    x,\n)\n',
+        'y = cp.checkpoint(\n    f,\n    x, use_reentrant=False\n)\n',
+      ],
+      [
+        'import torch\ny = torch.utils.checkpoint.checkpoint_sequential(fs, 2, x)\n',
+        'y = torch.utils.checkpoint.checkpoint_sequential(fs, 2, x, use_reentrant=False)\n',
+      ],
     ];
     for (const [src, want] of cases) {
       const [f, ...rest] = lint(src, 'HR006');

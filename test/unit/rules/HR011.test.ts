@@ -18,7 +18,10 @@ class Images(Dataset):
 loader = DataLoader(Images(), num_workers=4)
 `);
     const fs = lint(src, 'HR011');
-    assert.deepEqual(fs.map((f) => [f.start.line, f.severity]), [[4, 'error']]);
+    assert.deepEqual(
+      fs.map((f) => [f.start.line, f.severity]),
+      [[4, 'error']],
+    );
     assert.equal(lint(src.replace('num_workers=4', 'num_workers=0'), 'HR011')[0]?.severity, 'warning');
   });
 
@@ -53,34 +56,53 @@ loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)
   it('other code the workers run: a collate_fn or worker_init_fn handed to a DataLoader, a Dataset’s collate hook, a transform’s __call__', () => {
     const fs = lint(workers, 'HR011');
     const lines = workers.split('\n');
-    assert.deepEqual(fs.map((f) => [lines[f.start.line]!.trim(), f.severity]), [
-      ['return torch.stack(batch).cuda()', 'error'],
-      ['return x.to("cuda")', 'error'],
-      ['return torch.stack(batch).to(self.device)', 'error'],
-    ]);
-    assert.deepEqual(fs.map((f) => f.start.line), [5, 12, 22], 'to_gpu, ToDevice.__call__ and Pairs.collate_fn; not the collate function nobody hands over, nor a callable used as no transform');
+    assert.deepEqual(
+      fs.map((f) => [lines[f.start.line]!.trim(), f.severity]),
+      [
+        ['return torch.stack(batch).cuda()', 'error'],
+        ['return x.to("cuda")', 'error'],
+        ['return torch.stack(batch).to(self.device)', 'error'],
+      ],
+    );
+    assert.deepEqual(
+      fs.map((f) => f.start.line),
+      [5, 12, 22],
+      'to_gpu, ToDevice.__call__ and Pairs.collate_fn; not the collate function nobody hands over, nor a callable used as no transform',
+    );
     assert.match(fs[0]!.message, /CUDA in to_gpu \(run by the DataLoader's workers\)/);
     assert.match(fs[1]!.message, /CUDA in ToDevice\.__call__ \(a transform the Dataset runs per item\)/);
     const init = workers.replace('collate_fn=to_gpu', 'worker_init_fn=unused_collate');
-    assert.deepEqual(lint(init, 'HR011').map((f) => f.start.line), [8, 12, 22]);
+    assert.deepEqual(
+      lint(init, 'HR011').map((f) => f.start.line),
+      [8, 12, 22],
+    );
   });
 
   it('handing a function to a DataLoader in another statement re-lints the function, as a full lint does', () => {
     const before = workers.replace(', collate_fn=to_gpu', '');
     const s = new LintSession(parser(), { select: ['HR011'] });
-    assert.deepEqual(s.update(before).map((f) => f.start.line), [12, 22]);
+    assert.deepEqual(
+      s.update(before).map((f) => f.start.line),
+      [12, 22],
+    );
     const at = before.indexOf('num_workers=4') + 'num_workers=4'.length;
     const line = before.slice(0, at).split('\n').length - 1;
     const col = at - (before.lastIndexOf('\n', at - 1) + 1);
     const inc = s.update(workers, [{ offset: at, length: 0, text: ', collate_fn=to_gpu', start: { line, col }, end: { line, col } }]);
-    assert.deepEqual(inc.map((f) => [f.start.line, f.severity]), lint(workers, 'HR011').map((f) => [f.start.line, f.severity]));
+    assert.deepEqual(
+      inc.map((f) => [f.start.line, f.severity]),
+      lint(workers, 'HR011').map((f) => [f.start.line, f.severity]),
+    );
     s.dispose();
   });
 
   it('edits a session reads the file key again for (inside a multi-line DataLoader or Compose list, a key word typed or broken) equal a full lint', () => {
     const multi = workers
       .replace('self.transform = T.Compose([ToDevice()])', 'self.transform = T.Compose([\n            T.Resize(8),\n        ])')
-      .replace('loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)', 'loader = DataLoader(\n    Pairs(),\n    num_workers=4,\n)');
+      .replace(
+        'loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)',
+        'loader = DataLoader(\n    Pairs(),\n    num_workers=4,\n)',
+      );
     const s = new LintSession(parser(), { select: ['HR011'] });
     let text = multi;
     s.update(text);
@@ -91,7 +113,11 @@ loader = DataLoader(Pairs(), num_workers=4, collate_fn=to_gpu)
       const change = { offset: at, length: find.length, text: replace, start: pos(at), end: pos(at + find.length) };
       text = text.slice(0, at) + replace + text.slice(at + find.length);
       const inc = s.update(text, [change]);
-      assert.deepEqual(inc.map((f) => [f.start.line, f.severity]), lint(text, 'HR011').map((f) => [f.start.line, f.severity]), `after ${find} → ${replace}`);
+      assert.deepEqual(
+        inc.map((f) => [f.start.line, f.severity]),
+        lint(text, 'HR011').map((f) => [f.start.line, f.severity]),
+        `after ${find} → ${replace}`,
+      );
     };
     edit('    num_workers=4,', '    num_workers=0,'); // a line of the DataLoader call without the word DataLoader
     edit('            T.Resize(8),', '            T.Resize(8),\n            ToDevice(),'); // a class added to a Compose list, on its own line
@@ -119,6 +145,9 @@ class Eos(FairseqDataset):
         self.eos = self.eos.to(device=samples[0]["source"].device)
         return samples
 `);
-    assert.deepEqual(lint(src, 'HR011').map((f) => f.start.line), [4]);
+    assert.deepEqual(
+      lint(src, 'HR011').map((f) => f.start.line),
+      [4],
+    );
   });
 });

@@ -27,7 +27,7 @@ for x in loader:
     assert.deepEqual(lint(gan, 'HR013'), []);
   });
 
-  it('HR013: not in a loop over the parts of a graph built before it, where each pass goes through the same graph again (torchrl\'s loss tests)', () => {
+  it("HR013: not in a loop over the parts of a graph built before it, where each pass goes through the same graph again (torchrl's loss tests)", () => {
     const src = code(`
 import torch
 loss = loss_fn(td)
@@ -38,7 +38,11 @@ for k in loss.keys():
     check_grads(k)
 `);
     assert.deepEqual(lint(src, 'HR013'), []);
-    assert.deepEqual(lint(src.replace('for k in loss.keys():', 'for k in loss.keys():\n    loss = loss_fn(td)'), 'HR013').length, 1, 'a graph built in the loop');
+    assert.deepEqual(
+      lint(src.replace('for k in loss.keys():', 'for k in loss.keys():\n    loss = loss_fn(td)'), 'HR013').length,
+      1,
+      'a graph built in the loop',
+    );
     const parts = code(`
 import torch
 out = model(x)
@@ -47,7 +51,11 @@ for part in losses:
     torch.autograd.backward(part, retain_graph=True)
 `);
     assert.deepEqual(lint(parts, 'HR013'), []);
-    assert.equal(lint(parts.replace('for part in losses:', 'for part in losses:\n    out = model(x)\n    part = out.sum()'), 'HR013').length, 1, 'rebuilt in the loop');
+    assert.equal(
+      lint(parts.replace('for part in losses:', 'for part in losses:\n    out = model(x)\n    part = out.sum()'), 'HR013').length,
+      1,
+      'rebuilt in the loop',
+    );
     // accelerate: what is back-propagated is the argument (built in the loop here), not the accelerator.
     const accel = code(`
 import torch
@@ -93,7 +101,10 @@ class Block:
         g.backward(dy, retain_graph=True)
         return y - g, dy
 `);
-    assert.deepEqual(lint(helper, 'HR013').map((f) => f.start.line), [4, 11, 16]);
+    assert.deepEqual(
+      lint(helper, 'HR013').map((f) => f.start.line),
+      [4, 11, 16],
+    );
     const gan = code(`
 import torch
 class Trainer:

@@ -22,7 +22,13 @@ for data, targets in batches:
 `);
     const [f] = lint(src, 'HR014');
     assert.ok(f);
-    assert.equal(fixed(src, f), src.replace('    output, hidden = model(data, hidden)', '    hidden = hidden.detach() if isinstance(hidden, torch.Tensor) else tuple(t.detach() for t in hidden)\n    output, hidden = model(data, hidden)'));
+    assert.equal(
+      fixed(src, f),
+      src.replace(
+        '    output, hidden = model(data, hidden)',
+        '    hidden = hidden.detach() if isinstance(hidden, torch.Tensor) else tuple(t.detach() for t in hidden)\n    output, hidden = model(data, hidden)',
+      ),
+    );
     assert.deepEqual(lint(fixed(src, f), 'HR014'), []);
     // A forward-only loop (a rollout, generation) keeps the whole history too, unless grad is off.
     const rollout = code(`
@@ -34,7 +40,13 @@ for data in batches:
     outs.append(output.argmax(-1))
 `);
     assert.equal(lint(rollout, 'HR014').length, 1);
-    assert.deepEqual(lint(rollout.replace('for data in batches:', 'with torch.no_grad():\n  for data in batches:').replace(/\n    /g, '\n      '), 'HR014'), []);
+    assert.deepEqual(
+      lint(
+        rollout.replace('for data in batches:', 'with torch.no_grad():\n  for data in batches:').replace(/\n    /g, '\n      '),
+        'HR014',
+      ),
+      [],
+    );
   });
 
   it('HR014: a hidden state detached in place (detach_(), on it or on its parts) is bounded too', () => {
@@ -49,11 +61,16 @@ for data, target in batches:
     loss.backward()
     opt.step()
 `);
-    for (const d of ['hidden[0].detach_()\n    hidden[1].detach_()', 'hidden.detach_()', 'hidden[ 0 ].detach_()']) assert.deepEqual(lint(src.replace('DETACH', d), 'HR014'), [], d);
+    for (const d of ['hidden[0].detach_()\n    hidden[1].detach_()', 'hidden.detach_()', 'hidden[ 0 ].detach_()'])
+      assert.deepEqual(lint(src.replace('DETACH', d), 'HR014'), [], d);
     // After the step (the output detached for the next one) counts as well.
-    assert.deepEqual(lint(src.replace('    DETACH\n', '').replace('    opt.step()\n', '    opt.step()\n    hidden.detach_()\n'), 'HR014'), []);
+    assert.deepEqual(
+      lint(src.replace('    DETACH\n', '').replace('    opt.step()\n', '    opt.step()\n    hidden.detach_()\n'), 'HR014'),
+      [],
+    );
     // Another name's detach_, or a copy's, leaves the chain: still flagged.
-    for (const d of ['other.detach_()', 'hidden_copy.detach_()', 'hidden[0].detach()', 'x = hidden[0].detach_']) assert.equal(lint(src.replace('DETACH', d), 'HR014').length, 1, d);
+    for (const d of ['other.detach_()', 'hidden_copy.detach_()', 'hidden[0].detach()', 'x = hidden[0].detach_'])
+      assert.equal(lint(src.replace('DETACH', d), 'HR014').length, 1, d);
   });
 
   it('HR014 reads only loop bodies whose text may call a model: every call isModelCall accepts, in real code, is one', () => {
@@ -75,7 +92,15 @@ for data, target in batches:
     // The lint corpus's files are among them: real model calls of many shapes.
     assert.ok(n > 100, `${n} model calls`);
     // Shapes a call can take between its callee and `(`.
-    for (const t of ['self.model["g"](z)', 'self.nets[k] (x)', 'net \\\n (x)', 'f(model  # why\n (x))', 'x . forward(y)', 'module.validation_step(b)']) assert.match(t, MAY_CALL_MODEL);
+    for (const t of [
+      'self.model["g"](z)',
+      'self.nets[k] (x)',
+      'net \\\n (x)',
+      'f(model  # why\n (x))',
+      'x . forward(y)',
+      'module.validation_step(b)',
+    ])
+      assert.match(t, MAY_CALL_MODEL);
   });
 
   it('HR014: the state alone fed back (`h = self.rssm.recurrent_model(z, a, h)`) in a forward-only rollout, and an input changed in place (`inp.data.fill_(i)`); not when the rollout is trained on', () => {
@@ -98,7 +123,10 @@ class Agent:
             out, hidden = self.forward(inp, hidden)
             inp.data.fill_(out.argmax())
 `);
-    assert.deepEqual(lint(rollout, 'HR014').map((f) => f.start.line), [6, 15]);
+    assert.deepEqual(
+      lint(rollout, 'HR014').map((f) => f.start.line),
+      [6, 15],
+    );
     const trained = code(`
 import torch
 class Agent:

@@ -71,7 +71,8 @@ export class FlameApp {
       return;
     }
     if (m.type === 'subtree') {
-      const n = m.session === this.init?.session && this.root ? (this.rects.get(m.node.id)?.node ?? findNode(this.root, m.node.id)) : undefined;
+      const n =
+        m.session === this.init?.session && this.root ? (this.rects.get(m.node.id)?.node ?? findNode(this.root, m.node.id)) : undefined;
       if (!n) return;
       Object.assign(n, { children: m.node.children, otherBytes: m.node.otherBytes, otherCount: m.node.otherCount });
       parentsOf(n, this.parents);
@@ -119,7 +120,8 @@ export class FlameApp {
     const r = this.rects.get(n.id);
     const g = this.dom.graph;
     // Keep the frame's row in view when the graph is deeper than the panel.
-    if (r && (r.depth * ROW_PX < g.scrollTop || (r.depth + 1) * ROW_PX > g.scrollTop + g.clientHeight)) g.scrollTop = Math.max(0, r.depth * ROW_PX - g.clientHeight / 2);
+    if (r && (r.depth * ROW_PX < g.scrollTop || (r.depth + 1) * ROW_PX > g.scrollTop + g.clientHeight))
+      g.scrollTop = Math.max(0, r.depth * ROW_PX - g.clientHeight / 2);
     this.details();
     this.announce(n);
   }
@@ -134,7 +136,8 @@ export class FlameApp {
 
   /** Remembers the snapshot, the zoom and the search (getState), for a page shown again or reloaded. */
   private save(): void {
-    if (this.init) this.host.setState({ path: this.init.path, device: this.init.device, query: this.dom.search.value, zoom: this.path.map(keyOf) });
+    if (this.init)
+      this.host.setState({ path: this.init.path, device: this.init.device, query: this.dom.search.value, zoom: this.path.map(keyOf) });
   }
 
   search(q: string): void {
@@ -184,7 +187,11 @@ export class FlameApp {
   }
 
   private draw(): void {
-    this.chart.draw(this.laid, this.width(), { selected: this.selected?.id, matches: this.matches.ids, searching: this.dom.search.value.trim() !== '' });
+    this.chart.draw(this.laid, this.width(), {
+      selected: this.selected?.id,
+      matches: this.matches.ids,
+      searching: this.dom.search.value.trim() !== '',
+    });
     this.dom.canvas.dataset.frames = String(this.laid.length);
   }
 

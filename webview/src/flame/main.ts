@@ -36,7 +36,10 @@ const graph = el('div', undefined, 'graph');
 graph.tabIndex = 0;
 graph.setAttribute('role', 'application');
 graph.setAttribute('aria-roledescription', 'flame graph');
-graph.setAttribute('aria-label', 'Memory live at the instant, by call path. Arrows move between frames (Up the caller, Down the largest callee, Left and Right the neighbours), Enter opens the source, Space zooms in, Escape zooms out, slash searches. Each frame is read out as you reach it.');
+graph.setAttribute(
+  'aria-label',
+  'Memory live at the instant, by call path. Arrows move between frames (Up the caller, Down the largest callee, Left and Right the neighbours), Enter opens the source, Space zooms in, Escape zooms out, slash searches. Each frame is read out as you reach it.',
+);
 graph.append(canvas, tooltip);
 const details = el('div', undefined, 'details');
 const status = el('div', undefined, 'sr-status');
@@ -44,7 +47,12 @@ status.setAttribute('aria-live', 'polite');
 const message = el('p', '', 'message');
 message.hidden = true;
 const key = el('div', undefined, 'key');
-for (const [kind, text] of [['user', 'your code'], ['library', 'library code'], ['tensor', 'a named parameter tensor'], ['bucket', 'no source line']] as const) {
+for (const [kind, text] of [
+  ['user', 'your code'],
+  ['library', 'library code'],
+  ['tensor', 'a named parameter tensor'],
+  ['bucket', 'no source line'],
+] as const) {
   const k = el('span');
   k.append(el('span', undefined, `swatch ${kind}`), el('span', text));
   key.append(k);

@@ -4,7 +4,12 @@ import type { FlameMatches } from './search';
 
 // The page's words about frames: names read out, tooltips, the breadcrumb, the details, the search's count.
 
-const KIND: Record<FlameNode['kind'], string> = { user: 'your code', library: 'library code', bucket: 'no source line', tensor: 'a named parameter tensor' };
+const KIND: Record<FlameNode['kind'], string> = {
+  user: 'your code',
+  library: 'library code',
+  bucket: 'no source line',
+  tensor: 'a named parameter tensor',
+};
 
 export function share(part: number, total: number): string {
   return total > 0 ? `${((100 * part) / total).toFixed(1)}%` : '—';

@@ -28,7 +28,12 @@ export function searchFlame(root: FlameNode, query: string): FlameMatches {
 }
 
 /** The neighbour a key moves to among the drawn frames: Up the parent, Down the largest child, Left and Right the siblings. */
-export function neighbour(key: string, sel: FlameNode, parents: ReadonlyMap<number, FlameNode>, drawn: ReadonlyMap<number, FlameRect>): FlameNode | undefined {
+export function neighbour(
+  key: string,
+  sel: FlameNode,
+  parents: ReadonlyMap<number, FlameNode>,
+  drawn: ReadonlyMap<number, FlameRect>,
+): FlameNode | undefined {
   const parent = parents.get(sel.id);
   switch (key) {
     case 'ArrowUp':

@@ -68,7 +68,12 @@ export class TimelineApp {
   ) {
     this.state = { ...DEFAULT_STATE, ...(host.getState<UiState>() ?? {}) };
     this.chart = new Chart(dom.canvas, this.theme);
-    this.minimap = new Minimap(dom.minimap, this.theme, (v) => this.setView(v), () => this.timeMode);
+    this.minimap = new Minimap(
+      dom.minimap,
+      this.theme,
+      (v) => this.setView(v),
+      () => this.timeMode,
+    );
     this.segments = new SegmentsView(this.theme, this.state.seg, () => this.save());
     dom.segmentsTab.append(this.segments.root);
   }
@@ -92,7 +97,11 @@ export class TimelineApp {
       case 'frame':
         if (!this.init || m.session !== this.init.session) return;
         if (this.inflight?.seq === m.seq) this.inflight = undefined;
-        if (m.request.from === this.domainMin(m.request.x) && m.request.to === this.domainMax(m.request.x) && m.request.minBandBytes >= MERGE_ALL) {
+        if (
+          m.request.from === this.domainMin(m.request.x) &&
+          m.request.to === this.domainMax(m.request.x) &&
+          m.request.minBandBytes >= MERGE_ALL
+        ) {
           this.fallback.set(m.request.x, { frame: fixFrame(m.frame), from: m.request.from, to: m.request.to });
         } else if (!this.primary || m.seq > this.primary.seq) {
           this.primary = { frame: fixFrame(m.frame), from: m.request.from, to: m.request.to, request: m.request, seq: m.seq };
@@ -185,7 +194,12 @@ export class TimelineApp {
 
   requestFallback(x: 'index' | 'time'): void {
     if (!this.init) return;
-    this.post({ type: 'view', session: this.init.session, seq: ++this.seq, request: { keying: 'category', x, from: this.domainMin(x), to: this.domainMax(x), columns: 1024, minBandBytes: MERGE_ALL } });
+    this.post({
+      type: 'view',
+      session: this.init.session,
+      seq: ++this.seq,
+      request: { keying: 'category', x, from: this.domainMin(x), to: this.domainMax(x), columns: 1024, minBandBytes: MERGE_ALL },
+    });
   }
 
   /** Asks for the visible window at one column per device pixel, one request at a time. */
@@ -203,7 +217,16 @@ export class TimelineApp {
       minBandBytes: Math.max(1, (2 * this.yMax()) / this.chart.plot.h),
     };
     const have = this.primary?.request;
-    if (have && have.keying === want.keying && have.x === want.x && have.from === want.from && have.to === want.to && have.columns === want.columns && Math.abs(have.minBandBytes / want.minBandBytes - 1) < 0.25) return;
+    if (
+      have &&
+      have.keying === want.keying &&
+      have.x === want.x &&
+      have.from === want.from &&
+      have.to === want.to &&
+      have.columns === want.columns &&
+      Math.abs(have.minBandBytes / want.minBandBytes - 1) < 0.25
+    )
+      return;
     this.inflight = { seq: ++this.seq, at: performance.now() };
     this.post({ type: 'view', session: this.init.session, seq: this.seq, request: want });
   }
@@ -237,7 +260,12 @@ export class TimelineApp {
 
   colorOf(key: number, element = -1): number {
     const t = this.theme;
-    const base = this.state.keying === 'category' ? t.categories[key] ?? t.palette[0]! : key === 0 ? t.categories[5]! : t.palette[key % t.palette.length]!;
+    const base =
+      this.state.keying === 'category'
+        ? (t.categories[key] ?? t.palette[0]!)
+        : key === 0
+          ? t.categories[5]!
+          : t.palette[key % t.palette.length]!;
     return element >= 0 && element & 1 ? shade(base, 0.12) : base;
   }
 
@@ -281,7 +309,7 @@ export class TimelineApp {
     this.chart.draw({
       view: this.view,
       timeMode: this.timeMode || live,
-      t0: live ? this.live.t0 : this.init?.timeRange?.[0] ?? 0,
+      t0: live ? this.live.t0 : (this.init?.timeRange?.[0] ?? 0),
       yMax,
       frames,
       paint: { color: (k, e) => this.colorOf(k, e), selected: this.selectedElement(primary), highlight: this.theme.highlight },
@@ -291,7 +319,11 @@ export class TimelineApp {
       cursor: this.cursor,
     });
     const fb = this.fallback.get(this.timeMode ? 'time' : 'index');
-    this.minimap.draw(live ? { ...this.view, min: this.live.t0, max: Math.max(this.live.t1, this.live.t0 + 1) } : this.view, fb ? { f: fb.frame, from: fb.from, to: fb.to } : undefined, this.init?.maxBytes ?? yMax);
+    this.minimap.draw(
+      live ? { ...this.view, min: this.live.t0, max: Math.max(this.live.t1, this.live.t0 + 1) } : this.view,
+      fb ? { f: fb.frame, from: fb.from, to: fb.to } : undefined,
+      this.init?.maxBytes ?? yMax,
+    );
     if (!live && this.init) this.drawSide(primary);
     this.lastDrawMs = performance.now() - t0;
     this.dom.canvas.dataset.drawn = String(Number(this.dom.canvas.dataset.drawn ?? 0) + 1);
@@ -308,7 +340,7 @@ export class TimelineApp {
     const m = this.init!;
     // The legend follows the keyboard cursor, else the pointer, else the instant.
     const hoverX = this.hover ? this.dataXAt(this.hover.cx) : undefined;
-    const at = this.cursor ?? hoverX ?? (this.timeMode ? m.instant.timeUs ?? m.timeRange?.[0] ?? 0 : m.instant.index);
+    const at = this.cursor ?? hoverX ?? (this.timeMode ? (m.instant.timeUs ?? m.timeRange?.[0] ?? 0) : m.instant.index);
     const c = this.columnAtX(at);
     const where = c >= 0 && primary ? `at event #${count(primary.frame.sample[c]!)}` : 'at the instant';
     const pinned = this.state.pinned !== null ? this.elements.get(this.state.pinned) : undefined;
@@ -322,10 +354,30 @@ export class TimelineApp {
     const key = `${sum}|${bands}|${where}|${this.state.keying}|${this.state.pinned}|${pinned ? 1 : 0}|${this.themeGen}`;
     if (key === this.sideKey) return;
     this.sideKey = key;
-    renderLegend(this.dom.legend, m.keys[this.state.keying], primary?.frame, c, (k) => this.colorOf(k), (f, l) => this.post({ type: 'openFrame', file: f, line: l }), this.state.keying === 'category' ? m.categoryRules : undefined, where);
+    renderLegend(
+      this.dom.legend,
+      m.keys[this.state.keying],
+      primary?.frame,
+      c,
+      (k) => this.colorOf(k),
+      (f, l) => this.post({ type: 'openFrame', file: f, line: l }),
+      this.state.keying === 'category' ? m.categoryRules : undefined,
+      where,
+    );
     const box = pinned
-      ? pinnedPanel(pinned, m.timeRange?.[0] ?? null, (f, l) => this.post({ type: 'openFrame', file: f, line: l }), () => this.unpin())
-      : el('p', this.state.pinned !== null ? 'Loading the pinned block…' : 'Click a band to pin it: its stack, each frame opening its line. Click anywhere to show the code at that moment.', 'muted');
+      ? pinnedPanel(
+          pinned,
+          m.timeRange?.[0] ?? null,
+          (f, l) => this.post({ type: 'openFrame', file: f, line: l }),
+          () => this.unpin(),
+        )
+      : el(
+          'p',
+          this.state.pinned !== null
+            ? 'Loading the pinned block…'
+            : 'Click a band to pin it: its stack, each frame opening its line. Click anywhere to show the code at that moment.',
+          'muted',
+        );
     this.dom.side.replaceChildren(box);
   }
 
@@ -341,7 +393,9 @@ export class TimelineApp {
     const t1 = this.live.t1 + 1;
     const atEdge = v.to >= v.max - (v.to - v.from) * 0.02;
     const grown = { ...v, min: this.live.t0, max: Math.max(t1, this.live.t0 + 1) };
-    this.view = atEdge ? clampView({ ...grown, from: v.from === v.min ? grown.min : v.from + (grown.max - v.max), to: grown.max }, true) : grown;
+    this.view = atEdge
+      ? clampView({ ...grown, from: v.from === v.min ? grown.min : v.from + (grown.max - v.max), to: grown.max }, true)
+      : grown;
   }
 
   /** Data x under a canvas CSS x, or undefined outside the plot. */
@@ -373,7 +427,7 @@ export class TimelineApp {
     const m = this.init;
     if (!m) return;
     const mk = m.markers.find((k) => k.kind === 'peak');
-    const x = this.timeMode ? mk?.timeUs ?? this.view.from : m.peak.index + 0.5;
+    const x = this.timeMode ? (mk?.timeUs ?? this.view.from) : m.peak.index + 0.5;
     const half = (this.view.to - this.view.from) / 2;
     this.setView(clampView({ ...this.view, from: x - half, to: x + half }, this.timeMode));
     this.cursor = x;

@@ -28,7 +28,16 @@ export interface Scene {
   cursor: number | null;
 }
 
-const GLYPH: Record<MarkerKind, string> = { peak: '▲', oom: '✕', snapshot: '●', empty_cache: '▼', optimizer: '◆', iteration: '|', backward: '·', window: '◇' };
+const GLYPH: Record<MarkerKind, string> = {
+  peak: '▲',
+  oom: '✕',
+  snapshot: '●',
+  empty_cache: '▼',
+  optimizer: '◆',
+  iteration: '|',
+  backward: '·',
+  window: '◇',
+};
 
 /** The plot: a pixel buffer for the bands, then lines, markers, axes with a 2D context. */
 export class Chart {
@@ -62,7 +71,12 @@ export class Chart {
       this.canvas.height = h;
     }
     const d = this.dpr;
-    this.plot = { x: Math.round(64 * d), y: Math.round(18 * d), w: Math.max(1, w - Math.round(72 * d)), h: Math.max(1, h - Math.round(40 * d)) };
+    this.plot = {
+      x: Math.round(64 * d),
+      y: Math.round(18 * d),
+      w: Math.max(1, w - Math.round(72 * d)),
+      h: Math.max(1, h - Math.round(40 * d)),
+    };
     if (!this.image || this.image.width !== this.plot.h || this.image.height !== this.plot.w) {
       this.image = new ImageData(this.plot.h, this.plot.w);
       this.bands.width = this.plot.h;
@@ -115,7 +129,16 @@ export class Chart {
 
     const t3 = performance.now();
     for (const line of this.seriesOf(s)) {
-      ctx.strokeStyle = line.name === 'reserved' ? t.reserved : line.name === 'allocated' ? t.allocated : line.name === 'device' ? t.device : line.name === 'process' ? t.process : t.requested;
+      ctx.strokeStyle =
+        line.name === 'reserved'
+          ? t.reserved
+          : line.name === 'allocated'
+            ? t.allocated
+            : line.name === 'device'
+              ? t.device
+              : line.name === 'process'
+                ? t.process
+                : t.requested;
       ctx.lineWidth = (line.name === 'reserved' ? 1.5 : 1) * d;
       ctx.setLineDash(line.name === 'allocated' ? [4 * d, 3 * d] : []);
       ctx.beginPath();
@@ -134,7 +157,7 @@ export class Chart {
     // window, one glyph per kind and 4 px, however many thousands of steps the trace has.
     ctx.textBaseline = 'bottom';
     const last = new Map<MarkerKind, number>();
-    const key = (m: Marker) => (s.timeMode ? m.timeUs ?? -Infinity : m.index);
+    const key = (m: Marker) => (s.timeMode ? (m.timeUs ?? -Infinity) : m.index);
     let lo = 0;
     for (let hi = s.markers.length; lo < hi; ) {
       const mid = (lo + hi) >> 1;
@@ -149,7 +172,14 @@ export class Chart {
       const sx = Math.round(X(x));
       if ((last.get(m.kind) ?? -Infinity) > sx - 4 * d) continue;
       last.set(m.kind, sx);
-      ctx.fillStyle = m.kind === 'peak' || m.kind === 'oom' ? t.peak : m.kind === 'empty_cache' ? t.reserved : m.kind === 'optimizer' ? t.allocated : t.muted;
+      ctx.fillStyle =
+        m.kind === 'peak' || m.kind === 'oom'
+          ? t.peak
+          : m.kind === 'empty_cache'
+            ? t.reserved
+            : m.kind === 'optimizer'
+              ? t.allocated
+              : t.muted;
       ctx.fillText(GLYPH[m.kind], sx, p.y - 2 * d);
       if (m.kind === 'peak' || m.kind === 'oom') {
         ctx.strokeStyle = t.peak;
@@ -200,4 +230,3 @@ export class Chart {
     ];
   }
 }
-

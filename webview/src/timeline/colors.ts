@@ -46,9 +46,20 @@ export interface Theme {
 
 export function readTheme(): Theme {
   const c = (n: string, f: string) => cssVar(`--vscode-charts-${n}`, f);
-  const base = [c('blue', '#3794ff'), c('orange', '#d18616'), c('green', '#89d185'), c('purple', '#b180d7'), c('yellow', '#cca700'), c('red', '#f14c4c')];
+  const base = [
+    c('blue', '#3794ff'),
+    c('orange', '#d18616'),
+    c('green', '#89d185'),
+    c('purple', '#b180d7'),
+    c('yellow', '#cca700'),
+    c('red', '#f14c4c'),
+  ];
   const fg = cssVar('--vscode-foreground', '#cccccc');
-  const palette = [...base.map((x) => packed(x, 0.85)), ...base.map((x) => shade(packed(x, 0.85), -0.35)), ...base.map((x) => shade(packed(x, 0.85), 0.35))];
+  const palette = [
+    ...base.map((x) => packed(x, 0.85)),
+    ...base.map((x) => shade(packed(x, 0.85), -0.35)),
+    ...base.map((x) => shade(packed(x, 0.85), 0.35)),
+  ];
   return {
     fg,
     muted: cssVar('--vscode-descriptionForeground', '#999999'),

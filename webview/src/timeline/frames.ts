@@ -7,7 +7,8 @@ export const MERGE_ALL = Number.MAX_VALUE;
 export function fixFrame(f: LodFrame): LodFrame {
   if (ArrayBuffer.isView(f.band)) return f;
   fixFrame.converted++;
-  const fix = <T>(v: unknown, C: { from(a: ArrayLike<number>): T }): T => (ArrayBuffer.isView(v) ? (v as T) : C.from(Object.values(v as object) as number[]));
+  const fix = <T>(v: unknown, C: { from(a: ArrayLike<number>): T }): T =>
+    ArrayBuffer.isView(v) ? (v as T) : C.from(Object.values(v as object) as number[]);
   return {
     columns: f.columns,
     start: fix(f.start, Int32Array),

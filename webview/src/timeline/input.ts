@@ -53,8 +53,13 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
       const dx = e.clientX - drag.x0;
       if (Math.abs(dx) + Math.abs(e.clientY - drag.y0) > CLICK_SLOP) drag.moved = true;
       if (drag.moved) {
-        const w = (app.chart.plot.w / app.chart.dpr) || 1;
-        app.setView(clampView({ ...app.view, from: drag.from - (dx / w) * (drag.to - drag.from), to: drag.to - (dx / w) * (drag.to - drag.from) }, time()));
+        const w = app.chart.plot.w / app.chart.dpr || 1;
+        app.setView(
+          clampView(
+            { ...app.view, from: drag.from - (dx / w) * (drag.to - drag.from), to: drag.to - (dx / w) * (drag.to - drag.from) },
+            time(),
+          ),
+        );
         return;
       }
     }
@@ -97,7 +102,8 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
     const cur = app.cursor ?? (app.view.from + app.view.to) / 2;
     const setCursor = (x: number) => {
       app.cursor = Math.min(app.view.max, Math.max(app.view.min, x));
-      if (app.cursor < app.view.from || app.cursor > app.view.to) app.setView(panBy(app.view, app.cursor - (app.view.from + app.view.to) / 2, time()));
+      if (app.cursor < app.view.from || app.cursor > app.view.to)
+        app.setView(panBy(app.view, app.cursor - (app.view.from + app.view.to) / 2, time()));
       app.cursorBand = -1;
     };
     let handled = true;
@@ -112,7 +118,12 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
         if (!bands.length) break;
         if (app.cursor === null) app.cursor = cur;
         const i = bands.indexOf(app.cursorBand);
-        const next = i < 0 ? (e.key === 'ArrowUp' ? 0 : bands.length - 1) : Math.min(bands.length - 1, Math.max(0, i + (e.key === 'ArrowUp' ? 1 : -1)));
+        const next =
+          i < 0
+            ? e.key === 'ArrowUp'
+              ? 0
+              : bands.length - 1
+            : Math.min(bands.length - 1, Math.max(0, i + (e.key === 'ArrowUp' ? 1 : -1)));
         app.cursorBand = bands[next]!;
         break;
       }

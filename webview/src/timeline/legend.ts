@@ -21,7 +21,8 @@ export function renderLegend(
   root.replaceChildren();
   const sums = new Map<number, number>();
   if (frame && column >= 0 && column < frame.columns) {
-    for (let b = frame.bandOff[column]!; b < frame.bandOff[column + 1]!; b++) sums.set(frame.bandKey[b]!, (sums.get(frame.bandKey[b]!) ?? 0) + frame.bandBytes[b]!);
+    for (let b = frame.bandOff[column]!; b < frame.bandOff[column + 1]!; b++)
+      sums.set(frame.bandKey[b]!, (sums.get(frame.bandKey[b]!) ?? 0) + frame.bandBytes[b]!);
   }
   const sorted = [...sums].sort((a, b) => b[1] - a[1]);
   root.append(el('div', `Live ${where}:`, 'legend-title'));

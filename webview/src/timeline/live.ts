@@ -50,7 +50,13 @@ export class LiveFeed {
       this.device.push(s.deviceUsed ?? NaN);
       this.process.push(s.processUsed ?? NaN);
     }
-    for (const k of m.markers) this.markers.push({ kind: k.kind === 'exit' ? 'snapshot' : k.kind === 'backward' ? 'backward' : k.kind, index: -1, timeUs: k.t, label: k.label });
+    for (const k of m.markers)
+      this.markers.push({
+        kind: k.kind === 'exit' ? 'snapshot' : k.kind === 'backward' ? 'backward' : k.kind,
+        index: -1,
+        timeUs: k.t,
+        label: k.label,
+      });
   }
 
   series(): Series[] {
@@ -68,7 +74,13 @@ export class LiveFeed {
     let m = 0;
     for (let i = 0; i < this.t.length; i++) {
       if (this.t[i]! < v.from || this.t[i]! > v.to) continue;
-      m = Math.max(m, this.reserved[i]!, this.allocated[i]!, Number.isNaN(this.device[i]!) ? 0 : this.device[i]!, Number.isNaN(this.process[i]!) ? 0 : this.process[i]!);
+      m = Math.max(
+        m,
+        this.reserved[i]!,
+        this.allocated[i]!,
+        Number.isNaN(this.device[i]!) ? 0 : this.device[i]!,
+        Number.isNaN(this.process[i]!) ? 0 : this.process[i]!,
+      );
     }
     return m;
   }

@@ -67,7 +67,11 @@ const app = new TimelineApp(host, { title, canvas, minimap, tooltip, side, legen
 const tabs = el('div', undefined, 'tabs');
 tabs.setAttribute('role', 'tablist');
 const tabButtons = (['timeline', 'segments'] as const).map((t) => {
-  const b = button(t === 'timeline' ? 'Timeline' : 'Segments', t === 'timeline' ? 'Allocations over time' : 'The allocator’s segments at the instant: holes, free space per pool', () => showTab(t));
+  const b = button(
+    t === 'timeline' ? 'Timeline' : 'Segments',
+    t === 'timeline' ? 'Allocations over time' : 'The allocator’s segments at the instant: holes, free space per pool',
+    () => showTab(t),
+  );
   b.setAttribute('role', 'tab');
   return b;
 });
@@ -86,21 +90,38 @@ function showTab(t: 'timeline' | 'segments'): void {
 const toolbar = el('div', undefined, 'toolbar');
 toolbar.append(
   tabs,
-  select<KeyingName>('Colour by', [['category', 'kind'], ['line', 'source line'], ['module', 'module']], app.state.keying, (v) => {
-    app.state.keying = v;
-    app.save();
-    app.primary = undefined;
-    app.invalidate();
-    app.request();
-  }),
-  select<'index' | 'time'>('x', [['index', 'events'], ['time', 'time']], app.state.x, (v) => {
-    app.state.x = v;
-    app.save();
-    app.primary = undefined;
-    app.resetView();
-    if (v === 'time' && app.init?.hasTime && !app.fallback.has('time')) app.requestFallback('time');
-    app.request();
-  }),
+  select<KeyingName>(
+    'Colour by',
+    [
+      ['category', 'kind'],
+      ['line', 'source line'],
+      ['module', 'module'],
+    ],
+    app.state.keying,
+    (v) => {
+      app.state.keying = v;
+      app.save();
+      app.primary = undefined;
+      app.invalidate();
+      app.request();
+    },
+  ),
+  select<'index' | 'time'>(
+    'x',
+    [
+      ['index', 'events'],
+      ['time', 'time'],
+    ],
+    app.state.x,
+    (v) => {
+      app.state.x = v;
+      app.save();
+      app.primary = undefined;
+      app.resetView();
+      if (v === 'time' && app.init?.hasTime && !app.fallback.has('time')) app.requestFallback('time');
+      app.request();
+    },
+  ),
   button('Fit', 'Show the whole trace (0)', () => {
     app.state.yLock = null;
     app.resetView();

@@ -48,7 +48,10 @@ export class Minimap {
     const d = this.drag;
     if (!d) return;
     const x = this.dataX(e.clientX);
-    const v = d.mode === 'move' ? { ...d.view0, from: d.view0.from + x - d.x0, to: d.view0.to + x - d.x0 } : { ...d.view0, from: Math.min(d.x0, x), to: Math.max(d.x0, x) };
+    const v =
+      d.mode === 'move'
+        ? { ...d.view0, from: d.view0.from + x - d.x0, to: d.view0.to + x - d.x0 }
+        : { ...d.view0, from: Math.min(d.x0, x), to: Math.max(d.x0, x) };
     this.setView(clampView(v, this.timeMode()));
   }
 

@@ -44,7 +44,15 @@ function hatch(color: number, height: number): Uint32Array {
  * outside the frame), bottom up, a band's rows from the rounded running total so bands never
  * leave gaps. Cost: width × height at most, whatever the data.
  */
-export function rasterize(out: Uint32Array, width: number, height: number, v: Viewport, yMax: number, frames: readonly Placed[], paint: Paint): void {
+export function rasterize(
+  out: Uint32Array,
+  width: number,
+  height: number,
+  v: Viewport,
+  yMax: number,
+  frames: readonly Placed[],
+  paint: Paint,
+): void {
   const scale = height / yMax;
   if (hatches.size > 64 || hatchHeight !== height) hatches.clear();
   hatchHeight = height;

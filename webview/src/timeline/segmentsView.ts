@@ -12,7 +12,19 @@ export interface SegFilter {
   onlyFree: boolean;
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 2 ** 20, mb: 2 ** 20, mib: 2 ** 20, g: 2 ** 30, gb: 2 ** 30, gib: 2 ** 30 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 2 ** 20,
+  mb: 2 ** 20,
+  mib: 2 ** 20,
+  g: 2 ** 30,
+  gb: 2 ** 30,
+  gib: 2 ** 30,
+};
 
 /** "1 GiB", "200MiB", "1.5g", "4096": bytes, or undefined. */
 export function parseSize(s: string): number | undefined {
@@ -21,7 +33,8 @@ export function parseSize(s: string): number | undefined {
   return m && u ? Math.round(Number(m[1]) * u) : undefined;
 }
 
-const poolKey = (g: SegState) => `${g.pool} pool${g.poolId[0] || g.poolId[1] ? ` (${g.poolId[0]}, ${g.poolId[1]})` : ''}, stream ${g.stream}`;
+const poolKey = (g: SegState) =>
+  `${g.pool} pool${g.poolId[0] || g.poolId[1] ? ` (${g.poolId[0]}, ${g.poolId[1]})` : ''}, stream ${g.stream}`;
 const ROW = 18;
 
 /**
@@ -73,7 +86,10 @@ export class SegmentsView {
     this.canvas.addEventListener('pointermove', (e) => {
       const hit = this.blockAt(e.offsetX, e.offsetY);
       const b = hit?.block;
-      this.canvas.title = hit && b ? `${b.state} block of ${bytes(b.size)} at 0x${b.address.toString(16)}, in a ${bytes(hit.seg.size)} segment (${poolKey(hit.seg)})` : '';
+      this.canvas.title =
+        hit && b
+          ? `${b.state} block of ${bytes(b.size)} at 0x${b.address.toString(16)}, in a ${bytes(hit.seg.size)} segment (${poolKey(hit.seg)})`
+          : '';
     });
   }
 
@@ -117,7 +133,10 @@ export class SegmentsView {
     if (m.orphans) text += ` ${m.orphans} blocks lie in no segment (the trace and the dump disagree).`;
     this.verdict.textContent = text;
     this.rows = m.segments
-      .filter((g) => (!this.filter.pool || poolKey(g) === this.filter.pool) && (!this.filter.onlyFree || g.blocks.some((b) => b.state === 'free')))
+      .filter(
+        (g) =>
+          (!this.filter.pool || poolKey(g) === this.filter.pool) && (!this.filter.onlyFree || g.blocks.some((b) => b.state === 'free')),
+      )
       .sort((a, b) => b.size - a.size);
     this.canvas.style.height = `${Math.max(ROW, this.rows.length * ROW)}px`;
     this.key.setScale(this.rows[0]?.size ?? 0);
@@ -186,7 +205,8 @@ export class SegmentsView {
         const x = d + (b.address - g.address) * scale;
         const bw = Math.max(1, b.size * scale);
         const hole = b.state === 'free' && firstUsed >= 0 && i > firstUsed && i < lastUsed;
-        ctx.fillStyle = b.state === 'allocated' ? cssOf(t.palette[0]!) : b.state === 'pending' ? cssOf(t.palette[4]!) : hole ? t.peak : t.grid;
+        ctx.fillStyle =
+          b.state === 'allocated' ? cssOf(t.palette[0]!) : b.state === 'pending' ? cssOf(t.palette[4]!) : hole ? t.peak : t.grid;
         ctx.globalAlpha = b.state === 'free' ? (hole ? 0.45 : 0.25) : 1;
         ctx.fillRect(x, y, bw, h);
         ctx.globalAlpha = 1;

@@ -12,7 +12,8 @@ export function describeBand(p: Placed & { request: LodRequest }, b: number, key
   let c = 0;
   while (f.bandOff[c + 1]! <= b) c++;
   const at = `event #${count(f.sample[c]!)}`;
-  if (el < 0) return `${f.bandCount[b]} small allocations, ${bytes(f.bandBytes[b]!)} · ${key}\n(each under ${bytes(p.request.minBandBytes)}: zoom in, or Ctrl+wheel to stretch y, to see them one by one)\n${at}`;
+  if (el < 0)
+    return `${f.bandCount[b]} small allocations, ${bytes(f.bandBytes[b]!)} · ${key}\n(each under ${bytes(p.request.minBandBytes)}: zoom in, or Ctrl+wheel to stretch y, to see them one by one)\n${at}`;
   if (!info) return `${bytes(f.bandBytes[b]!)} · ${key}\n${at}`;
   const user = info.stack.find((s) => s.user);
   const life =

@@ -15,7 +15,10 @@ export class AllocConfError extends Error {
  */
 export function applyAllocConf(base: AllocConfig, conf: string): AllocConfig {
   const out: AllocConfig = { ...base, rounding: { divisions: [...base.rounding.divisions] } };
-  for (const part of conf.split(/,(?![^[]*\])/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of conf
+    .split(/,(?![^[]*\])/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([a-z_0-9]+)\s*[:=]\s*(.+)$/i.exec(part);
     if (!m) throw new AllocConfError(`"${part}" is not KEY:VALUE`);
     const [, key, value] = m as unknown as [string, string, string];
@@ -35,8 +38,12 @@ export function applyAllocConf(base: AllocConfig, conf: string): AllocConfig {
     else if (key === 'large_segment_size_mb') {
       if (num() !== 20) throw new AllocConfError('large_segment_size_mb (PyTorch 2.11+) is not modelled: only its default, 20');
     } else if (key === 'backend') {
-      if (value !== 'native') throw new AllocConfError(`backend:${value} cannot be predicted (only the native caching allocator is modelled)`);
-    } else if (!/^(pinned_use_cuda_host_register|pinned_num_register_threads|release_lock_on_cudamalloc|pinned_use_background_threads)$/.test(key)) throw new AllocConfError(`unknown allocator option ${key}`);
+      if (value !== 'native')
+        throw new AllocConfError(`backend:${value} cannot be predicted (only the native caching allocator is modelled)`);
+    } else if (
+      !/^(pinned_use_cuda_host_register|pinned_num_register_threads|release_lock_on_cudamalloc|pinned_use_background_threads)$/.test(key)
+    )
+      throw new AllocConfError(`unknown allocator option ${key}`);
   }
   return out;
 }

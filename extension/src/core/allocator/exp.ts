@@ -17,7 +17,10 @@ export class ExpandableSegments {
   /** Per segment, the indices of its unmapped pages below its top. */
   private readonly holes = new Map<Seg, Set<number>>();
 
-  constructor(private readonly free: FreeBlocks, private readonly place: () => number) {}
+  constructor(
+    private readonly free: FreeBlocks,
+    private readonly place: () => number,
+  ) {}
 
   private top(seg: Seg): Blk | null {
     let b = seg.head;
@@ -49,7 +52,8 @@ export class ExpandableSegments {
     const end = from + size;
     const holes = this.holes.get(seg);
     let bytes = 0;
-    for (let p = Math.floor((from - seg.addr) / page); seg.addr + p * page < Math.min(end, seg.addr + seg.size); p++) if (holes?.has(p)) bytes += page;
+    for (let p = Math.floor((from - seg.addr) / page); seg.addr + p * page < Math.min(end, seg.addr + seg.size); p++)
+      if (holes?.has(p)) bytes += page;
     if (end > seg.addr + seg.size) bytes += Math.ceil((end - seg.addr - seg.size) / page) * page;
     return bytes;
   }

@@ -30,7 +30,8 @@ export function mapRange(free: FreeBlocks, seg: Seg, addr: number, size: number)
 /** Unmaps [addr, addr+size), which must lie in one free mapped block. */
 export function unmapRange(free: FreeBlocks, seg: Seg, addr: number, size: number): string | undefined {
   let b = blockAt(seg, addr);
-  if (!b || !b.free || b.mapped === false || b.addr + b.size < addr + size) return `an unmap of ${addr} over memory the replay holds in use`;
+  if (!b || !b.free || b.mapped === false || b.addr + b.size < addr + size)
+    return `an unmap of ${addr} over memory the replay holds in use`;
   free.remove(b);
   if (b.addr < addr) {
     const lower = b;

@@ -15,4 +15,3 @@ export const NO_LIMIT: Limit = { bytes: Infinity, cap: false };
 
 /** get_allocation_size: 2 MiB segments for the small pool, 20 MiB for 1–10 MiB, else the request in 2 MiB steps. */
 export const segmentSize = (size: number) => (size <= MiB ? 2 * MiB : size < 10 * MiB ? 20 * MiB : roundUp(size, 2 * MiB));
-

@@ -29,7 +29,14 @@ export class FinalSegs {
       .map((g) => {
         const id = `${g.poolId[0]},${g.poolId[1]}`;
         if (!ids.has(id)) ids.set(id, ids.size);
-        return { addr: g.address, end: g.address + g.totalSize, pool: ids.get(id)!, small: g.type === 'small', stream: streamId(g.stream), expandable: g.expandable };
+        return {
+          addr: g.address,
+          end: g.address + g.totalSize,
+          pool: ids.get(id)!,
+          small: g.type === 'small',
+          stream: streamId(g.stream),
+          expandable: g.expandable,
+        };
       })
       .sort((x, y) => x.addr - y.addr);
   }
@@ -92,7 +99,8 @@ export function tracePools(t: DeviceTrace, finals: FinalSegs): PoolsOf {
     const addr = t.addr[i]!;
     if (a === Action.SegmentAlloc) live.push({ addr, end: addr + t.size[i]!, pool: segPool.get(i)! });
     else if (a === Action.SegmentFree) live.splice(live.findIndex((g) => g.addr === addr) >>> 0, 1);
-    else if (a === Action.Alloc) pools.set(i, live.find((g) => g.addr <= addr && addr < g.end)?.pool ?? finals.poolNear(addr, t.stream[i]!));
+    else if (a === Action.Alloc)
+      pools.set(i, live.find((g) => g.addr <= addr && addr < g.end)?.pool ?? finals.poolNear(addr, t.stream[i]!));
   }
   return { alloc: (i) => pools.get(i) ?? 0, segment: (i) => segPool.get(i) ?? 0 };
 }

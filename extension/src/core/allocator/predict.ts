@@ -48,7 +48,13 @@ export interface Reshaped {
   order?: Int32Array;
 }
 
-export function predictAllocator(s: Snapshot, device: number, cfg: AllocConfig, limit: Limit = NO_LIMIT, { sizes, order }: Reshaped = {}): Prediction {
+export function predictAllocator(
+  s: Snapshot,
+  device: number,
+  cfg: AllocConfig,
+  limit: Limit = NO_LIMIT,
+  { sizes, order }: Reshaped = {},
+): Prediction {
   const t = traceOf(s, device);
   const finals = new FinalSegs(s, device);
   const free = new FreeBlocks();

@@ -16,7 +16,12 @@ export class Releaser {
   /** get_free_block calls in the default large pool: a cached block's age for the collector. */
   private calls = 0;
 
-  constructor(private readonly free: FreeBlocks, private readonly exp: ExpandableSegments, private readonly cfg: AllocConfig, private readonly limit: Limit) {
+  constructor(
+    private readonly free: FreeBlocks,
+    private readonly exp: ExpandableSegments,
+    private readonly cfg: AllocConfig,
+    private readonly limit: Limit,
+  ) {
     free.stamp = (b) => (b.gcBase = this.calls);
   }
 
@@ -46,7 +51,8 @@ export class Releaser {
 
   private wholeFree(stream?: number): Blk[] {
     const out: Blk[] = [];
-    for (const g of this.segs) if (g.pool === 0 && !g.small && g.head?.free && !g.head.next && (stream === undefined || g.stream === stream)) out.push(g.head);
+    for (const g of this.segs)
+      if (g.pool === 0 && !g.small && g.head?.free && !g.head.next && (stream === undefined || g.stream === stream)) out.push(g.head);
     return out;
   }
 
@@ -60,9 +66,11 @@ export class Releaser {
   private releaseOversize(size: number, stream: number): boolean {
     if (this.cfg.maxSplitSize === Infinity) return false;
     const key = Math.max(size, this.cfg.maxSplitSize);
-    const whole = this.wholeFree(stream).filter((b) => b.size >= this.cfg.maxSplitSize).sort((a, b) => a.size - b.size || a.addr - b.addr);
+    const whole = this.wholeFree(stream)
+      .filter((b) => b.size >= this.cfg.maxSplitSize)
+      .sort((a, b) => a.size - b.size || a.addr - b.addr);
     const one = whole.find((b) => b.size >= key);
-    if (one) return this.drop(one), true;
+    if (one) return (this.drop(one), true);
     let got = 0;
     for (const b of whole.reverse()) {
       if (got >= key) break;

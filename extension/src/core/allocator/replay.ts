@@ -142,5 +142,15 @@ export function replayAllocator(s: Snapshot, device: number, cfg: AllocConfig = 
     allocated[i] = now;
     reservedAt[i] = reserved;
   }
-  return { supported: true, allocations, mismatches, mismatchCount, allocated, reserved: reservedAt, start: seed.bytes, allocatedPeak: peak, reservedPeak };
+  return {
+    supported: true,
+    allocations,
+    mismatches,
+    mismatchCount,
+    allocated,
+    reserved: reservedAt,
+    start: seed.bytes,
+    allocatedPeak: peak,
+    reservedPeak,
+  };
 }

@@ -22,7 +22,9 @@ export function expandableFor(t: DeviceTrace, i: number, segs: SegIndex, finals:
   const next = nextAlloc(t, i);
   const small = next >= 0 ? roundSize(t.size[next]!, cfg.rounding) <= MiB : (finals.at(addr)?.small ?? false);
   const pool = finals.poolNear(addr, stream);
-  let seg = segs.expandable.filter((g) => g.pool === pool && g.small === small && g.stream === stream && g.addr <= addr).sort((x, y) => y.addr - x.addr)[0];
+  let seg = segs.expandable
+    .filter((g) => g.pool === pool && g.small === small && g.stream === stream && g.addr <= addr)
+    .sort((x, y) => y.addr - x.addr)[0];
   if (!seg) segs.add((seg = newExpandable(addr, small, stream, pool)));
   return seg;
 }

@@ -18,7 +18,15 @@ type Range = { lo: number; hi: number; stream: number; small: boolean; pool: num
  * by the request's rounding: an unsplit remainder of at most 1 MiB is not known) and those still
  * live at the dump that the trace never allocated (sized exactly by the dump).
  */
-export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: AllocConfig, free: FreeBlocks, live: Map<number, Blk>, finals: FinalSegs): { segs: Seg[]; bytes: number } {
+export function seedStart(
+  s: Snapshot,
+  t: DeviceTrace,
+  device: number,
+  cfg: AllocConfig,
+  free: FreeBlocks,
+  live: Map<number, Blk>,
+  finals: FinalSegs,
+): { segs: Seg[]; bytes: number } {
   const start = new Map<number, Range>();
   let mapped: Range[] = [];
   for (const g of finals.segs) {
@@ -32,8 +40,15 @@ export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: Allo
     const addr = t.addr[i]!;
     const size = t.size[i]!;
     if (a === Action.SegmentAlloc) start.delete(addr);
-    else if (a === Action.SegmentFree) start.set(addr, { lo: addr, hi: addr + size, stream: t.stream[i]!, small: size === 2 * MiB, pool: 0 }); // freed before the dump: the default pool (pools.ts)
-    else if (a === Action.SegmentMap) mapped = mapped.flatMap((r) => [{ ...r, hi: Math.min(r.hi, addr) }, { ...r, lo: Math.max(r.lo, addr + size) }]).filter((r) => r.hi > r.lo);
+    else if (a === Action.SegmentFree)
+      start.set(addr, { lo: addr, hi: addr + size, stream: t.stream[i]!, small: size === 2 * MiB, pool: 0 }); // freed before the dump: the default pool (pools.ts)
+    else if (a === Action.SegmentMap)
+      mapped = mapped
+        .flatMap((r) => [
+          { ...r, hi: Math.min(r.hi, addr) },
+          { ...r, lo: Math.max(r.lo, addr + size) },
+        ])
+        .filter((r) => r.hi > r.lo);
     else if (a === Action.SegmentUnmap) {
       const near = mapped.filter((r) => r.stream === t.stream[i]! && r.lo <= addr).sort((x, y) => y.lo - x.lo)[0];
       mapped.push({ lo: addr, hi: addr + size, stream: t.stream[i]!, small: near?.small ?? false, pool: near?.pool ?? 0 });
@@ -46,7 +61,8 @@ export function seedStart(s: Snapshot, t: DeviceTrace, device: number, cfg: Allo
     const a = t.action[i]!;
     const addr = t.addr[i]!;
     if (a === Action.Alloc) seen.add(addr);
-    else if ((a === Action.FreeCompleted || a === Action.Free) && !seen.has(addr) && !before.has(addr)) before.set(addr, roundSize(t.size[i]!, cfg.rounding));
+    else if ((a === Action.FreeCompleted || a === Action.Free) && !seen.has(addr) && !before.has(addr))
+      before.set(addr, roundSize(t.size[i]!, cfg.rounding));
   }
   for (const g of s.segments) {
     if (g.device !== device || !(start.has(g.address) || g.expandable)) continue;
@@ -89,7 +105,11 @@ class Filler {
   private prev: Blk | null = null;
   private at = 0;
 
-  constructor(private readonly blocks: [number, number][], private readonly free: FreeBlocks, private readonly live: Map<number, Blk>) {}
+  constructor(
+    private readonly blocks: [number, number][],
+    private readonly free: FreeBlocks,
+    private readonly live: Map<number, Blk>,
+  ) {}
 
   private add(seg: Seg, addr: number, size: number, isFree: boolean, mapped = true): void {
     const b: Blk = { addr, size, seg, prev: this.prev, next: null, free: isFree, ...(mapped ? {} : { mapped: false }) };

@@ -30,11 +30,19 @@ export interface WhatifReport {
   limitFrom: string;
   /** Where a memory fraction hid the limit: the range it lies in (the prediction uses its low end). */
   capRange?: [number, number];
-  recorded: { requestedPeak: number; allocatedPeak: number; allocatedExact: boolean; replayNote?: string; reservedPeak: number; ooms: number };
+  recorded: {
+    requestedPeak: number;
+    allocatedPeak: number;
+    allocatedExact: boolean;
+    replayNote?: string;
+    reservedPeak: number;
+    ooms: number;
+  };
   predicted: (WhatifSetting | { allocConf: string; unsupported: string })[];
 }
 
-export const WHATIF_CANNOT_KNOW = 'The prediction replays the recorded requests in their recorded order: it cannot know memory held outside PyTorch beyond the limit, nor how frees on other streams would be timed in another run (their order moves between identical runs).';
+export const WHATIF_CANNOT_KNOW =
+  'The prediction replays the recorded requests in their recorded order: it cannot know memory held outside PyTorch beyond the limit, nor how frees on other streams would be timed in another run (their order moves between identical runs).';
 
 /** The recorded figures and the limit the predictions assume: computed once, shared by every setting. */
 export type WhatifContext = Omit<WhatifReport, 'predicted'>;
@@ -44,7 +52,13 @@ export function whatifContext(s: Snapshot, a: DeviceAnalysis, given?: Limit, rea
   const exact = a.allocated;
   const oom = a.ooms[0];
   const fromOom = given || !oom || !readOom ? undefined : recordedLimit(s, a, oom);
-  const limitFrom = given ? 'given' : fromOom ? `the recorded OOM at event #${oom!.index}` + (fromOom.range ? ' (a memory fraction refused it)' : ' (reserved + free then)') : oom && !readOom ? 'not read here' : 'none';
+  const limitFrom = given
+    ? 'given'
+    : fromOom
+      ? `the recorded OOM at event #${oom!.index}` + (fromOom.range ? ' (a memory fraction refused it)' : ' (reserved + free then)')
+      : oom && !readOom
+        ? 'not read here'
+        : 'none';
   return {
     device: a.device,
     limit: given ?? fromOom?.limit ?? null,
@@ -64,7 +78,16 @@ export function whatifContext(s: Snapshot, a: DeviceAnalysis, given?: Limit, rea
 /** One setting's prediction. Throws AllocConfError for a setting it cannot read. */
 export function predictSetting(s: Snapshot, a: DeviceAnalysis, ctx: WhatifContext, allocConf: string): WhatifReport['predicted'][number] {
   const p = predictAllocator(s, a.device, applyAllocConf(configFrom(s.allocatorSettings), allocConf), ctx.limit ?? NO_LIMIT);
-  return p.supported ? { allocConf, reservedPeak: p.reservedPeak, allocatedPeak: p.allocatedPeak, cachedAtPeak: p.cachedAtPeak, ooms: p.ooms, avoided: p.avoided } : { allocConf, unsupported: p.reason };
+  return p.supported
+    ? {
+        allocConf,
+        reservedPeak: p.reservedPeak,
+        allocatedPeak: p.allocatedPeak,
+        cachedAtPeak: p.cachedAtPeak,
+        ooms: p.ooms,
+        avoided: p.avoided,
+      }
+    : { allocConf, unsupported: p.reason };
 }
 
 export function whatif(s: Snapshot, a: DeviceAnalysis, confs: readonly string[], given?: Limit): WhatifReport {

@@ -3,7 +3,8 @@ import { plain } from '../text';
 import type { WhatifReport } from './whatif';
 import { limitText } from './whatifView';
 
-const pctChange = (x: number, base: number) => (base > 0 ? `${x >= base ? '+' : '−'}${Math.abs(Math.round(((x - base) / base) * 100))} %` : 'n/a');
+const pctChange = (x: number, base: number) =>
+  base > 0 ? `${x >= base ? '+' : '−'}${Math.abs(Math.round(((x - base) / base) * 100))} %` : 'n/a';
 const share = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)} %` : '0 %');
 
 /** The recorded figures, then one line per setting: `headroom whatif` and the assistants' tool. `capHint`: how to give the cap where a fraction hid it. */
@@ -21,7 +22,9 @@ export function whatifText(r: WhatifReport, capHint = '--cap-gib'): string {
     }
     const oom = x.ooms.length ? `OOM at event #${x.ooms.map((o) => o.index).join(', #')}` : 'no OOM';
     const avoided = x.avoided.length ? `; the recorded OOM at event #${x.avoided.join(', #')} does not happen` : '';
-    lines.push(`  ${plain(x.allocConf)}: reserved peak ${b(x.reservedPeak)} (${pctChange(x.reservedPeak, rec.reservedPeak)}), ${b(x.cachedAtPeak)} of it cached (${share(x.cachedAtPeak, x.reservedPeak)}), allocated peak ${b(x.allocatedPeak)}, ${oom}${avoided}`);
+    lines.push(
+      `  ${plain(x.allocConf)}: reserved peak ${b(x.reservedPeak)} (${pctChange(x.reservedPeak, rec.reservedPeak)}), ${b(x.cachedAtPeak)} of it cached (${share(x.cachedAtPeak, x.reservedPeak)}), allocated peak ${b(x.allocatedPeak)}, ${oom}${avoided}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

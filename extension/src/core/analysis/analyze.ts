@@ -88,5 +88,12 @@ export function resolveAt(a: DeviceAnalysis, at: At): Instant {
  * per analysis, which diff, compare and the OOM doctor do not need.
  */
 export function attributeAt(s: Snapshot, a: DeviceAnalysis, instant: Instant, withKinds = false): Attribution {
-  return attribute(s, a.replay.elements, liveAt(a.replay.elements, instant.index), a.classifier, a.backward, withKinds ? blockKinds(s, a) : undefined);
+  return attribute(
+    s,
+    a.replay.elements,
+    liveAt(a.replay.elements, instant.index),
+    a.classifier,
+    a.backward,
+    withKinds ? blockKinds(s, a) : undefined,
+  );
 }

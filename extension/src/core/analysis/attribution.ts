@@ -86,7 +86,14 @@ function keepLargest(list: BlockRef[], ref: BlockRef): void {
  * every distinct user line on the stack). Nothing is dropped: blocks without a user frame go to
  * named buckets, and lines + buckets always add up to the total.
  */
-export function attribute(s: Snapshot, e: Elements, live: Int32Array, cls: FrameClassifier, bw: BackwardInfo, kinds?: Uint8Array): Attribution {
+export function attribute(
+  s: Snapshot,
+  e: Elements,
+  live: Int32Array,
+  cls: FrameClassifier,
+  bw: BackwardInfo,
+  kinds?: Uint8Array,
+): Attribution {
   const tally = (into: { kindBytes?: number[] }, k: number, bytes: number) => {
     if (!kinds) return;
     const by = (into.kindBytes ??= new Array<number>(KIND_COUNT).fill(0));
@@ -210,7 +217,13 @@ function addBackwardDetail(s: Snapshot, b: BackwardAcc, bw: BackwardInfo, k: num
 }
 
 function finishBucket(b: BackwardAcc): Bucket {
-  const out: Bucket = { kind: b.kind, bytes: b.bytes, blocks: b.blocks, largest: b.largest, ...(b.kindBytes ? { kindBytes: b.kindBytes } : {}) };
+  const out: Bucket = {
+    kind: b.kind,
+    bytes: b.bytes,
+    blocks: b.blocks,
+    largest: b.largest,
+    ...(b.kindBytes ? { kindBytes: b.kindBytes } : {}),
+  };
   if (b._sites) out.sites = [...b._sites.values()].sort((x, y) => y.bytes - x.bytes);
   if (b._nodes) out.nodes = [...b._nodes.values()].sort((x, y) => y.bytes - x.bytes);
   return out;

@@ -102,7 +102,13 @@ export interface CallWindow {
   line: number;
 }
 
-export function classifyBackward(s: Snapshot, t: DeviceTrace, e: Elements, cls: FrameClassifier, calls: readonly CallWindow[] = []): BackwardInfo {
+export function classifyBackward(
+  s: Snapshot,
+  t: DeviceTrace,
+  e: Elements,
+  cls: FrameClassifier,
+  calls: readonly CallWindow[] = [],
+): BackwardInfo {
   const site = new Int32Array(e.count).fill(NOT_BACKWARD);
   const node = new Map<number, string>();
   const annotated = nodeWindows(s, t.device);

@@ -56,7 +56,10 @@ export function breakdownRows(line: CallNode, o: BreakdownOptions = DEFAULT_BREA
     while (last.children.length && last.children[0]!.bytes >= last.bytes * CHAIN_SHARE) chain.push((last = last.children[0]!));
     return { row: { depth, chain, bytes: c.bytes, share: line.bytes > 0 ? c.bytes / line.bytes : 0 }, last, kids: [] };
   };
-  const top = line.children.filter((c) => c.bytes >= min).slice(0, o.maxRows).map((c) => make(c, 0));
+  const top = line.children
+    .filter((c) => c.bytes >= min)
+    .slice(0, o.maxRows)
+    .map((c) => make(c, 0));
   const open = [...top];
   let count = top.length;
   while (count < o.maxRows && open.length) {
@@ -114,7 +117,12 @@ export interface BreakdownLine {
  * The breakdown of every line that gets one (keyed by {@link lineKey}), out of `total` bytes live
  * at the tree's instant: what `headroom analyze`, the summary page and the hover all show.
  */
-export function lineBreakdowns(tree: CallTree, lines: readonly BreakdownLine[], total: number, o: BreakdownOptions = DEFAULT_BREAKDOWN): Map<string, LineBreakdown> {
+export function lineBreakdowns(
+  tree: CallTree,
+  lines: readonly BreakdownLine[],
+  total: number,
+  o: BreakdownOptions = DEFAULT_BREAKDOWN,
+): Map<string, LineBreakdown> {
   const out = new Map<string, LineBreakdown>();
   for (const l of lines) {
     const key = lineKey(l.file, l.line);

@@ -30,7 +30,15 @@ export function breakdownViews(tree: CallTree, r: AnalyzeReport): BreakdownView[
       folded: b.folded,
       rows: b.rows.map((row) => {
         const first = row.chain[0]!;
-        return { depth: row.depth, bytes: row.bytes, share: row.share, names: rowNames(row), file: first.file, line: first.line, where: rowWhere(row) ?? '' };
+        return {
+          depth: row.depth,
+          bytes: row.bytes,
+          share: row.share,
+          names: rowNames(row),
+          file: first.file,
+          line: first.line,
+          where: rowWhere(row) ?? '',
+        };
       }),
     });
   }

@@ -43,10 +43,25 @@ export function groupBlocks(s: Snapshot, a: DeviceAnalysis, live: Int32Array, pa
     let gi: number;
     const c = credit ? credit[i]! : -1;
     if (c >= 0) {
-      kind = p && p.self >= 0 ? 'line' : origin !== Origin.Trace ? 'before_recording' : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : p?.python ? 'library' : 'no_stack';
+      kind =
+        p && p.self >= 0
+          ? 'line'
+          : origin !== Origin.Trace
+            ? 'before_recording'
+            : a.backward.site[k] !== NOT_BACKWARD
+              ? 'backward'
+              : p?.python
+                ? 'library'
+                : 'no_stack';
       const key = `t${c}|${kind}|${stack}|${a.backward.site[k]}|${a.backward.node.get(k) ?? ''}`;
       gi = byKey.get(key) ?? -1;
-      if (gi < 0) byKey.set(key, (gi = groups.push({ bytes: 0, blocks: 0, kind, path: p, site: a.backward.site[k]!, node: a.backward.node.get(k), scope, tensor: c }) - 1));
+      if (gi < 0)
+        byKey.set(
+          key,
+          (gi =
+            groups.push({ bytes: 0, blocks: 0, kind, path: p, site: a.backward.site[k]!, node: a.backward.node.get(k), scope, tensor: c }) -
+            1),
+        );
     } else if (p && p.self >= 0) {
       const sc = scopeOf?.(k);
       scope = sc && sc.phase === 'forward' && p.module >= 0 ? sc.path : undefined;
@@ -60,12 +75,22 @@ export function groupBlocks(s: Snapshot, a: DeviceAnalysis, live: Int32Array, pa
         if (gi < 0) m.set(stack, (gi = groups.push({ bytes: 0, blocks: 0, kind, path: p, site: -1, node: undefined, scope }) - 1));
       }
     } else {
-      kind = origin !== Origin.Trace ? 'before_recording' : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : p?.python ? 'library' : 'no_stack';
+      kind =
+        origin !== Origin.Trace
+          ? 'before_recording'
+          : a.backward.site[k] !== NOT_BACKWARD
+            ? 'backward'
+            : p?.python
+              ? 'library'
+              : 'no_stack';
       gi = byKey.get(kind === 'library' ? `b${stack}` : kind === 'backward' ? backwardKey(k) : kind) ?? -1;
     }
     if (gi < 0) {
       const key = kind === 'library' ? `b${stack}` : kind === 'backward' ? backwardKey(k) : kind;
-      byKey.set(key, (gi = groups.push({ bytes: 0, blocks: 0, kind, path: p, site: a.backward.site[k]!, node: a.backward.node.get(k), scope }) - 1));
+      byKey.set(
+        key,
+        (gi = groups.push({ bytes: 0, blocks: 0, kind, path: p, site: a.backward.site[k]!, node: a.backward.node.get(k), scope }) - 1),
+      );
     }
     const g = groups[gi]!;
     g.bytes += e.size[k]!;

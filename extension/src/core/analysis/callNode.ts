@@ -47,7 +47,24 @@ export interface Acc extends CallNode {
 export const lineKey = (file: string, line: number): string => `${line}\u0000${file}`;
 
 export function node(kind: CallKind, frame: number, label: string, file = '', line = 0, func = ''): Acc {
-  return { kind, frame, label, file, line, func, bytes: 0, blocks: 0, selfBytes: 0, selfBlocks: 0, folded: [], selfVia: [], children: [], kids: new Map(), foldSet: new Set(), viaSet: new Set() };
+  return {
+    kind,
+    frame,
+    label,
+    file,
+    line,
+    func,
+    bytes: 0,
+    blocks: 0,
+    selfBytes: 0,
+    selfBlocks: 0,
+    folded: [],
+    selfVia: [],
+    children: [],
+    kids: new Map(),
+    foldSet: new Set(),
+    viaSet: new Set(),
+  };
 }
 
 /** The child of `parent` under `key`, made on first use; the plumbing folded on its edge is added to it. */
@@ -68,12 +85,24 @@ export function scoped(n: Acc, path: string): Acc {
  * Makes frame nodes: named by class where the source says (`GPT2Attention.forward`), else by file
  * and function; a plumbing frame kept because it allocated itself says its group.
  */
-export function frameNodes(s: Snapshot, cls: FrameClassifier, groupOf: (f: number) => string | undefined, names?: ClassNames): (f: number) => Acc {
+export function frameNodes(
+  s: Snapshot,
+  cls: FrameClassifier,
+  groupOf: (f: number) => string | undefined,
+  names?: ClassNames,
+): (f: number) => Acc {
   return (f) => {
     const file = s.frames.fileOf(f);
     const func = s.frames.nameOf(f);
     const line = s.frames.lineOf(f);
-    const n = node(cls.kind(f) === FrameKind.User ? 'user' : 'library', f, names?.qualname(file, line, func) ?? `${moduleName(file)}.${func}`, file, line, func);
+    const n = node(
+      cls.kind(f) === FrameKind.User ? 'user' : 'library',
+      f,
+      names?.qualname(file, line, func) ?? `${moduleName(file)}.${func}`,
+      file,
+      line,
+      func,
+    );
     const group = n.kind === 'library' ? groupOf(f) : undefined;
     if (group !== undefined) {
       n.plumbing = group;

@@ -45,7 +45,9 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
   const settle = (n: Acc, g: Group): void => {
     if (g.tensor !== undefined) {
       const t = params!.tensors[g.tensor]!;
-      n = child(n, `t${g.tensor}`, () => node('tensor', -1, `${t.name} (${t.kind === 'optimizer_state' ? `optimizer state${t.key ? ` ${t.key}` : ''}` : t.kind})`));
+      n = child(n, `t${g.tensor}`, () =>
+        node('tensor', -1, `${t.name} (${t.kind === 'optimizer_state' ? `optimizer state${t.key ? ` ${t.key}` : ''}` : t.kind})`),
+      );
       add(n, g);
     }
     n.selfBytes += g.bytes;
@@ -77,7 +79,9 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
     if (g.kind === 'backward') {
       const site = g.site;
       if (site >= 0) {
-        n = child(bucket, site, () => node('user', site, `backward() at ${s.frames.nameOf(site)}`, s.frames.fileOf(site), s.frames.lineOf(site), s.frames.nameOf(site)));
+        n = child(bucket, site, () =>
+          node('user', site, `backward() at ${s.frames.nameOf(site)}`, s.frames.fileOf(site), s.frames.lineOf(site), s.frames.nameOf(site)),
+        );
         add(n, g);
       }
       if (g.node) {
@@ -90,4 +94,3 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
   }
   return { root: finish(root), beneath: new Map([...beneath].map(([k, v]) => [k, finish(v)])) };
 }
-

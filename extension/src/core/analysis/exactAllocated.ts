@@ -17,7 +17,11 @@ export interface ExactAllocated {
 export function exactAllocated(s: Snapshot, device: number): ExactAllocated | { exact: false; why: string } {
   const r = replayAllocator(s, device);
   if (!r.supported) return { exact: false, why: r.reason };
-  if (r.mismatchCount > 0) return { exact: false, why: `the allocator replay placed ${r.mismatchCount} of ${r.allocations} allocations elsewhere than the trace (event #${r.mismatches[0]!.index} first)` };
+  if (r.mismatchCount > 0)
+    return {
+      exact: false,
+      why: `the allocator replay placed ${r.mismatchCount} of ${r.allocations} allocations elsewhere than the trace (event #${r.mismatches[0]!.index} first)`,
+    };
   return { exact: true, series: r.allocated, start: r.start, peak: r.allocatedPeak };
 }
 

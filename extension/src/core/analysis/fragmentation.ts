@@ -94,11 +94,22 @@ export function fragmentation(device: number, segments: readonly Segment[]): Fra
     pool.largestFreeBytes = Math.max(pool.largestFreeBytes, largest);
     if (!isDefaultPool(s.poolId)) f.privatePoolFreeBytes += free;
     if (holes > 0) {
-      holey.push({ address: s.address, pool: s.type, poolId: s.poolId, totalBytes: s.totalSize, allocatedBytes: s.allocatedSize, holes, freeBytes: free, largestFreeBytes: largest });
+      holey.push({
+        address: s.address,
+        pool: s.type,
+        poolId: s.poolId,
+        totalBytes: s.totalSize,
+        allocatedBytes: s.allocatedSize,
+        holes,
+        freeBytes: free,
+        largestFreeBytes: largest,
+      });
     }
   }
   f.reservedUnallocatedBytes = f.reservedBytes - f.allocatedBytes - f.privatePoolFreeBytes;
-  f.pools = [...pools.values()].sort((a, b) => Number(isDefaultPool(b.poolId)) - Number(isDefaultPool(a.poolId)) || a.pool.localeCompare(b.pool));
+  f.pools = [...pools.values()].sort(
+    (a, b) => Number(isDefaultPool(b.poolId)) - Number(isDefaultPool(a.poolId)) || a.pool.localeCompare(b.pool),
+  );
   f.holiest = holey.sort((a, b) => b.holes - a.holes || b.freeBytes - a.freeBytes).slice(0, 5);
   return f;
 }

@@ -13,5 +13,12 @@ export function moduleRows(s: Snapshot, a: DeviceAnalysis, index: number): Modul
   const keep = new Set([...m].sort((x, y) => y.inclusiveBytes - x.inclusiveBytes).slice(0, MAX_MODULE_ROWS));
   return m
     .filter((x) => keep.has(x))
-    .map((x) => ({ path: x.path, depth: x.path.split('.').length - 1, inclusiveBytes: x.inclusiveBytes, selfBytes: x.selfBytes, forwardBytes: x.forwardBytes, backwardBytes: x.backwardBytes }));
+    .map((x) => ({
+      path: x.path,
+      depth: x.path.split('.').length - 1,
+      inclusiveBytes: x.inclusiveBytes,
+      selfBytes: x.selfBytes,
+      forwardBytes: x.forwardBytes,
+      backwardBytes: x.backwardBytes,
+    }));
 }

@@ -60,7 +60,16 @@ export interface ModuleBreakdown {
 }
 
 const zeros = () => new Array<number>(CATEGORY_LABELS.length).fill(0);
-const newStat = (path: string): ModuleStat => ({ path, selfBytes: 0, selfBlocks: 0, inclusiveBytes: 0, forwardBytes: 0, backwardBytes: 0, categories: zeros(), where: null });
+const newStat = (path: string): ModuleStat => ({
+  path,
+  selfBytes: 0,
+  selfBlocks: 0,
+  inclusiveBytes: 0,
+  forwardBytes: 0,
+  backwardBytes: 0,
+  categories: zeros(),
+  where: null,
+});
 
 /** Whether any trace entry carries a module scope (a run recorded with `--modules on`). */
 export function hasModuleScopes(s: Snapshot): boolean {
@@ -136,7 +145,8 @@ export function byModule(s: Snapshot, a: DeviceAnalysis, index: number): ModuleB
   }
   for (const st of stats.values()) {
     st.inclusiveBytes += st.selfBytes;
-    for (let j = st.path.indexOf('.'); j > 0; j = st.path.indexOf('.', j + 1)) stats.get(st.path.slice(0, j))!.inclusiveBytes += st.selfBytes;
+    for (let j = st.path.indexOf('.'); j > 0; j = st.path.indexOf('.', j + 1))
+      stats.get(st.path.slice(0, j))!.inclusiveBytes += st.selfBytes;
     let best = -1;
     let most = 0;
     for (const [f, b] of wheres.get(st.path) ?? []) if (b > most) [best, most] = [f, b];

@@ -39,7 +39,10 @@ export interface ParamsCredit {
 }
 
 const kinds = <T>(f: () => T): Record<ParamKind, T> => ({ parameter: f(), gradient: f(), optimizer_state: f() });
-const byBytes = <T extends { bytes: number }>(label: (x: T) => string) => (x: T, y: T) => y.bytes - x.bytes || (label(x) < label(y) ? -1 : 1);
+const byBytes =
+  <T extends { bytes: number }>(label: (x: T) => string) =>
+  (x: T, y: T) =>
+    y.bytes - x.bytes || (label(x) < label(y) ? -1 : 1);
 
 /** The module a parameter belongs to: its path less the last part (`transformer.h.0.attn.c_attn`). */
 export function moduleOf(t: { name: string; named: boolean }): string {
@@ -90,7 +93,8 @@ export function creditParams(a: DeviceAnalysis, index: number, rec: ParamRecords
     m.byKind[t.kind] += t.bytes;
   }
   const notes: string[] = [];
-  if (a.replay.n > 0 && Number.isNaN(a.replay.timeUs[0]!)) notes.push('the snapshot records no event times (torch < 2.2): nothing is credited by name');
+  if (a.replay.n > 0 && Number.isNaN(a.replay.timeUs[0]!))
+    notes.push('the snapshot records no event times (torch < 2.2): nothing is credited by name');
   if (rec.capped) notes.push("the run's parameter record reached its size cap: blocks made after it are not credited");
   return {
     device: a.device,

@@ -24,7 +24,9 @@ export function renderParamsCredit(c: ParamsCredit, top = 10): string[] {
   if (c.modules.length) {
     lines.push('By module:');
     for (const m of c.modules.slice(0, top)) {
-      const parts = (Object.keys(KIND) as ParamKind[]).filter((k) => m.byKind[k] > 0).map((k) => `${PLURAL[k]} ${formatBytes(m.byKind[k])}`);
+      const parts = (Object.keys(KIND) as ParamKind[])
+        .filter((k) => m.byKind[k] > 0)
+        .map((k) => `${PLURAL[k]} ${formatBytes(m.byKind[k])}`);
       lines.push(`  ${col(m.bytes)}  ${plain(m.module)} (${parts.join(', ')})`);
     }
     if (c.modules.length > top) lines.push(`  … ${c.modules.length - top} more modules`);

@@ -18,13 +18,28 @@ const PKG = String.raw`(?:^|/)`;
 
 const RULES: readonly Rule[] = [
   // Module.to/_apply/cuda move parameters: kept. The call machinery is not.
-  { group: 'nn.Module call', file: new RegExp(PKG + String.raw`torch/nn/modules/module\.py$`), names: /^(?:_call_impl|_wrapped_call_impl|inner|__call__|_slow_forward)$/ },
-  { group: 'torch.compile', file: new RegExp(PKG + String.raw`torch/(?:_dynamo|_functorch|_inductor|_higher_order_ops|_compile\.py|_ops\.py|fx/)`) },
+  {
+    group: 'nn.Module call',
+    file: new RegExp(PKG + String.raw`torch/nn/modules/module\.py$`),
+    names: /^(?:_call_impl|_wrapped_call_impl|inner|__call__|_slow_forward)$/,
+  },
+  {
+    group: 'torch.compile',
+    file: new RegExp(PKG + String.raw`torch/(?:_dynamo|_functorch|_inductor|_higher_order_ops|_compile\.py|_ops\.py|fx/)`),
+  },
   { group: 'generated code', file: /\/torchinductor_[^/]*\/|\/torch_compile_debug\/|^</ },
   { group: 'autocast', file: new RegExp(PKG + String.raw`torch/(?:amp/autocast_mode|cuda/amp/autocast_mode|cpu/amp/autocast_mode)\.py$`) },
   { group: 'checkpoint', file: new RegExp(PKG + String.raw`torch/utils/checkpoint\.py$`) },
-  { group: 'autograd', file: new RegExp(PKG + String.raw`torch/(?:autograd/|_tensor\.py$|overrides\.py$|_jit_internal\.py$|utils/_contextlib\.py$|utils/hooks\.py$)`) },
-  { group: 'DDP/FSDP wrapper', file: new RegExp(PKG + String.raw`torch/(?:nn/parallel/|distributed/fsdp/|distributed/_composable/|distributed/algorithms/)`) },
+  {
+    group: 'autograd',
+    file: new RegExp(
+      PKG + String.raw`torch/(?:autograd/|_tensor\.py$|overrides\.py$|_jit_internal\.py$|utils/_contextlib\.py$|utils/hooks\.py$)`,
+    ),
+  },
+  {
+    group: 'DDP/FSDP wrapper',
+    file: new RegExp(PKG + String.raw`torch/(?:nn/parallel/|distributed/fsdp/|distributed/_composable/|distributed/algorithms/)`),
+  },
   { group: 'optimizer step', file: new RegExp(PKG + String.raw`torch/optim/(?:optimizer|lr_scheduler)\.py$`) },
   { group: 'accelerate', file: new RegExp(PKG + String.raw`accelerate/`) },
   { group: 'Trainer loop', file: new RegExp(PKG + String.raw`transformers/trainer[^/]*\.py$`) },
@@ -32,7 +47,10 @@ const RULES: readonly Rule[] = [
   { group: 'Trainer loop', file: new RegExp(PKG + String.raw`(?:trl|peft)/(?:trainer/|utils/)`) },
   { group: 'Lightning loop', file: new RegExp(PKG + String.raw`(?:lightning/(?:pytorch|fabric)|pytorch_lightning|lightning_fabric)/`) },
   { group: 'timm wrapper', file: new RegExp(PKG + String.raw`timm/models/_manipulate\.py$`) },
-  { group: 'Python runtime', file: /(?:^|\/)lib(?:64)?\/python\d[.\d]*\/(?!site-packages\/|dist-packages\/)[^/]+\.py$|(?:^|\/)Lib\/[^/]+\.py$/ },
+  {
+    group: 'Python runtime',
+    file: /(?:^|\/)lib(?:64)?\/python\d[.\d]*\/(?!site-packages\/|dist-packages\/)[^/]+\.py$|(?:^|\/)Lib\/[^/]+\.py$/,
+  },
 ];
 
 /** The plumbing group of a frame (its file and function), or undefined for code that is kept. */

@@ -89,7 +89,17 @@ class ElementBuilder {
     this.origin = u8(capacity);
   }
 
-  add(addr: number, size: number, rounded: number, alloc: number, freeReq: number, free: number, stack: number, stream: number, origin: Origin): number {
+  add(
+    addr: number,
+    size: number,
+    rounded: number,
+    alloc: number,
+    freeReq: number,
+    free: number,
+    stack: number,
+    stream: number,
+    origin: Origin,
+  ): number {
     const id = this.addr.length;
     this.addr.push(addr);
     this.size.push(size);
@@ -191,7 +201,10 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
   let reservedEnd = 0;
   for (const s of segments) if (s.device === t.device) reservedEnd += s.totalSize;
   const reservedStart = reservedEnd - reservedDelta;
-  if (reservedStart < 0) warnings.push(`segment events add up to more than the final reserved memory (${-reservedStart} bytes): the final state and the trace disagree`);
+  if (reservedStart < 0)
+    warnings.push(
+      `segment events add up to more than the final reserved memory (${-reservedStart} bytes): the final state and the trace disagree`,
+    );
   const stepIndex = i32();
   const stepBytes = f64();
   let r = reservedStart;

@@ -35,6 +35,25 @@ export function treeJson(n: CallNode, minBytes: number, depth = 0): CallNodeJson
 }
 
 /** A breakdown as `--json` carries it under its line: each row's chain of frames. */
-export function breakdownJson(rows: readonly BreakdownRow[]): { depth: number; bytes: number; share: number; frames: { name: string; file: string; line: number; function: string; kind: CallNode['kind']; plumbing?: string }[] }[] {
-  return rows.map((r) => ({ depth: r.depth, bytes: r.bytes, share: Number(r.share.toFixed(4)), frames: r.chain.map((n) => ({ name: n.label, file: n.file, line: n.line, function: n.func, kind: n.kind, ...(n.plumbing ? { plumbing: n.plumbing } : {}) })) }));
+export function breakdownJson(
+  rows: readonly BreakdownRow[],
+): {
+  depth: number;
+  bytes: number;
+  share: number;
+  frames: { name: string; file: string; line: number; function: string; kind: CallNode['kind']; plumbing?: string }[];
+}[] {
+  return rows.map((r) => ({
+    depth: r.depth,
+    bytes: r.bytes,
+    share: Number(r.share.toFixed(4)),
+    frames: r.chain.map((n) => ({
+      name: n.label,
+      file: n.file,
+      line: n.line,
+      function: n.func,
+      kind: n.kind,
+      ...(n.plumbing ? { plumbing: n.plumbing } : {}),
+    })),
+  }));
 }

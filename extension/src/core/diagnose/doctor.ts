@@ -13,7 +13,14 @@ export function doctorFor(s: Snapshot, a: DeviceAnalysis, device: DeviceFacts = 
     ooms: a.ooms.map((o) => {
       const d = diagnoseSnapshot(s, a, o, device);
       const pools = d.pools.map(poolRow);
-      return { kind: d.kind, why: d.why, pools, request: d.requestBytes, segments: d.segmentMap ?? { rows: [], total: 0 }, remedies: d.remedies };
+      return {
+        kind: d.kind,
+        why: d.why,
+        pools,
+        request: d.requestBytes,
+        segments: d.segmentMap ?? { rows: [], total: 0 },
+        remedies: d.remedies,
+      };
     }),
     leak:
       leak.basis === 'none'
@@ -21,7 +28,14 @@ export function doctorFor(s: Snapshot, a: DeviceAnalysis, device: DeviceFacts = 
         : {
             leaking: leak.leaking,
             summary: describeLeak(leak).slice(0, 1),
-            lines: leak.lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, name: l.name, keeps: `keeps ${keepsPerIteration(l)}, created there and never freed` })),
+            lines: leak.lines
+              .slice(0, 5)
+              .map((l) => ({
+                file: l.file,
+                line: l.line,
+                name: l.name,
+                keeps: `keeps ${keepsPerIteration(l)}, created there and never freed`,
+              })),
           },
   };
 }

@@ -35,11 +35,18 @@ export function withEvidence(findings: readonly Finding[], runs: readonly RunEvi
       const statementRan = f.rule !== 'HR001' || r.ran.has(ev.line + 1);
       if (r.leak.leaking && grown.length && statementRan) {
         const bytes = grown.reduce((x, l) => x + l.bytesPerIteration, 0);
-        return { ...f, message: `${f.message} Confirmed by run ${r.run}: +${formatBytes(bytes)} per iteration (created at line ${grown.map((l) => l.line).join(', ')}).` };
+        return {
+          ...f,
+          message: `${f.message} Confirmed by run ${r.run}: +${formatBytes(bytes)} per iteration (created at line ${grown.map((l) => l.line).join(', ')}).`,
+        };
       }
       const ranLoop = [...r.ran].some((l) => l >= from && l <= to);
       if (r.leak.basis !== 'none' && !r.leak.leaking && ranLoop && r.ran.has(ev.line + 1) && grown.length === 0)
-        return { ...f, severity: 'info', message: `${f.message} Run ${r.run} measured ${formatBytes(Math.max(0, r.leak.bytesPerIteration))} per iteration here: it costs nothing on the GPU (a hint; it still keeps Python-side graph nodes).` };
+        return {
+          ...f,
+          severity: 'info',
+          message: `${f.message} Run ${r.run} measured ${formatBytes(Math.max(0, r.leak.bytesPerIteration))} per iteration here: it costs nothing on the GPU (a hint; it still keeps Python-side graph nodes).`,
+        };
     }
     return f;
   });

@@ -43,4 +43,5 @@ export function placeOf(found: readonly ExplainedOom[], i: number, name?: string
 }
 
 /** Said where messages were left unread. */
-export const omittedNote = (n: number) => `${n} more OOM message${n === 1 ? '' : 's'} in this text not read (the first ${MAX_EXPLAINED} are)`;
+export const omittedNote = (n: number) =>
+  `${n} more OOM message${n === 1 ? '' : 's'} in this text not read (the first ${MAX_EXPLAINED} are)`;

@@ -13,7 +13,9 @@ import type { LeakBasis } from './leaks';
 /** Where each of the trace's loops starts an iteration: one candidate per number of passes. */
 function loopsByLine(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
   const e = a.replay.elements;
-  const order = Array.from({ length: e.count }, (_, k) => k).filter((k) => e.origin[k] === Origin.Trace).sort((x, y) => e.alloc[x]! - e.alloc[y]!);
+  const order = Array.from({ length: e.count }, (_, k) => k)
+    .filter((k) => e.origin[k] === Origin.Trace)
+    .sort((x, y) => e.alloc[x]! - e.alloc[y]!);
   const byLine = new Map<string, number[]>();
   let previous = '';
   for (const k of order) {

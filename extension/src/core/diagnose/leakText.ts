@@ -20,9 +20,13 @@ export function keepsPerIteration(l: LineGrowth): string {
   const n = l.blocksPerIteration;
   const whole = Math.round(n);
   if (whole >= 1 && Math.abs(n - whole) < 0.05 && Math.abs(whole * l.blockBytes - l.bytesPerIteration) <= 0.02 * l.bytesPerIteration) {
-    return whole === 1 ? `1 tensor of ${total} per iteration` : `${plural(whole, 'tensor', 'tensors')} of ${formatBytes(l.blockBytes)} per iteration = ${total}`;
+    return whole === 1
+      ? `1 tensor of ${total} per iteration`
+      : `${plural(whole, 'tensor', 'tensors')} of ${formatBytes(l.blockBytes)} per iteration = ${total}`;
   }
-  if (n >= 1) return `${total} per iteration (${n.toFixed(1)} tensors per iteration, ${formatBytes(l.bytesPerIteration / n)} each on average)`;
-  if (n > 0) return `${total} per iteration (one tensor of ${formatBytes(l.blockBytes)} every ${plural(Math.max(2, Math.round(1 / n)), 'iteration', 'iterations')})`;
+  if (n >= 1)
+    return `${total} per iteration (${n.toFixed(1)} tensors per iteration, ${formatBytes(l.bytesPerIteration / n)} each on average)`;
+  if (n > 0)
+    return `${total} per iteration (one tensor of ${formatBytes(l.blockBytes)} every ${plural(Math.max(2, Math.round(1 / n)), 'iteration', 'iterations')})`;
   return `${total} per iteration`;
 }

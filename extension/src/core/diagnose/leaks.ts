@@ -67,7 +67,8 @@ export function theilSen(ys: readonly number[]): number {
   const step = Math.max(1, Math.ceil(ys.length / 200));
   const pts = ys.map((y, x) => [x, y] as const).filter((_, i) => i % step === 0);
   const slopes: number[] = [];
-  for (let i = 0; i < pts.length; i++) for (let j = i + 1; j < pts.length; j++) slopes.push((pts[j]![1] - pts[i]![1]) / (pts[j]![0] - pts[i]![0]));
+  for (let i = 0; i < pts.length; i++)
+    for (let j = i + 1; j < pts.length; j++) slopes.push((pts[j]![1] - pts[i]![1]) / (pts[j]![0] - pts[i]![0]));
   return median(slopes);
 }
 
@@ -85,17 +86,51 @@ function findLeaks(s: Snapshot, a: DeviceAnalysis, opts: LeakOptions): LeakRepor
   const warmup = opts.warmup ?? 2;
   const min = opts.minIterations ?? 6;
   const headroom = (opts.deviceTotal ?? 80 * 2 ** 30) - a.replay.reservedPeak.bytes;
-  const reports = iterationBoundaries(s, a, min + warmup, opts.basis).map((c) => measure(s, a, c.basis, c.at, warmup, min, opts.minBytesPerIteration ?? 0, headroom));
+  const reports = iterationBoundaries(s, a, min + warmup, opts.basis).map((c) =>
+    measure(s, a, c.basis, c.at, warmup, min, opts.minBytesPerIteration ?? 0, headroom),
+  );
   // The training structure first; an eval loop beside it only when it leaks itself.
-  return reports.find((r) => r.leaking) ?? reports[0] ?? { device: a.device, basis: 'none', boundaries: [], live: [], bytesPerIteration: 0, leaking: false, lines: [], moment: null, severity: 'hint' };
+  return (
+    reports.find((r) => r.leaking) ??
+    reports[0] ?? {
+      device: a.device,
+      basis: 'none',
+      boundaries: [],
+      live: [],
+      bytesPerIteration: 0,
+      leaking: false,
+      lines: [],
+      moment: null,
+      severity: 'hint',
+    }
+  );
 }
 
 /** Share of the measured iterations in which a line created something still alive at the end. */
 const STEADY = 0.6;
 
-function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[], warmup: number, min: number, floor: number, headroom: number): LeakReport {
+function measure(
+  s: Snapshot,
+  a: DeviceAnalysis,
+  basis: LeakBasis,
+  at: number[],
+  warmup: number,
+  min: number,
+  floor: number,
+  headroom: number,
+): LeakReport {
   const live = at.map((i) => (i < 0 ? a.replay.start.requestedBytes : a.replay.requested[i]!));
-  const none: LeakReport = { device: a.device, basis, boundaries: at, live, bytesPerIteration: 0, leaking: false, lines: [], moment: null, severity: 'hint' };
+  const none: LeakReport = {
+    device: a.device,
+    basis,
+    boundaries: at,
+    live,
+    bytesPerIteration: 0,
+    leaking: false,
+    lines: [],
+    moment: null,
+    severity: 'hint',
+  };
   if (at.length < min + warmup) return none;
   const slope = theilSen(live.slice(warmup));
   // What was created between the first measured boundary and the one before last and is still
@@ -112,7 +147,16 @@ function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[],
     if (f < 0) continue;
     // Frames of one line (several stacks) merge into the line.
     const key = `${s.frames.fileOf(f)}:${s.frames.lineOf(f)}`;
-    const l = lines.get(key) ?? { file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), bytesPerIteration: 0, blocksPerIteration: 0, blockBytes: 0, sizes: [] as number[], iterations: new Set<number>() };
+    const l = lines.get(key) ?? {
+      file: s.frames.fileOf(f),
+      line: s.frames.lineOf(f),
+      name: s.frames.nameOf(f),
+      bytesPerIteration: 0,
+      blocksPerIteration: 0,
+      blockBytes: 0,
+      sizes: [] as number[],
+      iterations: new Set<number>(),
+    };
     l.bytesPerIteration += e.size[k]! / iterations;
     l.blocksPerIteration += 1 / iterations;
     l.sizes.push(e.size[k]!);
@@ -130,7 +174,15 @@ function measure(s: Snapshot, a: DeviceAnalysis, basis: LeakBasis, at: number[],
   const steady = slope > 0 && grown.length > 0 && kept >= slope / 2 && kept <= slope * 2;
   const leaking = steady && slope >= floor;
   const severity = leaking && slope * 1e6 >= headroom ? 'warning' : 'hint';
-  return { ...none, bytesPerIteration: slope, leaking, ...(steady && !leaking ? { tolerated: true } : {}), lines: leaking ? grown : [], severity, moment: { index: last, timeUs: Number.isNaN(a.replay.timeUs[last] ?? NaN) ? null : a.replay.timeUs[last]! } };
+  return {
+    ...none,
+    bytesPerIteration: slope,
+    leaking,
+    ...(steady && !leaking ? { tolerated: true } : {}),
+    lines: leaking ? grown : [],
+    severity,
+    moment: { index: last, timeUs: Number.isNaN(a.replay.timeUs[last] ?? NaN) ? null : a.replay.timeUs[last]! },
+  };
 }
 
 /** The iteration (index of the boundary it follows) an event belongs to: the first boundary at or after it. */
@@ -154,9 +206,14 @@ export function projection(r: LeakReport): string {
 export function describeLeak(r: LeakReport): string[] {
   const n = Math.max(0, r.boundaries.length);
   if (r.tolerated) return [`Steady growth of ${projection(r)}, below the tolerated minimum (${n} iterations, ${r.basis}).`];
-  if (!r.leaking) return [`No leak: live memory changes by ${formatBytes(r.bytesPerIteration)} per iteration over ${n} iteration${n === 1 ? '' : 's'} (${r.basis}).`];
+  if (!r.leaking)
+    return [
+      `No leak: live memory changes by ${formatBytes(r.bytesPerIteration)} per iteration over ${n} iteration${n === 1 ? '' : 's'} (${r.basis}).`,
+    ];
   return [
     `Live memory grows steadily by ${projection(r)} (${n} iterations, ${r.basis}; the last at event #${r.moment?.index ?? '?'}).`,
-    ...r.lines.slice(0, 5).map((l) => `  ${plain(l.file)}:${l.line} (${plain(l.name)}) keeps ${keepsPerIteration(l)}, created there and never freed`),
+    ...r.lines
+      .slice(0, 5)
+      .map((l) => `  ${plain(l.file)}:${l.line} (${plain(l.name)}) keeps ${keepsPerIteration(l)}, created there and never freed`),
   ];
 }

@@ -29,7 +29,8 @@ const room = (total: number) => Math.max(64 * MiB, total / 100);
 
 const NO_FIGURES: Partial<Record<OomMessage['format'], string>> = {
   thc: 'PyTorch ≤ 0.4 printed no figures ("cuda runtime error (2)")',
-  'cuda-error': '"CUDA error: out of memory" comes from a kernel, the CUDA context or a library (cuBLAS, cuDNN, NCCL), not from PyTorch’s allocator, and prints no figures; CUDA_LAUNCH_BLOCKING=1 makes the traceback point at the call that failed',
+  'cuda-error':
+    '"CUDA error: out of memory" comes from a kernel, the CUDA context or a library (cuBLAS, cuDNN, NCCL), not from PyTorch’s allocator, and prints no figures; CUDA_LAUNCH_BLOCKING=1 makes the traceback point at the call that failed',
   cublas: 'cuBLAS could not allocate its workspace; the message prints no figures',
 };
 
@@ -37,25 +38,93 @@ export function diagnoseMessage(m: OomMessage, c: OomContext = NO_CONTEXT): OomD
   const f = messageFacts(m);
   const none = NO_FIGURES[m.format];
   if (none) return result(m, f, 'unknown', `${none}. The cause cannot be read from it.`, []);
-  if (m.format === 'absurd') return result(m, f, 'demand', 'PyTorch refused a request of more than 1 EB: no device has that, so a size is wrong.', demandFromMessage(f, c, true));
+  if (m.format === 'absurd')
+    return result(
+      m,
+      f,
+      'demand',
+      'PyTorch refused a request of more than 1 EB: no device has that, so a size is wrong.',
+      demandFromMessage(f, c, true),
+    );
   const { request: q, total: t, free } = f;
-  if (t === undefined || free === undefined) return result(m, f, 'unknown', `The message was cut short before ${t === undefined ? 'the device’s total' : 'the device’s free memory'}: the cause cannot be read from what is left.`, []);
+  if (t === undefined || free === undefined)
+    return result(
+      m,
+      f,
+      'unknown',
+      `The message was cut short before ${t === undefined ? 'the device’s total' : 'the device’s free memory'}: the cause cannot be read from what is left.`,
+      [],
+    );
   const capNote = f.cap !== undefined ? ` A ${b(f.cap)} per-process limit was set.` : '';
   const others = outsideVerdict(m, f, t, capNote);
-  if (q === undefined) return others ?? result(m, f, 'unknown', 'The message was pasted without its request ("Tried to allocate …"): what failed cannot be weighed against the device.', []);
-  if (q > t) return result(m, f, 'demand', `The ${b(q)} request alone is larger than the whole ${b(t)} device: no setting can serve it.`, demandFromMessage(f, c, false));
+  if (q === undefined)
+    return (
+      others ??
+      result(
+        m,
+        f,
+        'unknown',
+        'The message was pasted without its request ("Tried to allocate …"): what failed cannot be weighed against the device.',
+        [],
+      )
+    );
+  if (q > t)
+    return result(
+      m,
+      f,
+      'demand',
+      `The ${b(q)} request alone is larger than the whole ${b(t)} device: no setting can serve it.`,
+      demandFromMessage(f, c, false),
+    );
   const fragmented = (limit: number) => f.slack !== undefined && f.slack >= q && f.slack >= limit * SLACK_SHARE;
   const pieces = (limit: number, of: string) =>
-    result(m, f, 'fragmentation', `PyTorch holds ${b(f.slack!)} reserved but unallocated (${pct(f.slack!, limit)} of ${of}), more than the ${b(q)} request, yet no free block was large enough: the free memory is in pieces.${capNote}`, c.expandable || c.windows ? [maxSplit(q)] : [expandable, maxSplit(q)]);
+    result(
+      m,
+      f,
+      'fragmentation',
+      `PyTorch holds ${b(f.slack!)} reserved but unallocated (${pct(f.slack!, limit)} of ${of}), more than the ${b(q)} request, yet no free block was large enough: the free memory is in pieces.${capNote}`,
+      c.expandable || c.windows ? [maxSplit(q)] : [expandable, maxSplit(q)],
+    );
   if (f.cap !== undefined && fragmented(f.cap)) return pieces(f.cap, 'the limit');
-  if (f.cap !== undefined && free >= q) return result(m, f, 'cap', `The device had ${b(free)} free for a ${b(q)} request, but this process may use only ${b(f.cap)} (a per-process memory fraction)${f.reserved !== undefined ? ` and PyTorch already reserved ${b(f.reserved)}` : ''}: the limit refused it.`, [raiseCapFrom(f)]);
+  if (f.cap !== undefined && free >= q)
+    return result(
+      m,
+      f,
+      'cap',
+      `The device had ${b(free)} free for a ${b(q)} request, but this process may use only ${b(f.cap)} (a per-process memory fraction)${f.reserved !== undefined ? ` and PyTorch already reserved ${b(f.reserved)}` : ''}: the limit refused it.`,
+      [raiseCapFrom(f)],
+    );
   if (f.cap === undefined && free >= q + room(t))
-    return result(m, f, 'unknown', `The device reported ${b(free)} free, more than the ${b(q)} request, and no limit is printed: the allocation should not have failed. A per-process memory fraction that this PyTorch version does not print, another process freeing memory in between, or a message from another device than the one that failed would explain it.`, []);
+    return result(
+      m,
+      f,
+      'unknown',
+      `The device reported ${b(free)} free, more than the ${b(q)} request, and no limit is printed: the allocation should not have failed. A per-process memory fraction that this PyTorch version does not print, another process freeing memory in between, or a message from another device than the one that failed would explain it.`,
+      [],
+    );
   if (others) return others;
   if (fragmented(t)) return pieces(t, 'the device');
   if (f.unaccounted !== undefined && f.unaccounted - GiB >= t * OUTSIDE_SHARE)
-    return result(m, f, 'fragmentation', `${b(f.unaccounted)} of the ${b(t)} device (${pct(f.unaccounted, t)}) is neither free nor in live tensors: under cudaMallocAsync that is the pool keeping freed memory it cannot hand out for this ${b(q)} request (or other programs: this backend's message cannot tell).${capNote}`, [nativeExpandable]);
-  const held = f.reserved === undefined && f.allocated !== undefined ? `${b(f.allocated)} of the ${b(t)} device (${pct(f.allocated, t)}) is in live tensors` : f.reserved !== undefined ? `PyTorch reserved ${b(f.reserved)} of the ${b(t)} device (${pct(f.reserved, t)})${f.allocated !== undefined ? `, ${b(f.allocated)} of it in live tensors` : ''}` : `the ${b(t)} device is full`;
-  const slack = f.slack !== undefined && f.slack >= q ? ` The ${b(f.slack)} reserved but unallocated is too small a share to be the cause.` : '';
-  return result(m, f, 'demand', `The live tensors need more than the device has: ${held}, ${b(free)} was free and the request is ${b(q)}.${slack}${capNote}`, demandFromMessage(f, c, false));
+    return result(
+      m,
+      f,
+      'fragmentation',
+      `${b(f.unaccounted)} of the ${b(t)} device (${pct(f.unaccounted, t)}) is neither free nor in live tensors: under cudaMallocAsync that is the pool keeping freed memory it cannot hand out for this ${b(q)} request (or other programs: this backend's message cannot tell).${capNote}`,
+      [nativeExpandable],
+    );
+  const held =
+    f.reserved === undefined && f.allocated !== undefined
+      ? `${b(f.allocated)} of the ${b(t)} device (${pct(f.allocated, t)}) is in live tensors`
+      : f.reserved !== undefined
+        ? `PyTorch reserved ${b(f.reserved)} of the ${b(t)} device (${pct(f.reserved, t)})${f.allocated !== undefined ? `, ${b(f.allocated)} of it in live tensors` : ''}`
+        : `the ${b(t)} device is full`;
+  const slack =
+    f.slack !== undefined && f.slack >= q ? ` The ${b(f.slack)} reserved but unallocated is too small a share to be the cause.` : '';
+  return result(
+    m,
+    f,
+    'demand',
+    `The live tensors need more than the device has: ${held}, ${b(free)} was free and the request is ${b(q)}.${slack}${capNote}`,
+    demandFromMessage(f, c, false),
+  );
 }

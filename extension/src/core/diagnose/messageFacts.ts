@@ -34,7 +34,9 @@ export function messageFacts(m: OomMessage): MessageFacts {
   const allocated = m.allocatedBytes;
   // cudaMallocAsync prints no reserve: what its pool keeps of freed memory is not told apart from
   // the memory outside PyTorch.
-  const slack = m.reservedUnallocatedBytes ?? (m.reservedBytes !== undefined && allocated !== undefined ? Math.max(0, m.reservedBytes - allocated) : undefined);
+  const slack =
+    m.reservedUnallocatedBytes ??
+    (m.reservedBytes !== undefined && allocated !== undefined ? Math.max(0, m.reservedBytes - allocated) : undefined);
   const reserved = m.reservedBytes ?? (allocated !== undefined && slack !== undefined ? allocated + slack : undefined);
   const total = m.totalBytes;
   const cap = m.allowedBytes !== undefined && total !== undefined && m.allowedBytes < total ? m.allowedBytes : undefined;
@@ -53,7 +55,8 @@ export function messageFacts(m: OomMessage): MessageFacts {
     }
   }
   const others = listed.filter((p) => p.pid !== selfPid).map((p) => ({ pid: p.pid, used: p.usedBytes }));
-  const outside = total !== undefined && m.freeBytes !== undefined && reserved !== undefined ? Math.max(0, total - m.freeBytes - reserved) : undefined;
+  const outside =
+    total !== undefined && m.freeBytes !== undefined && reserved !== undefined ? Math.max(0, total - m.freeBytes - reserved) : undefined;
   return {
     ...(request !== undefined ? { request } : {}),
     ...(total !== undefined ? { total } : {}),
@@ -67,6 +70,8 @@ export function messageFacts(m: OomMessage): MessageFacts {
     others,
     othersBytes: others.reduce((x, p) => x + p.used, 0),
     ...(outside !== undefined ? { outside } : {}),
-    ...(m.format === 'async' && total !== undefined && m.freeBytes !== undefined && allocated !== undefined ? { unaccounted: Math.max(0, total - m.freeBytes - allocated) } : {}),
+    ...(m.format === 'async' && total !== undefined && m.freeBytes !== undefined && allocated !== undefined
+      ? { unaccounted: Math.max(0, total - m.freeBytes - allocated) }
+      : {}),
   };
 }

@@ -16,7 +16,8 @@ export function releaseNonPyTorch(extra: number): Remedy {
   return {
     id: 'release-non-pytorch',
     title: 'Release memory held outside PyTorch in this process',
-    change: 'free other frameworks’ GPU memory (TensorFlow, JAX, CuPy pools, ONNX Runtime, TensorRT engines) or a second model copy before training',
+    change:
+      'free other frameworks’ GPU memory (TensorFlow, JAX, CuPy pools, ONNX Runtime, TensorRT engines) or a second model copy before training',
     effect: `up to ${formatBytes(extra)} that this process holds beside PyTorch’s reserve`,
   };
 }
@@ -27,7 +28,9 @@ export function freeOthers(f: MessageFacts): Remedy {
   return {
     id: 'free-device',
     title: 'Free the GPU from other programs',
-    change: pids.length ? `stop or move the other processes on this GPU: ${pids.join(', ')}` : 'stop the other programs on this GPU (nvidia-smi lists them), or pick a free GPU with CUDA_VISIBLE_DEVICES',
+    change: pids.length
+      ? `stop or move the other processes on this GPU: ${pids.join(', ')}`
+      : 'stop the other programs on this GPU (nvidia-smi lists them), or pick a free GPU with CUDA_VISIBLE_DEVICES',
     effect: `up to ${formatBytes(bytes)} for this job`,
   };
 }

@@ -43,7 +43,14 @@ function iterationStart(ends: Int32Array, oom: OomEvent): number {
  * Activations live at the OOM (saved for a backward, or made by the failing iteration's forward),
  * made inside a torch.nn module call, grouped by the user line that made the call: the most.
  */
-export function activationHolder(s: Snapshot, a: DeviceAnalysis, live: Int32Array, cats: Uint8Array, ends: Int32Array, oom: OomEvent): ActivationHolder | undefined {
+export function activationHolder(
+  s: Snapshot,
+  a: DeviceAnalysis,
+  live: Int32Array,
+  cats: Uint8Array,
+  ends: Int32Array,
+  oom: OomEvent,
+): ActivationHolder | undefined {
   const e = a.replay.elements;
   const begin = iterationStart(ends, oom);
   const by = new Map<number, ActivationHolder>();
@@ -64,7 +71,14 @@ export function activationHolder(s: Snapshot, a: DeviceAnalysis, live: Int32Arra
 }
 
 /** Split the need at the OOM into what the failing iteration made (scales with the batch) and the rest. */
-export function batchEstimate(a: DeviceAnalysis, live: Int32Array, cats: Uint8Array, ends: Int32Array, oom: OomEvent, unallocated: number): BatchEstimate {
+export function batchEstimate(
+  a: DeviceAnalysis,
+  live: Int32Array,
+  cats: Uint8Array,
+  ends: Int32Array,
+  oom: OomEvent,
+  unallocated: number,
+): BatchEstimate {
   const e = a.replay.elements;
   const begin = iterationStart(ends, oom);
   let fixed = 0;
@@ -75,5 +89,10 @@ export function batchEstimate(a: DeviceAnalysis, live: Int32Array, cats: Uint8Ar
     else fixed += e.size[k]!;
   }
   const availableBytes = fixed + scaled - oom.requestedBytes + unallocated + oom.deviceFreeBytes;
-  return { fixedBytes: fixed, scaledBytes: scaled, availableBytes, fraction: scaled > 0 ? Math.max(0, (availableBytes - fixed) / scaled) : 1 };
+  return {
+    fixedBytes: fixed,
+    scaledBytes: scaled,
+    availableBytes,
+    fraction: scaled > 0 ? Math.max(0, (availableBytes - fixed) / scaled) : 1,
+  };
 }

@@ -58,7 +58,13 @@ export interface OomDiagnosis {
 }
 
 /** A pool's figures at the OOM as the summary page and `--json` show them. */
-export const poolRow = (p: PoolFree) => ({ pool: p.pool, private: p.poolId[0] !== 0 || p.poolId[1] !== 0, reserved: p.reservedBytes, free: p.freeBytes, largestFree: p.largestFreeBytes });
+export const poolRow = (p: PoolFree) => ({
+  pool: p.pool,
+  private: p.poolId[0] !== 0 || p.poolId[1] !== 0,
+  reserved: p.reservedBytes,
+  free: p.freeBytes,
+  largestFree: p.largestFreeBytes,
+});
 
 /**
  * From a snapshot with an OOM: the allocator's segments as they were at the OOM event, and the live
@@ -69,7 +75,14 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
   const deviceTotal = device.total?.();
   const request = oom.requestedBytes;
   const state = allocatorStateAt(s, a, oom.index);
-  const pools: PoolFree[] = poolSummaries(state).map((p) => ({ pool: p.pool, poolId: p.poolId, segments: p.segments, reservedBytes: p.reserved, freeBytes: p.free, largestFreeBytes: p.largestFree }));
+  const pools: PoolFree[] = poolSummaries(state).map((p) => ({
+    pool: p.pool,
+    poolId: p.poolId,
+    segments: p.segments,
+    reservedBytes: p.reserved,
+    freeBytes: p.free,
+    largestFreeBytes: p.largestFree,
+  }));
   // A request over 1 MiB comes from the large pool: only its default pool's free blocks could serve it.
   const pool = request > MiB ? 'large' : 'small';
   const usable = pools.filter((p) => p.pool === pool && p.poolId[0] === 0 && p.poolId[1] === 0);
@@ -84,13 +97,22 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
   const batch = batchEstimate(a, live, cats, phases.end, oom, unallocated);
   const holder = activationHolder(s, a, live, cats, phases.end, oom);
   const att = attributeAt(s, a, resolveAt(a, oom.index));
-  const topLines = [...att.lines].sort((x, y) => y.selfBytes - x.selfBytes).slice(0, 5).filter((l) => l.selfBytes > 0).map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes }));
+  const topLines = [...att.lines]
+    .sort((x, y) => y.selfBytes - x.selfBytes)
+    .slice(0, 5)
+    .filter((l) => l.selfBytes > 0)
+    .map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes }));
   const base = { requestBytes: request, pools, segmentMap: segmentMap(state), categories, topLines, batch };
   const total = categories.reduce((x, c) => x + c.bytes, 0);
   const lead = categories[0];
   const held = `${formatBytes(total)} was live${lead ? ` (${lead.category} ${formatBytes(lead.bytes)})` : ''}${topLines[0] ? `, the most at ${plain(topLines[0].file)}:${topLines[0].line} (${formatBytes(topLines[0].bytes)})` : ''}`;
   if (unallocated >= request && largest < request)
-    return { ...base, kind: 'fragmentation', why: `${formatBytes(unallocated)} was reserved but unallocated at the OOM — more than the ${formatBytes(request)} request — yet the largest free block in the ${pool} pool was ${formatBytes(largest)}: the free memory was in pieces.`, remedies: predictedRemedies(s, a, oom, [expandable, maxSplit(request, blocksBetweenHoles(state, pool))]) };
+    return {
+      ...base,
+      kind: 'fragmentation',
+      why: `${formatBytes(unallocated)} was reserved but unallocated at the OOM — more than the ${formatBytes(request)} request — yet the largest free block in the ${pool} pool was ${formatBytes(largest)}: the free memory was in pieces.`,
+      remedies: predictedRemedies(s, a, oom, [expandable, maxSplit(request, blocksBetweenHoles(state, pool))]),
+    };
   if (oom.deviceFreeBytes >= request)
     return {
       ...base,
@@ -103,7 +125,9 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
   const outside = deviceTotal !== undefined ? deviceTotal - oom.deviceFreeBytes - reserved : 0;
   const t = a.replay.timeUs[oom.index];
   const others = device.othersAt?.(t === undefined || Number.isNaN(t) ? null : t) ?? [];
-  const listed = others.length ? `; other processes on the GPU then: ${others.map((p) => `pid ${p.pid} (${p.used === null ? 'size not reported' : formatBytes(p.used)})`).join(', ')}` : '';
+  const listed = others.length
+    ? `; other processes on the GPU then: ${others.map((p) => `pid ${p.pid} (${p.used === null ? 'size not reported' : formatBytes(p.used)})`).join(', ')}`
+    : '';
   if (deviceTotal !== undefined && outside >= deviceTotal / 4)
     return {
       ...base,
@@ -113,5 +137,11 @@ export function diagnoseSnapshot(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, 
       why: `${formatBytes(outside)} of the ${formatBytes(deviceTotal)} device was outside PyTorch's allocator at the OOM (device used − reserved: the CUDA context, other libraries and other processes${listed}); PyTorch had ${formatBytes(reserved)} reserved, ${held}.`,
       remedies: [freeDevice(outside, others), ...demandRemedies(request, { categories, topLines, batch, holder, deviceTotal })],
     };
-  return { ...base, ...(deviceTotal !== undefined ? { outsideBytes: outside } : {}), kind: 'demand', why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`, remedies: demandRemedies(request, { categories, topLines, batch, holder, deviceTotal }) };
+  return {
+    ...base,
+    ...(deviceTotal !== undefined ? { outsideBytes: outside } : {}),
+    kind: 'demand',
+    why: `The live tensors filled the device: ${held}, and ${formatBytes(oom.deviceFreeBytes)} was free for a ${formatBytes(request)} request.`,
+    remedies: demandRemedies(request, { categories, topLines, batch, holder, deviceTotal }),
+  };
 }

@@ -26,9 +26,12 @@ export interface OomContext {
 const BEFORE = 16 * 1024;
 const TAIL = 1500;
 const AFTER = 2048;
-const TRAINING = /\.backward\(|\bbackward\b|_engine_run_backward|optimizer\.step|training_step|trainer\.(?:train|fit)\(|\btrain(?:_step|_epoch|_one_epoch|_loop)\b|accelerator\.backward|fine-?tun(?:e|ing)\b|\btrain\.py\b|\bfinetune\.py\b|\bsft\b|\bLoRA\b/i;
-const INFERENCE = /\.generate\(|\bgenerate\b|\bvllm\b|comfy|KSampler|\binference\b|\bsampl(?:e|er|ing)\b|pipeline\(|\bpredict\b|no_grad|inference_mode|txt2img|img2img|\bdetect\.py\b|\bdemo\.py\b|\binfer\b|\bsample\.py\b|\beval(?:uate)?\b/i;
-const LOADING = /_apply\(|param_applied|load_state_dict|_load_from_state_dict|from_pretrained|load_checkpoint|load_model|safetensors|set_module_tensor_to_device|\bmodel\.(?:cuda|to)\(|torch\.load\(/;
+const TRAINING =
+  /\.backward\(|\bbackward\b|_engine_run_backward|optimizer\.step|training_step|trainer\.(?:train|fit)\(|\btrain(?:_step|_epoch|_one_epoch|_loop)\b|accelerator\.backward|fine-?tun(?:e|ing)\b|\btrain\.py\b|\bfinetune\.py\b|\bsft\b|\bLoRA\b/i;
+const INFERENCE =
+  /\.generate\(|\bgenerate\b|\bvllm\b|comfy|KSampler|\binference\b|\bsampl(?:e|er|ing)\b|pipeline\(|\bpredict\b|no_grad|inference_mode|txt2img|img2img|\bdetect\.py\b|\bdemo\.py\b|\binfer\b|\bsample\.py\b|\beval(?:uate)?\b/i;
+const LOADING =
+  /_apply\(|param_applied|load_state_dict|_load_from_state_dict|from_pretrained|load_checkpoint|load_model|safetensors|set_module_tensor_to_device|\bmodel\.(?:cuda|to)\(|torch\.load\(/;
 const BATCH = /\b(?:batch[_ -]?size|per_device_train_batch_size|train_batch_size|micro_batch_size|bs|batch)\b["']?\s*[=:]?\s*(\d{1,6})\b/gi;
 const WINDOWS = /\b[A-Z]:\\|\\\\|\.bat\b|\.exe\b|\bwin32\b|\bwin_amd64\b|\bWindows\b/;
 const EXPANDABLE = /expandable_segments\s*:\s*True/i;
@@ -75,4 +78,11 @@ export function oomContext(text: string, all: readonly OomMessage[], i: number):
 }
 
 /** No text around (a message on its own): nothing is known of the job. */
-export const NO_CONTEXT: OomContext = { training: false, inference: false, loading: false, windows: false, expandable: false, maxSplit: false };
+export const NO_CONTEXT: OomContext = {
+  training: false,
+  inference: false,
+  loading: false,
+  windows: false,
+  expandable: false,
+  maxSplit: false,
+};

@@ -89,7 +89,14 @@ export async function withRunEvidence(found: ExplainedOom[], ...runDirs: string[
       out.push(e);
       continue;
     }
-    out.push({ ...e, diagnosis: { ...got.d, ...(e.diagnosis.message ? { message: e.diagnosis.message } : {}), evidence: `${join(basename(r.run), basename(r.snapshot))}, the snapshot Headroom took at this OOM (event #${got.index})` } });
+    out.push({
+      ...e,
+      diagnosis: {
+        ...got.d,
+        ...(e.diagnosis.message ? { message: e.diagnosis.message } : {}),
+        evidence: `${join(basename(r.run), basename(r.snapshot))}, the snapshot Headroom took at this OOM (event #${got.index})`,
+      },
+    });
   }
   return out;
 }
@@ -105,4 +112,7 @@ async function snapshotDiagnosis(r: RunOom): Promise<{ d: OomDiagnosis; index: n
 }
 
 /** The newest runs of a runs folder, where an editor looks for evidence. */
-export const recentRuns = (runsRoot: string, max = 20): string[] => runFolders(runsRoot).slice(0, max).map((n) => join(runsRoot, n));
+export const recentRuns = (runsRoot: string, max = 20): string[] =>
+  runFolders(runsRoot)
+    .slice(0, max)
+    .map((n) => join(runsRoot, n));

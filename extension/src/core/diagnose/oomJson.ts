@@ -38,10 +38,12 @@ export function messageFigures(m: OomMessage): Record<string, unknown> {
 
 export function oomJson(d: OomDiagnosis, m?: OomMessage, line?: number): OomJson {
   // A snapshot's evidence (its pools, live categories, top lines) joins what the message said.
-  const snapshot = d.pools.length
-    ? { pools: d.pools.map(poolRow), categories: d.categories, topLines: d.topLines }
-    : {};
-  const derived: Record<string, unknown> = { ...(d.message?.facts ?? { request: d.requestBytes }), ...(d.outsideBytes !== undefined ? { outside: d.outsideBytes } : {}), ...snapshot };
+  const snapshot = d.pools.length ? { pools: d.pools.map(poolRow), categories: d.categories, topLines: d.topLines } : {};
+  const derived: Record<string, unknown> = {
+    ...(d.message?.facts ?? { request: d.requestBytes }),
+    ...(d.outsideBytes !== undefined ? { outside: d.outsideBytes } : {}),
+    ...snapshot,
+  };
   return {
     class: d.kind,
     figures: m ? messageFigures(m) : { tried: d.requestBytes },

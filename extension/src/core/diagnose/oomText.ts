@@ -57,11 +57,28 @@ export function renderDiagnosis(d: OomDiagnosis, where?: string): string {
   if (d.evidence) out.push(...wrap(`  evidence: ${plain(d.evidence)}`, WIDTH, '    '));
   if (d.message) {
     const at = where ? `${plain(where)}, ` : '';
-    out.push(...wrap(`  read (${at}${FORMAT_NAMES[d.message.format] ?? d.message.format}${d.message.truncated ? ', cut short' : ''}): ${figureList(d.message.facts).join(' · ') || 'no figures'}`, WIDTH, '    '));
+    out.push(
+      ...wrap(
+        `  read (${at}${FORMAT_NAMES[d.message.format] ?? d.message.format}${d.message.truncated ? ', cut short' : ''}): ${figureList(d.message.facts).join(' · ') || 'no figures'}`,
+        WIDTH,
+        '    ',
+      ),
+    );
   }
-  for (const p of d.pools) out.push(`  ${p.pool} pool${p.poolId[0] || p.poolId[1] ? ` (private ${p.poolId.join(',')})` : ''}: ${b(p.freeBytes)} free of ${b(p.reservedBytes)}, largest free block ${b(p.largestFreeBytes)}`);
-  if (d.categories.length) out.push(...wrap(`  live at the OOM: ${d.categories.map((c) => `${c.category} ${b(c.bytes)}`).join(', ')}`, WIDTH, '    '));
-  if (d.batch && d.kind === 'demand') out.push(...wrap(`  made by the failing iteration (scales with the batch, with the request): ${b(d.batch.scaledBytes)}; before it: ${b(d.batch.fixedBytes)}`, WIDTH, '    '));
+  for (const p of d.pools)
+    out.push(
+      `  ${p.pool} pool${p.poolId[0] || p.poolId[1] ? ` (private ${p.poolId.join(',')})` : ''}: ${b(p.freeBytes)} free of ${b(p.reservedBytes)}, largest free block ${b(p.largestFreeBytes)}`,
+    );
+  if (d.categories.length)
+    out.push(...wrap(`  live at the OOM: ${d.categories.map((c) => `${c.category} ${b(c.bytes)}`).join(', ')}`, WIDTH, '    '));
+  if (d.batch && d.kind === 'demand')
+    out.push(
+      ...wrap(
+        `  made by the failing iteration (scales with the batch, with the request): ${b(d.batch.scaledBytes)}; before it: ${b(d.batch.fixedBytes)}`,
+        WIDTH,
+        '    ',
+      ),
+    );
   for (const l of d.topLines) out.push(`  ${plain(l.file)}:${l.line} ${plain(l.name)}: ${b(l.bytes)}`);
   out.push('Remedies:');
   for (const r of d.remedies) {

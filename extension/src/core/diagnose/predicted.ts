@@ -19,7 +19,13 @@ export const DOCTOR_REPLAY_EVENTS = 4_000_000;
  * cannot avoid the OOM is dropped. The limit is the one the recorded OOM shows (recordedLimit.ts);
  * where a memory fraction hid it, a remedy is judged at both ends of the range it lies in.
  */
-export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent, remedies: Remedy[], budget = DOCTOR_REPLAY_EVENTS): Remedy[] {
+export function predictedRemedies(
+  s: Snapshot,
+  a: DeviceAnalysis,
+  oom: OomEvent,
+  remedies: Remedy[],
+  budget = DOCTOR_REPLAY_EVENTS,
+): Remedy[] {
   const recorded = configFrom(s.allocatorSettings);
   const found = recordedLimit(s, a, oom);
   if (!found) return remedies;
@@ -51,10 +57,22 @@ export function predictedRemedies(s: Snapshot, a: DeviceAnalysis, oom: OomEvent,
       out.push(r);
       continue;
     }
-    const cfg = applyAllocConf(recorded, Object.entries(r.allocConf).map(([k, v]) => `${k}:${v}`).join(','));
+    const cfg = applyAllocConf(
+      recorded,
+      Object.entries(r.allocConf)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(','),
+    );
     const verdicts = limits.map((l) => fails(cfg, l));
     if (verdicts.some((v) => v === undefined)) {
-      out.push(overBudget ? { ...r, effect: `${r.effect} (not predicted here: the replays would pass ${budget.toLocaleString('en-US')} events; headroom whatif predicts it)` } : r);
+      out.push(
+        overBudget
+          ? {
+              ...r,
+              effect: `${r.effect} (not predicted here: the replays would pass ${budget.toLocaleString('en-US')} events; headroom whatif predicts it)`,
+            }
+          : r,
+      );
       continue;
     }
     // Cannot avoid the OOM even with the most room the run could have had: not a remedy here.

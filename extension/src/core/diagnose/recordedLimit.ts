@@ -38,4 +38,3 @@ function readLimit(s: Snapshot, a: DeviceAnalysis, oom: OomEvent): RecordedLimit
   const range: [number, number] = [most, Math.max(most, before + segmentSize(oom.requestedBytes) - 1)];
   return { limit: { bytes: range[0], cap: true }, range };
 }
-

@@ -6,7 +6,21 @@ import type { ActivationHolder, BatchEstimate } from './need';
 // The OOM doctor's remedies: what each changes and what to expect, from the figures at hand.
 
 export interface Remedy {
-  id: 'expandable-segments' | 'max-split-size' | 'checkpoint' | 'autocast' | 'smaller-batch' | 'zero-grad-none' | 'memory-cap' | 'reproduce-cap' | 'free-device' | 'release-non-pytorch' | 'shorter-inputs' | 'smaller-model' | 'fix-size' | 'record';
+  id:
+    | 'expandable-segments'
+    | 'max-split-size'
+    | 'checkpoint'
+    | 'autocast'
+    | 'smaller-batch'
+    | 'zero-grad-none'
+    | 'memory-cap'
+    | 'reproduce-cap'
+    | 'free-device'
+    | 'release-non-pytorch'
+    | 'shorter-inputs'
+    | 'smaller-model'
+    | 'fix-size'
+    | 'record';
   title: string;
   /** What it changes, concretely. */
   change: string;
@@ -24,7 +38,8 @@ export const MiB = 2 ** 20;
 export const expandable: Remedy = {
   id: 'expandable-segments',
   title: 'Re-run with expandable_segments:True',
-  change: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (segments grow in place instead of new ones being carved, so freed pieces join up)',
+  change:
+    'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (segments grow in place instead of new ones being carved, so freed pieces join up)',
   effect: 'the free pieces can serve the request',
   allocConf: { expandable_segments: 'True' },
 };
@@ -57,7 +72,12 @@ export function blocksBetweenHoles(state: AllocatorState, pool: string): number[
     .flatMap((g) => g.blocks.filter((b) => b.state !== 'free').map((b) => b.size));
 }
 
-export const raiseCap = (free: number): Remedy => ({ id: 'memory-cap', title: 'Raise or remove the memory cap', change: 'the per-process limit (torch.cuda.set_per_process_memory_fraction, or the cap of a Headroom run) set higher, or not at all', effect: `${formatBytes(free)} of the device becomes usable` });
+export const raiseCap = (free: number): Remedy => ({
+  id: 'memory-cap',
+  title: 'Raise or remove the memory cap',
+  change: 'the per-process limit (torch.cuda.set_per_process_memory_fraction, or the cap of a Headroom run) set higher, or not at all',
+  effect: `${formatBytes(free)} of the device becomes usable`,
+});
 
 export const freeDevice = (outside: number, others: { pid: number; used: number | null }[] = []): Remedy => ({
   id: 'free-device',
@@ -95,7 +115,12 @@ export function demandRemedies(tried: number, { categories, topLines, batch, hol
         : `most of the ${formatBytes(act)} of activations live at the OOM is recomputed in backward instead of kept`,
       ...(top ? { line: { file: top.file, line: top.line } } : {}),
     });
-    out.push({ id: 'autocast', title: 'Run the forward under autocast', change: 'torch.autocast("cuda", dtype=torch.bfloat16) around the forward pass', effect: `activations in 16 bits: about half of ${formatBytes(act)}` });
+    out.push({
+      id: 'autocast',
+      title: 'Run the forward under autocast',
+      change: 'torch.autocast("cuda", dtype=torch.bfloat16) around the forward pass',
+      effect: `activations in 16 bits: about half of ${formatBytes(act)}`,
+    });
   }
   const pct = batch ? Math.floor(batch.fraction * 100) : 0;
   out.push(
@@ -106,14 +131,36 @@ export function demandRemedies(tried: number, { categories, topLines, batch, hol
           change: `a batch under ${pct}% of the current one (or micro-batches with gradient accumulation): need ≈ ${formatBytes(batch.fixedBytes)} fixed + ${formatBytes(batch.scaledBytes)} × new/current batch up to the OOM`,
           effect: `at ${pct}% that part fits in the ${formatBytes(batch.availableBytes)} PyTorch could have; the rest of the iteration needs more, so go lower`,
         }
-      : { id: 'smaller-batch', title: 'Reduce the batch size', change: 'a smaller batch (or gradient accumulation over micro-batches)', effect: `activations scale with the batch; the ${formatBytes(tried)} request shrinks with it` },
+      : {
+          id: 'smaller-batch',
+          title: 'Reduce the batch size',
+          change: 'a smaller batch (or gradient accumulation over micro-batches)',
+          effect: `activations scale with the batch; the ${formatBytes(tried)} request shrinks with it`,
+        },
   );
-  if (grads > 0) out.push({ id: 'zero-grad-none', title: 'zero_grad(set_to_none=True)', change: 'optimizer.zero_grad(set_to_none=True) (the default since torch 2.0)', effect: `the ${formatBytes(grads)} of gradients is freed between steps instead of zeroed in place` });
+  if (grads > 0)
+    out.push({
+      id: 'zero-grad-none',
+      title: 'zero_grad(set_to_none=True)',
+      change: 'optimizer.zero_grad(set_to_none=True) (the default since torch 2.0)',
+      effect: `the ${formatBytes(grads)} of gradients is freed between steps instead of zeroed in place`,
+    });
   const cap = deviceTotal !== undefined ? Math.floor((deviceTotal / 2 ** 30) * 100) / 100 : undefined;
   out.push(
     cap
-      ? { id: 'reproduce-cap', title: `Reproduce under a ${cap} GiB cap`, change: `a per-process memory cap of ${cap} GiB, the device that ran out, for one Headroom run`, effect: 'the same OOM on any bigger GPU, to try the fixes above where it is quick', capGib: cap }
-      : { id: 'reproduce-cap', title: 'Reproduce on a smaller GPU', change: 'a per-process memory cap, for one Headroom run, of the size of the GPU that ran out', effect: 'the same OOM on a bigger GPU, to try fixes quickly' },
+      ? {
+          id: 'reproduce-cap',
+          title: `Reproduce under a ${cap} GiB cap`,
+          change: `a per-process memory cap of ${cap} GiB, the device that ran out, for one Headroom run`,
+          effect: 'the same OOM on any bigger GPU, to try the fixes above where it is quick',
+          capGib: cap,
+        }
+      : {
+          id: 'reproduce-cap',
+          title: 'Reproduce on a smaller GPU',
+          change: 'a per-process memory cap, for one Headroom run, of the size of the GPU that ran out',
+          effect: 'the same OOM on a bigger GPU, to try fixes quickly',
+        },
   );
   return out;
 }

@@ -21,7 +21,14 @@ export function segmentMap(st: AllocatorState): { rows: SegmentMapRow[]; total: 
         if (last && last[0] === b.state) last[1] += b.size;
         else runs.push([b.state, b.size]);
       }
-      return { pool: g.pool, private: g.poolId[0] !== 0 || g.poolId[1] !== 0, expandable: g.expandable, size: g.size, runs: runs.slice(0, MAX_RUNS), more: Math.max(0, runs.length - MAX_RUNS) };
+      return {
+        pool: g.pool,
+        private: g.poolId[0] !== 0 || g.poolId[1] !== 0,
+        expandable: g.expandable,
+        size: g.size,
+        runs: runs.slice(0, MAX_RUNS),
+        more: Math.max(0, runs.length - MAX_RUNS),
+      };
     });
   return { rows, total: st.segments.length };
 }

@@ -29,7 +29,8 @@ export class ProcessHistory {
       else hi = mid;
     }
     let best: { t: number; used: number } | undefined;
-    for (const x of [h[lo - 1], h[lo]]) if (x && Math.abs(x.t - t) <= within && (!best || Math.abs(x.t - t) < Math.abs(best.t - t))) best = x;
+    for (const x of [h[lo - 1], h[lo]])
+      if (x && Math.abs(x.t - t) <= within && (!best || Math.abs(x.t - t) < Math.abs(best.t - t))) best = x;
     return best?.used ?? null;
   }
 }

@@ -52,7 +52,15 @@ class SmiProbe implements GpuProbe {
     try {
       const { devices, driver } = parseSmiGpus(gpus.stdout, this.fields);
       const procs = apps.ok ? parseSmiApps(apps.stdout) : new Map<string, GpuProcess[]>();
-      return { ok: true, snapshot: { source: 'nvidia-smi', driver, devices: devices.map((d) => ({ ...d, processes: procs.get(d.uuid) ?? [] })), at: Date.now() } };
+      return {
+        ok: true,
+        snapshot: {
+          source: 'nvidia-smi',
+          driver,
+          devices: devices.map((d) => ({ ...d, processes: procs.get(d.uuid) ?? [] })),
+          at: Date.now(),
+        },
+      };
     } catch (e) {
       return { ok: false, source: 'nvidia-smi', reason: e instanceof Error ? e.message : String(e) };
     }

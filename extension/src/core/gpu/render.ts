@@ -22,7 +22,8 @@ export function renderGpus(r: GpuResult, names: ReadonlyMap<number, string> = ne
     if (!d.processes.length) out.push('  no compute processes');
     else {
       out.push(`  ${pad('pid', 9)}${pad('memory', 13)}command`);
-      for (const p of [...d.processes].sort((a, b) => (b.used ?? 0) - (a.used ?? 0))) out.push(`  ${pad(String(p.pid), 9)}${pad(p.used === null ? 'unknown' : formatBytes(p.used), 13)}${names.get(p.pid) ?? ''}`);
+      for (const p of [...d.processes].sort((a, b) => (b.used ?? 0) - (a.used ?? 0)))
+        out.push(`  ${pad(String(p.pid), 9)}${pad(p.used === null ? 'unknown' : formatBytes(p.used), 13)}${names.get(p.pid) ?? ''}`);
     }
     out.push('');
   }

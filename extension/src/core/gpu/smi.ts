@@ -2,12 +2,26 @@ import type { GpuDevice, GpuProcess } from './types';
 
 // nvidia-smi's CSV (--format=csv,noheader,nounits): memory in MiB, utilization in percent,
 // "[N/A]" / "[Not Supported]" where the driver cannot say.
-export const SMI_GPU_FIELDS = ['index', 'name', 'uuid', 'memory.total', 'memory.used', 'memory.free', 'memory.reserved', 'utilization.gpu', 'utilization.memory', 'driver_version'] as const;
+export const SMI_GPU_FIELDS = [
+  'index',
+  'name',
+  'uuid',
+  'memory.total',
+  'memory.used',
+  'memory.free',
+  'memory.reserved',
+  'utilization.gpu',
+  'utilization.memory',
+  'driver_version',
+] as const;
 /** Drivers before memory.reserved existed reject the whole query: this one is asked then. */
 export const SMI_GPU_FIELDS_OLD = SMI_GPU_FIELDS.filter((f) => f !== 'memory.reserved');
 export const SMI_APP_FIELDS = ['gpu_uuid', 'pid', 'used_memory'] as const;
 
-export const smiArgs = (fields: readonly string[], query: 'gpu' | 'compute-apps'): string[] => [`--query-${query}=${fields.join(',')}`, '--format=csv,noheader,nounits'];
+export const smiArgs = (fields: readonly string[], query: 'gpu' | 'compute-apps'): string[] => [
+  `--query-${query}=${fields.join(',')}`,
+  '--format=csv,noheader,nounits',
+];
 
 const MiB = 2 ** 20;
 
@@ -38,12 +52,19 @@ function number(v: string, field: string, line: string): number | null {
 }
 
 /** Parses `--query-gpu` output (fields as in `fields`, in that order). */
-export function parseSmiGpus(text: string, fields: readonly string[] = SMI_GPU_FIELDS): { devices: Omit<GpuDevice, 'processes'>[]; driver: string | null } {
+export function parseSmiGpus(
+  text: string,
+  fields: readonly string[] = SMI_GPU_FIELDS,
+): { devices: Omit<GpuDevice, 'processes'>[]; driver: string | null } {
   let driver: string | null = null;
   const devices: Omit<GpuDevice, 'processes'>[] = [];
-  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+  for (const line of text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     const c = cells(line, fields.length);
-    if (c.length !== fields.length) throw new SmiParseError(`nvidia-smi gave ${c.length} fields where ${fields.length} were asked for`, line);
+    if (c.length !== fields.length)
+      throw new SmiParseError(`nvidia-smi gave ${c.length} fields where ${fields.length} were asked for`, line);
     const get = (f: string) => c[fields.indexOf(f)] ?? '[N/A]';
     const mib = (f: string) => {
       const v = fields.includes(f) ? number(get(f), f, line) : null;
@@ -72,7 +93,10 @@ export function parseSmiGpus(text: string, fields: readonly string[] = SMI_GPU_F
 /** Parses `--query-compute-apps=gpu_uuid,pid,used_memory` output into processes per GPU UUID. */
 export function parseSmiApps(text: string): Map<string, GpuProcess[]> {
   const out = new Map<string, GpuProcess[]>();
-  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+  for (const line of text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     // "No running processes found" on some versions, instead of an empty answer.
     if (/^no running/i.test(line)) continue;
     const c = cells(line, SMI_APP_FIELDS.length);

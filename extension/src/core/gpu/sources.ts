@@ -8,7 +8,11 @@ import type { NvmlAddon, SmiRunner } from './probe';
  * platform VSIX's, else a development build. An Error says why none loaded.
  */
 export function loadAddon(root: string): NvmlAddon | Error {
-  const candidates = [process.env.HEADROOM_NVML_ADDON ?? '', join(root, 'dist', 'native', `${process.platform}-${process.arch}`, 'headroom_nvml.node'), join(root, 'native', 'build', 'Release', 'headroom_nvml.node')];
+  const candidates = [
+    process.env.HEADROOM_NVML_ADDON ?? '',
+    join(root, 'dist', 'native', `${process.platform}-${process.arch}`, 'headroom_nvml.node'),
+    join(root, 'native', 'build', 'Release', 'headroom_nvml.node'),
+  ];
   const path = candidates.find((p) => p && existsSync(p));
   if (!path) return new Error(`no addon for ${process.platform}-${process.arch} in this package (the universal VSIX has none)`);
   try {

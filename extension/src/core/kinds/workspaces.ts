@@ -21,7 +21,8 @@ import { backwardPhases, Category } from '../timeline/categories';
  */
 const CUBLAS_SIZES = new Set([32 << 20, (8 << 20) + (128 << 10), 128 << 10]);
 const LT_SIZE = 1 << 20;
-const CPP_WORKSPACE = /getCurrentCUDABlasHandle|getCUDABlasLtWorkspace|setWorkspaceForHandle|getNewWorkspace|CublasHandlePool|getChosenWorkspaceSize/;
+const CPP_WORKSPACE =
+  /getCurrentCUDABlasHandle|getCUDABlasLtWorkspace|setWorkspaceForHandle|getNewWorkspace|CublasHandlePool|getChosenWorkspaceSize/;
 
 /** cppFrames false: as if the stacks had no C++ frames (to measure the rule that runs without them). */
 export function libraryWorkspaces(s: Snapshot, a: DeviceAnalysis, base: Uint8Array, cppFrames = true): number[] {
@@ -51,7 +52,8 @@ export function libraryWorkspaces(s: Snapshot, a: DeviceAnalysis, base: Uint8Arr
     const kept = e.free[k]! >= n || (e.alloc[k]! < trained && e.free[k]! >= trained);
     if (!kept || base[k] !== Category.Other) continue;
     const user = a.classifier.firstUser(frames);
-    const site = user >= 0 ? `u${s.frames.lineOf(user)}\u0000${s.frames.fileOf(user)}` : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : '';
+    const site =
+      user >= 0 ? `u${s.frames.lineOf(user)}\u0000${s.frames.fileOf(user)}` : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : '';
     if (!site) continue;
     const size = e.size[k]!;
     const key = `${size}\u0000${site}`;

@@ -18,7 +18,13 @@ import { CarriedFacts, stopCarried, useCarried } from './analysis/carried';
  * function whose callers an eval loop looked at, the unit itself. An editor compares this before
  * and after an edit; when it differs, re-linting the edited units alone is not enough.
  */
-export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs, facts?: CarriedFacts): string {
+export function crossSignature(
+  root: SyntaxNode,
+  units: readonly SyntaxNode[],
+  bindings: ReadonlyMap<string, string>,
+  refs: CrossRefs,
+  facts?: CarriedFacts,
+): string {
   if (!refs.defs.size && !refs.callers.size) return '';
   const out: string[] = [];
   const callers = refs.callers.size ? new RegExp(`(?<![\\w])(?:${[...refs.callers].join('|')})\\s*\\(`) : undefined;
@@ -40,15 +46,27 @@ export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], b
           // (And whether a backward follows it in its loop: HR013 reads that of a per-step function's callers.)
           const loop = enclosingLoop(c);
           const later = loop ? /\bbackward\s*\(/.test(loop.text.slice(c.endIndex - loop.startIndex)) : false;
-          if (name && refs.callers.has(name)) out.push(`caller:${name}:${modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true}:${underNoGradHere(c, qualify)}:${later}`);
+          if (name && refs.callers.has(name))
+            out.push(
+              `caller:${name}:${
+                modeCalls(scopeOf(c))
+                  .filter((m) => m.at <= c.startIndex)
+                  .at(-1)?.eval === true
+              }:${underNoGradHere(c, qualify)}:${later}`,
+            );
         }
       }
-      const defs = u.type === 'function_definition' ? [u, ...nodesOf(u, 'function_definition').filter((d) => d.id !== u.id)] : nodesOf(u, 'function_definition');
+      const defs =
+        u.type === 'function_definition'
+          ? [u, ...nodesOf(u, 'function_definition').filter((d) => d.id !== u.id)]
+          : nodesOf(u, 'function_definition');
       for (const fn of defs) {
         const name = fn.childForFieldName('name')?.text ?? '';
         if (!refs.defs.has(name)) continue;
         const model = ownCalls(fn).some((x) => !noGrad(x) && (runsModule(x) || flow.runsModel(x)));
-        out.push(`${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}:${storeFlows(fn, qualify, noGrad)}:${keptParams(fn, qualify, noGrad)}`);
+        out.push(
+          `${name}:${JSON.stringify(graphSummary(fn, qualify, noGrad))}:${model}:${JSON.stringify(helperFacts(fn))}:${storeFlows(fn, qualify, noGrad)}:${keptParams(fn, qualify, noGrad)}`,
+        );
       }
     }
   } finally {
@@ -65,14 +83,19 @@ export function crossSignature(root: SyntaxNode, units: readonly SyntaxNode[], b
  * Keyed by the parser's tree, which the session keeps: a root read from it is made anew per lint.
  */
 export class CrossSignatures {
-  private last: { tree: object; units: string; bindings: ReadonlyMap<string, string>; refs: CrossRefs; size: number; sig: string } | undefined;
+  private last:
+    | { tree: object; units: string; bindings: ReadonlyMap<string, string>; refs: CrossRefs; size: number; sig: string }
+    | undefined;
   /** Signatures computed (not reused) so far. */
   computed = 0;
   /** Facts of the functions outside the units, as these signatures read them (their callers' grad mode left out): kept between edits like the lint's. */
   readonly facts = new CarriedFacts();
 
   of(tree: object, root: SyntaxNode, units: readonly SyntaxNode[], bindings: ReadonlyMap<string, string>, refs: CrossRefs): string {
-    const key = units.map((u) => `${u.type}@${u.startIndex}-${u.endIndex}`).sort().join(',');
+    const key = units
+      .map((u) => `${u.type}@${u.startIndex}-${u.endIndex}`)
+      .sort()
+      .join(',');
     const size = refs.defs.size + refs.callers.size;
     const l = this.last;
     if (l && l.tree === tree && l.units === key && l.bindings === bindings && l.refs === refs && l.size === size) return l.sig;

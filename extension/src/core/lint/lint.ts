@@ -77,7 +77,15 @@ export function importsKey(bindings: ReadonlyMap<string, string>): string {
 }
 
 /** Lints a parsed file, or only the given parts of it (the rest is unchanged); `imports`: the file's bindings, when known. */
-export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scopes?: readonly SyntaxNode[], imports?: Map<string, string>, fileKeys?: FilesKey, facts?: CarriedFacts): Finding[] {
+export function lintTree(
+  tree: Tree,
+  text: string,
+  opts: LintOptions = {},
+  scopes?: readonly SyntaxNode[],
+  imports?: Map<string, string>,
+  fileKeys?: FilesKey,
+  facts?: CarriedFacts,
+): Finding[] {
   const file = rootOf(tree, text);
   // Attached first, so that what the bindings read is read once (HR017 reads the imports too).
   const ix = NodeIndex.attach(file);
@@ -92,7 +100,15 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
     const fileOff = mayHaveFilePragma(text) ? named(FILE_PRAGMA.exec(text)) : undefined;
     const lineOf = (i: number) => text.slice(text.lastIndexOf('\n', i - 1) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
     for (const root of scopes ?? [file]) {
-      const ctx: RuleContext = { root, file, text, qualify, bindings, torch, ...(fileKeys ? { fileData: (id: RuleId) => fileKeys.byRule.get(id)?.data } : {}) };
+      const ctx: RuleContext = {
+        root,
+        file,
+        text,
+        qualify,
+        bindings,
+        torch,
+        ...(fileKeys ? { fileData: (id: RuleId) => fileKeys.byRule.get(id)?.data } : {}),
+      };
       for (const rule of RULE_LIST) {
         const id = rule.id;
         if (opts.select && !opts.select.includes(id)) continue;
@@ -111,7 +127,13 @@ export function lintTree(tree: Tree, text: string, opts: LintOptions = {}, scope
     stopCarried(file.tree);
   }
   // Each rule's findings in the light of the others' (rules/rule.ts settle).
-  for (const rule of RULE_LIST) if (rule.settle) rule.settle(findings.filter((f) => f.rule === rule.id), findings, !!opts.severity?.[rule.id]);
+  for (const rule of RULE_LIST)
+    if (rule.settle)
+      rule.settle(
+        findings.filter((f) => f.rule === rule.id),
+        findings,
+        !!opts.severity?.[rule.id],
+      );
   return findings.sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
 }
 

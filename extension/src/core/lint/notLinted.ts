@@ -29,5 +29,8 @@ export const LIVE_LIMIT = 1 << 20;
 
 /** Throws NotLintedError for a text over the editor's limit. */
 export function checkLiveSize(text: string): void {
-  if (text.length > LIVE_LIMIT) throw new NotLintedError(`${text.length.toLocaleString('en')} characters: the editor lints up to ${LIVE_LIMIT.toLocaleString('en')}, headroom lint any size`);
+  if (text.length > LIVE_LIMIT)
+    throw new NotLintedError(
+      `${text.length.toLocaleString('en')} characters: the editor lints up to ${LIVE_LIMIT.toLocaleString('en')}, headroom lint any size`,
+    );
 }

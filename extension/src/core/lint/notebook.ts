@@ -15,7 +15,11 @@ export function joinCells(cells: readonly string[]): { text: string; starts: num
 }
 
 /** The cell a finding of the joined text lies in, and the finding in that cell's own coordinates. */
-export function splitFinding(f: Finding, cells: readonly string[], starts: readonly number[]): { cell: number; finding: Finding } | undefined {
+export function splitFinding(
+  f: Finding,
+  cells: readonly string[],
+  starts: readonly number[],
+): { cell: number; finding: Finding } | undefined {
   let k = starts.length - 1;
   while (k > 0 && starts[k]! > f.startIndex) k--;
   const base = starts[k]!;
@@ -29,6 +33,15 @@ export function splitFinding(f: Finding, cells: readonly string[], starts: reado
   const e = Math.min(f.endIndex - base, cells[k]!.length);
   return {
     cell: k,
-    finding: { ...f, startIndex: s, endIndex: e, start: pos(s), end: pos(e), fixes: f.fixes.filter((x) => x.edits.every((d) => d.start >= base && d.end <= base + cells[k]!.length)).map((x) => ({ ...x, edits: x.edits.map((d) => ({ ...d, start: d.start - base, end: d.end - base })) }))},
+    finding: {
+      ...f,
+      startIndex: s,
+      endIndex: e,
+      start: pos(s),
+      end: pos(e),
+      fixes: f.fixes
+        .filter((x) => x.edits.every((d) => d.start >= base && d.end <= base + cells[k]!.length))
+        .map((x) => ({ ...x, edits: x.edits.map((d) => ({ ...d, start: d.start - base, end: d.end - base })) })),
+    },
   };
 }

@@ -54,7 +54,14 @@ function shift(f: Finding, c: TextChange): Finding | undefined {
   if (c.offset < f.endIndex && c.offset + c.length > f.startIndex) return undefined;
   if (c.offset >= f.endIndex) return f;
   const d = c.text.length - c.length;
-  return { ...f, startIndex: f.startIndex + d, endIndex: f.endIndex + d, start: moved(f.start, c), end: moved(f.end, c), fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((e) => ({ ...e, start: e.start + d, end: e.end + d })) })) };
+  return {
+    ...f,
+    startIndex: f.startIndex + d,
+    endIndex: f.endIndex + d,
+    start: moved(f.start, c),
+    end: moved(f.end, c),
+    fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((e) => ({ ...e, start: e.start + d, end: e.end + d })) })),
+  };
 }
 
 /**
@@ -169,11 +176,18 @@ export class LintSession {
     // Re-lint the whole file when a finding a loop reports in a helper it calls (helperStores.ts) exists
     // (it depends on both units), or when several changes at once touch a mode switch (HR004 reads
     // those from other statements; one change is compared by modeSignature below).
-    let modeMayChange = this.findings.some((f) => f.evidence && (f.start.line < f.evidence.loopLine || f.start.line > (f.evidence.loopEndLine ?? f.evidence.loopLine)));
+    let modeMayChange = this.findings.some(
+      (f) => f.evidence && (f.start.line < f.evidence.loopLine || f.start.line > (f.evidence.loopEndLine ?? f.evidence.loopLine)),
+    );
     // The units one change edits, in the tree before it (several changes at once: none, and the text decides).
     const c0 = changes[0];
     const oldRoot = old && rootOf(old, this.text);
-    const units = incremental && changes.length === 1 && c0 ? [unitAt(oldRoot!, c0.offset), unitAt(oldRoot!, Math.max(c0.offset, c0.offset + c0.length - 1))].filter((u, i, xs): u is SyntaxNode => !!u && xs.findIndex((x) => !!x && x.equals(u)) === i) : [];
+    const units =
+      incremental && changes.length === 1 && c0
+        ? [unitAt(oldRoot!, c0.offset), unitAt(oldRoot!, Math.max(c0.offset, c0.offset + c0.length - 1))].filter(
+            (u, i, xs): u is SyntaxNode => !!u && xs.findIndex((x) => !!x && x.equals(u)) === i,
+          )
+        : [];
     // The top-level statement one change is inside, and what it showed about modules (analysis/moduleEvidence.ts).
     const topBefore = incremental && changes.length === 1 && c0 ? topAt(oldRoot!, c0.offset, c0.offset + c0.length) : undefined;
     const evidenceBefore = topBefore && unitEvidence(topBefore);
@@ -197,13 +211,21 @@ export class LintSession {
         kept = kept.map((f) => shift(f, c)).filter((f): f is Finding => !!f);
         const d = c.text.length - c.length;
         const removed = cur.slice(c.offset, c.offset + c.length);
-        if (removed.includes('import') || this.importRanges.some(([a, b]) => c.offset <= b && c.offset + c.length >= a)) importsMayChange = true;
+        if (removed.includes('import') || this.importRanges.some(([a, b]) => c.offset <= b && c.offset + c.length >= a))
+          importsMayChange = true;
         // The lines the change touched as they were: a key word there may be what it removes.
         const wasFrom = cur.lastIndexOf('\n', c.offset - 1) + 1;
         const wasTo = cur.indexOf('\n', c.offset + c.length);
         const were = cur.slice(wasFrom, wasTo < 0 ? cur.length : wasTo);
-        if (this.fileKey?.spans.some(([a, b]) => c.offset <= b && c.offset + c.length >= a) || FILE_KEY_WORDS.some((w) => were.includes(w))) fileKeyMayChange = true;
-        if (this.fileKey) this.fileKey = { ...this.fileKey, spans: this.fileKey.spans.map(([a, b]) => (a >= c.offset + c.length ? ([a + d, b + d] as const) : b >= c.offset ? ([a, b + d] as const) : ([a, b] as const))) };
+        if (this.fileKey?.spans.some(([a, b]) => c.offset <= b && c.offset + c.length >= a) || FILE_KEY_WORDS.some((w) => were.includes(w)))
+          fileKeyMayChange = true;
+        if (this.fileKey)
+          this.fileKey = {
+            ...this.fileKey,
+            spans: this.fileKey.spans.map(([a, b]) =>
+              a >= c.offset + c.length ? ([a + d, b + d] as const) : b >= c.offset ? ([a, b + d] as const) : ([a, b] as const),
+            ),
+          };
         if (modeBefore === undefined && MODE.test(removed)) modeMayChange = true;
         this.importRanges = this.importRanges.map(([a, b]) => (a >= c.offset + c.length ? ([a + d, b + d] as const) : ([a, b] as const)));
         cur = changes.length === 1 ? text : cur.slice(0, c.offset) + c.text + cur.slice(c.offset + c.length);
@@ -229,25 +251,42 @@ export class LintSession {
     // Which names hold a module (a change re-lints all): the old facts when the one statement edited shows what it showed.
     const topAfter = topBefore && c0 ? topAt(root, c0.offset, c0.offset + c0.text.length) : undefined;
     // (The same start: an edit that split or merged statements changes where the one around it starts or ends.)
-    const same = topAfter && topBefore && topAfter.startIndex === topBefore.startIndex && topAfter.endIndex - topBefore.endIndex === c0!.text.length - c0!.length;
-    if (this.modules && same && unitEvidence(topAfter) === evidenceBefore && this.modulesBindings === bindings) sameModuleFacts(text, bindings, this.modules);
+    const same =
+      topAfter &&
+      topBefore &&
+      topAfter.startIndex === topBefore.startIndex &&
+      topAfter.endIndex - topBefore.endIndex === c0!.text.length - c0!.length;
+    if (this.modules && same && unitEvidence(topAfter) === evidenceBefore && this.modulesBindings === bindings)
+      sameModuleFacts(text, bindings, this.modules);
     this.modules = moduleFacts(root, bindings);
     this.modulesBindings = bindings;
     const key = `${importsKey(bindings)}\n${filePragmaKey(text)}\n${this.fileKey!.key}\n${this.modules.key}`;
     let out: Finding[];
     if (incremental && key === this.key && !modeMayChange) {
-      const touched = [...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]), ...changes.flatMap((c) => [c.offset, c.offset + c.text.length])];
+      const touched = [
+        ...tree.getChangedRanges(old).flatMap((r) => [r.startIndex, Math.max(r.startIndex, r.endIndex - 1)]),
+        ...changes.flatMap((c) => [c.offset, c.offset + c.text.length]),
+      ];
       const units: SyntaxNode[] = [];
       for (const i of touched) {
         const u = unitAt(root, Math.min(i, text.length));
         if (u && !units.some((x) => x.equals(u))) units.push(u);
       }
       // A unit inside another is covered by it.
-      const dirty = units.filter((u) => !units.some((x) => x !== u && x.startIndex <= u.startIndex && u.endIndex <= x.endIndex && !x.equals(u)));
+      const dirty = units.filter(
+        (u) => !units.some((x) => x !== u && x.startIndex <= u.startIndex && u.endIndex <= x.endIndex && !x.equals(u)),
+      );
       const inDirty = (f: Finding) => dirty.some((t) => f.startIndex >= t.startIndex && f.startIndex < t.endIndex);
       // An edit that changed what a helper returns (or a caller's context) changes findings elsewhere: re-lint all.
-      if ((crossBefore !== undefined && this.cross.of(tree, root, dirty, bindings, this.refs) !== crossBefore) || (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)) out = this.full(tree, text, bindings);
-      else out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings, this.fileKey, this.facts)].sort((a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule));
+      if (
+        (crossBefore !== undefined && this.cross.of(tree, root, dirty, bindings, this.refs) !== crossBefore) ||
+        (modeBefore !== undefined && modeSignature(dirty) !== modeBefore)
+      )
+        out = this.full(tree, text, bindings);
+      else
+        out = [...kept.filter((f) => !inDirty(f)), ...lintTree(tree, text, this.opts, dirty, bindings, this.fileKey, this.facts)].sort(
+          (a, b) => a.startIndex - b.startIndex || a.rule.localeCompare(b.rule),
+        );
       const r = crossRefs(root.tree);
       for (const d of r.defs) this.refs.defs.add(d);
       for (const d of r.callers) this.refs.callers.add(d);
@@ -262,7 +301,11 @@ export class LintSession {
       // A broken region spans at least its lines: keep old findings on those lines.
       const lineOf = (i: number) => text.slice(0, i).split('\n').length - 1;
       const lines = broken.map(([a, b]) => [lineOf(a), lineOf(b)] as const);
-      const keep = kept.filter((f) => lines.some(([a, b]) => f.start.line >= a - 1 && f.start.line <= b + 1) && !out.some((g) => g.rule === f.rule && g.start.line === f.start.line));
+      const keep = kept.filter(
+        (f) =>
+          lines.some(([a, b]) => f.start.line >= a - 1 && f.start.line <= b + 1) &&
+          !out.some((g) => g.rule === f.rule && g.start.line === f.start.line),
+      );
       out = [...out, ...keep].sort((a, b) => a.startIndex - b.startIndex);
     }
     this.findings = out;

@@ -68,7 +68,14 @@ export interface RuleContext {
   fileData?: (rule: RuleId) => unknown;
 }
 
-export function findingAt(rule: RuleId, severity: Severity, n: SyntaxNode, message: string, fixes: Fix[] = [], evidence?: Finding['evidence']): Finding {
+export function findingAt(
+  rule: RuleId,
+  severity: Severity,
+  n: SyntaxNode,
+  message: string,
+  fixes: Fix[] = [],
+  evidence?: Finding['evidence'],
+): Finding {
   return {
     rule,
     severity,

@@ -91,7 +91,11 @@ export function flatten(text: string, from = 0, to = text.length): Flat {
     if (c === '&') {
       const m = stickyAt(ENTITY, text, i);
       if (m) {
-        const ch = m[1] ? String.fromCodePoint(Math.min(0x10ffff, Number(m[1]))) : m[2] ? String.fromCodePoint(Math.min(0x10ffff, parseInt(m[2], 16))) : NAMED[m[3]!]!;
+        const ch = m[1]
+          ? String.fromCodePoint(Math.min(0x10ffff, Number(m[1])))
+          : m[2]
+            ? String.fromCodePoint(Math.min(0x10ffff, parseInt(m[2], 16)))
+            : NAMED[m[3]!]!;
         if (!SPACE.test(ch)) {
           out.push(ch);
           at.push(i);

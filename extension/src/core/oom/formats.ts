@@ -2,7 +2,17 @@ import type { OomMessage, OomProcess } from '../oomMessage';
 import { ASYNC, flat, LEGACY, MODERN, PROC, S } from './patterns';
 
 /** The formats PyTorch has printed for a CUDA OOM (docs/oom-formats.md), and how each is read. */
-export type OomFormat = 'thc' | 'cached' | 'reserved' | 'reserved-hint' | 'modern' | 'async' | 'absurd' | 'cuda-error' | 'cublas' | 'fragment';
+export type OomFormat =
+  | 'thc'
+  | 'cached'
+  | 'reserved'
+  | 'reserved-hint'
+  | 'modern'
+  | 'async'
+  | 'absurd'
+  | 'cuda-error'
+  | 'cublas'
+  | 'fragment';
 
 type Parsed = Omit<OomMessage, 'offset' | 'end' | 'text'>;
 export interface Format {
@@ -29,12 +39,30 @@ function defined<T extends object>(o: T): T {
 const re = (s: string) => new RegExp(flat(s), 'gi');
 
 export const FORMATS: Format[] = [
-  { re: re(String.raw`(?:CUDA out of memory \.)? Tried to allocate more than 1EB memory \.?`), read: () => ({ format: 'absurd', truncated: false, processes: [] }) },
+  {
+    re: re(String.raw`(?:CUDA out of memory \.)? Tried to allocate more than 1EB memory \.?`),
+    read: () => ({ format: 'absurd', truncated: false, processes: [] }),
+  },
   {
     re: re(MODERN),
     read(g) {
-      const processes: OomProcess[] = [...(g.procs ?? '').matchAll(PROC)].map((p) => ({ pid: p.groups!.pid ? Number(p.groups!.pid) : null, usedBytes: sizeBytes(p.groups!.used!) }));
-      return defined({ format: 'modern' as const, truncated: g.unalloc === undefined, processes, device: num(g, 'gpu'), triedBytes: size(g, 'tried'), totalBytes: size(g, 'total'), freeBytes: size(g, 'free'), allowedBytes: size(g, 'allowed'), allocatedBytes: size(g, 'alloc'), privatePoolBytes: size(g, 'private'), reservedUnallocatedBytes: size(g, 'unalloc') });
+      const processes: OomProcess[] = [...(g.procs ?? '').matchAll(PROC)].map((p) => ({
+        pid: p.groups!.pid ? Number(p.groups!.pid) : null,
+        usedBytes: sizeBytes(p.groups!.used!),
+      }));
+      return defined({
+        format: 'modern' as const,
+        truncated: g.unalloc === undefined,
+        processes,
+        device: num(g, 'gpu'),
+        triedBytes: size(g, 'tried'),
+        totalBytes: size(g, 'total'),
+        freeBytes: size(g, 'free'),
+        allowedBytes: size(g, 'allowed'),
+        allocatedBytes: size(g, 'alloc'),
+        privatePoolBytes: size(g, 'private'),
+        reservedUnallocatedBytes: size(g, 'unalloc'),
+      });
     },
   },
   {
@@ -43,18 +71,48 @@ export const FORMATS: Format[] = [
       const cached = g.kind !== undefined && /^cached$/i.test(g.kind);
       const format = cached ? 'cached' : g.hint ? 'reserved-hint' : 'reserved';
       const last = size(g, 'reserved');
-      return defined({ format, truncated: last === undefined || !/^(?:reservedintotalbyPyTorch|cached)$/i.test(g.kind ?? ''), processes: [], device: num(g, 'gpu'), triedBytes: size(g, 'tried'), totalBytes: size(g, 'total'), freeBytes: size(g, 'free'), allowedBytes: size(g, 'allowed'), allocatedBytes: size(g, 'alloc'), ...(cached ? { reservedUnallocatedBytes: last } : { reservedBytes: last }) }) as Parsed;
+      return defined({
+        format,
+        truncated: last === undefined || !/^(?:reservedintotalbyPyTorch|cached)$/i.test(g.kind ?? ''),
+        processes: [],
+        device: num(g, 'gpu'),
+        triedBytes: size(g, 'tried'),
+        totalBytes: size(g, 'total'),
+        freeBytes: size(g, 'free'),
+        allowedBytes: size(g, 'allowed'),
+        allocatedBytes: size(g, 'alloc'),
+        ...(cached ? { reservedUnallocatedBytes: last } : { reservedBytes: last }),
+      }) as Parsed;
     },
   },
   // Cut right after the request: the era cannot be told. Without "CUDA out of memory." before it,
   // "tried to allocate" is another allocator's words (the CPU's, MPS's).
-  { re: re(String.raw`(?:CUDA|HIP) out of memory \. Tried to allocate (?<tried>${S})`), read: (g) => ({ format: 'fragment', truncated: true, processes: [], triedBytes: size(g, 'tried')! }) },
+  {
+    re: re(String.raw`(?:CUDA|HIP) out of memory \. Tried to allocate (?<tried>${S})`),
+    read: (g) => ({ format: 'fragment', truncated: true, processes: [], triedBytes: size(g, 'tried')! }),
+  },
   {
     re: re(ASYNC),
-    read: (g) => defined({ format: 'async' as const, truncated: g.free === undefined, processes: [], device: num(g, 'gpu'), allocatedBytes: size(g, 'alloc'), requestedBytes: size(g, 'req'), totalBytes: size(g, 'total'), freeBytes: size(g, 'free'), allowedBytes: size(g, 'allowed') }),
+    read: (g) =>
+      defined({
+        format: 'async' as const,
+        truncated: g.free === undefined,
+        processes: [],
+        device: num(g, 'gpu'),
+        allocatedBytes: size(g, 'alloc'),
+        requestedBytes: size(g, 'req'),
+        totalBytes: size(g, 'total'),
+        freeBytes: size(g, 'free'),
+        allowedBytes: size(g, 'allowed'),
+      }),
   },
   { re: re(String.raw`cuda runtime error \( 2 \) : out of memory`), read: () => ({ format: 'thc', truncated: false, processes: [] }) },
   // The runtime's own explanation names cudaErrorMemoryAllocation once more: one message, not two.
-  { re: re(String.raw`(?:(?:CUDA|HIP) error : out of memory(?:[^]{0,40}?cudaErrorMemoryAllocation)?|cudaErrorMemoryAllocation|Cuda failure \d* 'out of memory')`), read: () => ({ format: 'cuda-error', truncated: false, processes: [] }) },
+  {
+    re: re(
+      String.raw`(?:(?:CUDA|HIP) error : out of memory(?:[^]{0,40}?cudaErrorMemoryAllocation)?|cudaErrorMemoryAllocation|Cuda failure \d* 'out of memory')`,
+    ),
+    read: () => ({ format: 'cuda-error', truncated: false, processes: [] }),
+  },
   { re: re(String.raw`CUBLAS_STATUS_ALLOC_FAILED`), read: () => ({ format: 'cublas', truncated: false, processes: [] }) },
 ];

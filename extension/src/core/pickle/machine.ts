@@ -80,7 +80,8 @@ export class PickleMachine {
   commit(n: number): void {
     this.len += n;
     const fed = this.base + this.len;
-    if (fed > this.limits.pickleBytes) this.limit('pickleBytes', `the pickle data (after decompression) is larger than ${this.limits.pickleBytes} bytes`);
+    if (fed > this.limits.pickleBytes)
+      this.limit('pickleBytes', `the pickle data (after decompression) is larger than ${this.limits.pickleBytes} bytes`);
     if (this.inputBytes === undefined) this.workBudget = WORK_ALLOWANCE + this.limits.workPerByte * fed;
   }
 
@@ -448,7 +449,8 @@ export class PickleMachine {
     const buf = this.buf;
     if (n > 16) {
       this.stringBytes += n;
-      if (this.stringBytes > this.limits.stringsTotal) this.limit('stringsTotal', `the strings of the pickle add up to more than ${this.limits.stringsTotal} bytes`);
+      if (this.stringBytes > this.limits.stringsTotal)
+        this.limit('stringsTotal', `the strings of the pickle add up to more than ${this.limits.stringsTotal} bytes`);
     }
     let v: PyValue;
     if (op === Op.SHORT_BINUNICODE || op === Op.BINUNICODE || op === Op.BINUNICODE8) v = decodeUtf8(buf, p, p + n);
@@ -468,5 +470,4 @@ export class PickleMachine {
     if (stop === p + 1024) this.fail('corrupt', 'a GLOBAL opcode with a name longer than 1 KB');
     return -1;
   }
-
 }

@@ -39,8 +39,6 @@ export const enum Kind {
 
 const KIND_NAMES = ['value', 'list', 'dict', 'set', 'tuple'];
 
-
-
 type Fail = (code: 'corrupt' | 'unsupported', message: string) => never;
 type Limit = (name: LimitName, message: string) => never;
 
@@ -233,7 +231,8 @@ export class ValueStack {
     this.sync(slot);
     if (this.sKind[slot] === Kind.Primitive) return 1;
     const mi = this.sMemo[slot]!;
-    if ((mi >= 0 && mi === parentMemo) || this.real(slot) === parent) this.fail('corrupt', 'a container is inserted into itself (recursive pickle)');
+    if ((mi >= 0 && mi === parentMemo) || this.real(slot) === parent)
+      this.fail('corrupt', 'a container is inserted into itself (recursive pickle)');
     if (mi >= 0) this.memo.seal(mi);
     return this.depthOf(slot) + 1;
   }
@@ -253,11 +252,13 @@ export class ValueStack {
       // pickle.dump writes a dict or list subclass (OrderedDict, defaultdict…) as a call, then its
       // items: valid Python, but never in a snapshot.
       const v = this.vals[slot];
-      if (v instanceof PyInert) this.fail('unsupported', `${what} on ${v.describe()}: a ${KIND_NAMES[kind]} subclass, which memory snapshots never hold`);
+      if (v instanceof PyInert)
+        this.fail('unsupported', `${what} on ${v.describe()}: a ${KIND_NAMES[kind]} subclass, which memory snapshots never hold`);
       this.fail('corrupt', `${what} applied to something that is not a ${KIND_NAMES[kind]}`);
     }
     const mi = this.sMemo[slot]!;
-    if (mi >= 0 && this.memo.sealed(mi)) this.fail('corrupt', `${what} changes a container after it was shared (not produced by pickle.dump)`);
+    if (mi >= 0 && this.memo.sealed(mi))
+      this.fail('corrupt', `${what} changes a container after it was shared (not produced by pickle.dump)`);
   }
 
   /** Builds a frozen container (tuple, frozenset, inert record) from slots [from, sp). */
@@ -317,7 +318,8 @@ export class ValueStack {
       }
     }
     this.spend((this.sp - from) / 2);
-    const fresh = this.hooks.freshDict && (placeholder === LAZY || isEmpty(placeholder)) ? this.hooks.freshDict(vals, from, this.sp) : undefined;
+    const fresh =
+      this.hooks.freshDict && (placeholder === LAZY || isEmpty(placeholder)) ? this.hooks.freshDict(vals, from, this.sp) : undefined;
     if (fresh !== undefined) {
       if (placeholder !== LAZY) this.objects--;
       vals[target] = this.replace(target, fresh);
@@ -369,8 +371,10 @@ export class ValueStack {
     this.memo.set(i, this.vals[top]!, kind, kind === Kind.Frozen, this.sDepth[top]!);
     if (kind !== Kind.Primitive) this.sMemo[top] = i;
     if (this.memo.cost > this.limits.memoEntries || this.memo.sparseCount > MAX_SPARSE) {
-      this.limit('memoEntries', `the pickle memo grows past ${this.limits.memoEntries} entries (entries stored out of order count ${SPARSE_COST} each)`);
+      this.limit(
+        'memoEntries',
+        `the pickle memo grows past ${this.limits.memoEntries} entries (entries stored out of order count ${SPARSE_COST} each)`,
+      );
     }
   }
-
 }

@@ -3,16 +3,7 @@
  * Python run code (GLOBAL, REDUCE, NEWOBJ, BUILD) becomes an inert record that only describes
  * what the pickle asked for. Nothing here is ever called.
  */
-export type PyValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | Uint8Array
-  | PyValue[]
-  | PyDict
-  | PyInert;
+export type PyValue = null | boolean | number | bigint | string | Uint8Array | PyValue[] | PyDict | PyInert;
 
 /** A dict whose keys were all str (ints are written as decimal strings, like JSON). */
 export interface PyDict {

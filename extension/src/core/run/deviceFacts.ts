@@ -10,9 +10,14 @@ import { readSideRecords, SIDE_LIMITS } from '../safeFile';
  */
 export function deviceTotalBeside(snapshotPath: string, device: number): number | undefined {
   const dir = dirname(snapshotPath);
-  for (const [file, wanted, cap] of [['events.jsonl', (m: Record<string, unknown>) => m.event === 'oom', SIDE_LIMITS.events], ['samples.jsonl', () => true, SIDE_LIMITS.samples]] as const) {
+  for (const [file, wanted, cap] of [
+    ['events.jsonl', (m: Record<string, unknown>) => m.event === 'oom', SIDE_LIMITS.events],
+    ['samples.jsonl', () => true, SIDE_LIMITS.samples],
+  ] as const) {
     let total: number | undefined;
-    for (const m of records(join(dir, file), cap)) if (m.device === device && Number.isSafeInteger(m.device_total) && (m.device_total as number) > 0 && wanted(m)) total = m.device_total as number;
+    for (const m of records(join(dir, file), cap))
+      if (m.device === device && Number.isSafeInteger(m.device_total) && (m.device_total as number) > 0 && wanted(m))
+        total = m.device_total as number;
     if (total !== undefined) return total;
   }
   return undefined;

@@ -33,7 +33,10 @@ function stamp(d: Date): string {
 /** Parses "k=v,k2=v2" (or "k:v") into allocator knobs. */
 export function parseAllocConf(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([A-Za-z_]+)\s*[=:]\s*(.+)$/.exec(part);
     if (!m) throw new RangeError(`allocator setting "${part}" is not key=value`);
     out[m[1]!] = m[2]!.trim();
@@ -47,7 +50,10 @@ export function parseAllocConf(text: string): Record<string, string> {
  */
 export function mergeAllocConf(existing: string | undefined, knobs: Record<string, string>): string {
   const entries: [string, string][] = [];
-  for (const part of (existing ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of (existing ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const i = part.indexOf(':');
     entries.push(i < 0 ? [part, ''] : [part.slice(0, i), part.slice(i + 1)]);
   }
@@ -71,7 +77,10 @@ export function planRun(opts: {
   now?: Date;
 }): RunPlan {
   const base = opts.baseEnv ?? process.env;
-  const name = basename(opts.script).replace(/\.py$/, '').replace(/[^\w.-]+/g, '_') || 'run';
+  const name =
+    basename(opts.script)
+      .replace(/\.py$/, '')
+      .replace(/[^\w.-]+/g, '_') || 'run';
   const runId = `${stamp(opts.now ?? new Date())}-${name}-${randomBytes(2).toString('hex')}`;
   const s = opts.settings ?? {};
   const env: Record<string, string> = {
@@ -90,7 +99,10 @@ export function planRun(opts: {
   if (s.record) env.HEADROOM_RECORD = s.record;
   if (s.capGib) env.HEADROOM_CAP_GIB = String(s.capGib);
   if (s.allocConf && Object.keys(s.allocConf).length) {
-    const key = base.PYTORCH_ALLOC_CONF !== undefined && base.PYTORCH_CUDA_ALLOC_CONF === undefined ? 'PYTORCH_ALLOC_CONF' : 'PYTORCH_CUDA_ALLOC_CONF';
+    const key =
+      base.PYTORCH_ALLOC_CONF !== undefined && base.PYTORCH_CUDA_ALLOC_CONF === undefined
+        ? 'PYTORCH_ALLOC_CONF'
+        : 'PYTORCH_CUDA_ALLOC_CONF';
     env[key] = mergeAllocConf(base[key], s.allocConf);
   }
   return { runId, runsDir: opts.runsDir, runDir: join(opts.runsDir, runId), env };

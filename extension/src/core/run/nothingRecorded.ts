@@ -38,7 +38,9 @@ function agentDisabled(runDir: string): string | undefined {
   }
   for (const n of names.sort()) {
     try {
-      const first = readSideText(join(runDir, n), { root: runDir, maxBytes: 64 << 10 }).split('\n')[0]!.trim();
+      const first = readSideText(join(runDir, n), { root: runDir, maxBytes: 64 << 10 })
+        .split('\n')[0]!
+        .trim();
       if (first) return first.replace(/^headroom: /, '');
     } catch {
       // refused: try the next one
@@ -51,10 +53,19 @@ function agentDisabled(runDir: string): string | undefined {
 export function explainNothingRecorded(runDir: string): { reason: NothingRecorded; sentence: string } {
   const start = 'headroom: nothing was recorded:';
   const why = agentReason(runDir);
-  if (why === 'no-torch') return { reason: why, sentence: `${start} the workload never imported torch (is it a Python script? did it run under another interpreter?)` };
-  if (why === 'no-cuda') return { reason: why, sentence: `${start} the workload imported torch but never used CUDA (torch.cuda.is_available() was False, or the model stayed on the CPU)` };
+  if (why === 'no-torch')
+    return {
+      reason: why,
+      sentence: `${start} the workload never imported torch (is it a Python script? did it run under another interpreter?)`,
+    };
+  if (why === 'no-cuda')
+    return {
+      reason: why,
+      sentence: `${start} the workload imported torch but never used CUDA (torch.cuda.is_available() was False, or the model stayed on the CPU)`,
+    };
   if (why === 'no-memory') return { reason: why, sentence: `${start} the workload used CUDA but never held CUDA memory` };
-  if (why === 'unknown') return { reason: why, sentence: `${start} the agent ran but did not say why; its log is ${plain(join(runDir, 'agent.log.jsonl'))}` };
+  if (why === 'unknown')
+    return { reason: why, sentence: `${start} the agent ran but did not say why; its log is ${plain(join(runDir, 'agent.log.jsonl'))}` };
   const disabled = agentDisabled(runDir);
   if (disabled) return { reason: 'agent-disabled', sentence: `${start} ${plain(disabled)} (run folder: ${plain(runDir)})` };
   return {

@@ -73,7 +73,11 @@ export function parseParamRecords(lines: Iterable<Record<string, unknown>>): Par
     }
     if (m.type === 'names') {
       const names = m.names;
-      if (!Array.isArray(names) || names.length > PARAMS_LIMITS.names || !names.every((n) => typeof n === 'string' && n.length <= PARAMS_LIMITS.nameChars)) {
+      if (
+        !Array.isArray(names) ||
+        names.length > PARAMS_LIMITS.names ||
+        !names.every((n) => typeof n === 'string' && n.length <= PARAMS_LIMITS.nameChars)
+      ) {
         skipped++;
         continue;
       }
@@ -124,17 +128,31 @@ export function parseParamRecords(lines: Iterable<Record<string, unknown>>): Par
 function entry(e: unknown, opt: number, o: Opt, from: number): ParamTensor | undefined {
   if (!Array.isArray(e) || e.length < 5) return undefined;
   const [i, k, device, addr, bytes] = e as unknown[];
-  if (!isInt(i, 0) || i >= o.names.length || typeof k !== 'string' || !isInt(device, -1) || !isInt(addr, 1) || !isInt(bytes, 0)) return undefined;
+  if (!isInt(i, 0) || i >= o.names.length || typeof k !== 'string' || !isInt(device, -1) || !isInt(addr, 1) || !isInt(bytes, 0))
+    return undefined;
   const state = k.startsWith('s:');
   const kind = state ? 'optimizer_state' : KINDS[k];
   if (!kind) return undefined;
-  return { opt, name: o.names[i]!, named: !o.unnamed.has(i), kind, key: state ? k.slice(2, 202) : null, device, addr, bytes, from, to: Infinity };
+  return {
+    opt,
+    name: o.names[i]!,
+    named: !o.unnamed.has(i),
+    kind,
+    key: state ? k.slice(2, 202) : null,
+    device,
+    addr,
+    bytes,
+    from,
+    to: Infinity,
+  };
 }
 
 /** Reads a params.jsonl (a regular file inside its folder, as every side file): typed errors. */
 export function readParamsFile(path: string): ParamRecords {
   try {
-    return parseParamRecords(readSideRecords(path, { root: dirname(path), maxBytes: PARAMS_LIMITS.maxBytes, maxLine: PARAMS_LIMITS.maxLine }));
+    return parseParamRecords(
+      readSideRecords(path, { root: dirname(path), maxBytes: PARAMS_LIMITS.maxBytes, maxLine: PARAMS_LIMITS.maxLine }),
+    );
   } catch (e) {
     throw ioError(path, e);
   }

@@ -41,7 +41,10 @@ export function runFolders(root: string): string[] {
       return false; // a dangling link
     }
   };
-  return names.filter((n) => !isSideProcessFolder(n) && isDir(n)).sort().reverse();
+  return names
+    .filter((n) => !isSideProcessFolder(n) && isDir(n))
+    .sort()
+    .reverse();
 }
 
 /** The rank or pid a process folder's name carries. */

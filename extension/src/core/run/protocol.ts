@@ -72,7 +72,9 @@ export function fromAgent(m: unknown): FromAgent | undefined {
     case 'hello':
       return typeof o.token === 'string' && num(o.pid) ? (o as unknown as Hello) : undefined;
     case 'sample':
-      return num(o.t) && num(o.device) && num(o.allocated) && num(o.reserved) && num(o.max_allocated) ? (o as unknown as Sample) : undefined;
+      return num(o.t) && num(o.device) && num(o.allocated) && num(o.reserved) && num(o.max_allocated)
+        ? (o as unknown as Sample)
+        : undefined;
     case 'event':
       return typeof o.event === 'string' && num(o.t) ? (o as unknown as AgentEvent) : undefined;
     case 'log':

@@ -9,6 +9,10 @@ import type { RankRead } from './ranks';
 export function rankRead(s: Snapshot, a: DeviceAnalysis, atPeak: Attribution = attributeAt(s, a, a.replay.peak)): RankRead {
   const peak = a.replay.peak;
   const lines = atPeak.lines.map((l) => ({ file: l.file, line: l.line, name: l.name, bytes: l.selfBytes }));
-  const modules = hasModuleScopes(s) ? byModule(s, a, peak.index).modules.filter((m) => m.selfBytes > 0).map((m) => ({ path: m.path, bytes: m.selfBytes })) : undefined;
+  const modules = hasModuleScopes(s)
+    ? byModule(s, a, peak.index)
+        .modules.filter((m) => m.selfBytes > 0)
+        .map((m) => ({ path: m.path, bytes: m.selfBytes }))
+    : undefined;
   return { peak: peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes, lines, ...(modules ? { modules } : {}) };
 }

@@ -44,7 +44,8 @@ export interface CrossRank {
   oom: RankOom | null;
 }
 
-const outside = (s: Sample | undefined): number | null => (s && typeof s.device_used === 'number' ? Math.max(0, s.device_used - s.reserved) : null);
+const outside = (s: Sample | undefined): number | null =>
+  s && typeof s.device_used === 'number' ? Math.max(0, s.device_used - s.reserved) : null;
 
 /** The run's ranks in order (processes without a rank, such as data workers, are not ranks). */
 export function rankProcesses(run: Run): (ProcessRun & { rank: number })[] {
@@ -61,7 +62,14 @@ export function rankFacts(p: ProcessRun & { rank: number }): RankFacts {
     if (!last || s.t >= last.t) last = s;
   }
   const snap = bestSnapshot(p);
-  return { rank: p.rank, peak, reservedPeak, outsidePytorch: outside(last), ooms: p.events.filter((e) => e.event === 'oom').length, snapshot: snap ? basename(snap.path) : null };
+  return {
+    rank: p.rank,
+    peak,
+    reservedPeak,
+    outsidePytorch: outside(last),
+    ooms: p.events.filter((e) => e.event === 'oom').length,
+    snapshot: snap ? basename(snap.path) : null,
+  };
 }
 
 /** The first OOM of any rank, and each other rank's last sample at or before it. */
@@ -97,14 +105,23 @@ export function crossRank(run: Run, readRank: (p: ProcessRun) => RankRead | unde
   return {
     ranks: facts,
     imbalance: peaks.length > 1 ? Math.max(...peaks) - Math.min(...peaks) : null,
-    lines: differingLines(read.map((r) => r?.lines), top),
-    modules: differingModules(read.map((r) => r?.modules), top),
+    lines: differingLines(
+      read.map((r) => r?.lines),
+      top,
+    ),
+    modules: differingModules(
+      read.map((r) => r?.modules),
+      top,
+    ),
     oom: oomAcrossRanks(ranks),
   };
 }
 
 /** The distributed run a snapshot belongs to, when it sits in a rank's folder of a run with two ranks or more. `run`: that run, when already read. */
-export function distributedRunOf(snapshotPath: string, run: Run | undefined = runBeside(snapshotPath)): { run: Run; rank: number } | undefined {
+export function distributedRunOf(
+  snapshotPath: string,
+  run: Run | undefined = runBeside(snapshotPath),
+): { run: Run; rank: number } | undefined {
   const rank = folderIdentity(basename(dirname(resolve(snapshotPath)))).rank;
   return rank !== null && run && rankProcesses(run).length >= 2 ? { run, rank } : undefined;
 }

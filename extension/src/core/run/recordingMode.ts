@@ -43,12 +43,18 @@ export function windowNote(p: Pick<ProcessRun, 'meta' | 'events' | 'samples'>, d
   let runPeak = 0;
   for (const s of p.samples) if (s.device === device) runPeak = Math.max(runPeak, s.max_requested ?? 0);
   const head = `Recorded in windows (${m.windows}): stacks from the first CUDA use until the peak stopped rising, and again when it rose. Events between windows are not in the trace; \`headroom run --record full\` records them all.`;
-  if (runPeak > snapshotPeak) return `${head}\nThe run's peak, ${formatBytes(runPeak)} (PyTorch's requested_bytes peak), is above this snapshot's ${formatBytes(snapshotPeak)}: it happened between windows and did not come back while one was open.`;
+  if (runPeak > snapshotPeak)
+    return `${head}\nThe run's peak, ${formatBytes(runPeak)} (PyTorch's requested_bytes peak), is above this snapshot's ${formatBytes(snapshotPeak)}: it happened between windows and did not come back while one was open.`;
   return head;
 }
 
 /** windowNote for a snapshot file that sits in a run's process folder; undefined for any other file. `run`: that run, when already read. */
-export function windowNoteBeside(snapshotPath: string, device: number, snapshotPeak: number, run: Run | undefined = runBeside(snapshotPath)): string | undefined {
+export function windowNoteBeside(
+  snapshotPath: string,
+  device: number,
+  snapshotPeak: number,
+  run: Run | undefined = runBeside(snapshotPath),
+): string | undefined {
   const dir = dirname(resolve(snapshotPath));
   if (!existsSync(join(dir, 'meta.json'))) return undefined;
   const p = run?.processes.find((x) => resolve(x.dir) === dir);

@@ -122,7 +122,12 @@ function readProcess(dir: string, samples: SamplesMode): ProcessRun {
     rank,
     pid: rank === null ? named.pid : null,
     meta,
-    samples: samples === 'all' ? readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined)) : samples === 'tail' ? tailSamples(join(dir, 'samples.jsonl')) : [],
+    samples:
+      samples === 'all'
+        ? readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined))
+        : samples === 'tail'
+          ? tailSamples(join(dir, 'samples.jsonl'))
+          : [],
     events,
     snapshots,
     backward,
@@ -153,7 +158,10 @@ export function readRun(dir: string, opts: { samples?: SamplesMode } = {}): Run 
   } catch {
     // an unreadable or missing parent: no folders
   }
-  const dirs = names.filter((f) => isProcessFolder(f, name)).map((f) => join(parent, f)).filter(isDir);
+  const dirs = names
+    .filter((f) => isProcessFolder(f, name))
+    .map((f) => join(parent, f))
+    .filter(isDir);
   if (!dirs.length) throw new SnapshotError('io', `${dir} is not a Headroom run folder`);
   // The launched process first, then ranks in order, then other processes by pid.
   const order = (p: ProcessRun) => (p.dir === main ? -1 : p.rank !== null ? p.rank : 1e9 + (p.pid ?? 0));
@@ -197,9 +205,21 @@ export function recordExit(run: Run, exit: { code: number | null; signal: string
   };
   // No handler of Headroom's runs at a signal (the agent installs none): the snapshots are those written before it.
   const note = exit.signal ? { note: `ended on ${exit.signal}: no snapshot at the signal (Headroom never delays one)` } : {};
-  write(join(run.dir, 'launch.json'), { ...(run.launch ?? {}), exit_code: exit.code, signal: exit.signal, ended: exit.endedAt, status: 'ended', ...note });
+  write(join(run.dir, 'launch.json'), {
+    ...(run.launch ?? {}),
+    exit_code: exit.code,
+    signal: exit.signal,
+    ended: exit.endedAt,
+    status: 'ended',
+    ...note,
+  });
   for (const p of run.processes) {
     if (!p.meta) continue;
-    write(join(p.dir, 'meta.json'), { ...p.meta, launcher_exit_code: exit.code, launcher_signal: exit.signal, ...(run.processes.length === 1 ? { exit_code: exit.code } : {}) });
+    write(join(p.dir, 'meta.json'), {
+      ...p.meta,
+      launcher_exit_code: exit.code,
+      launcher_signal: exit.signal,
+      ...(run.processes.length === 1 ? { exit_code: exit.code } : {}),
+    });
   }
 }

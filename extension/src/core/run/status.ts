@@ -34,7 +34,8 @@ export function liveStatus(latest: Iterable<{ rank: number | null; pid?: number;
     const frag = fragmentationWarning(sample);
     if (frag) warnings.add(frag);
     if (sample.ooms > 0) warnings.add(`${sample.ooms} CUDA OOM${sample.ooms > 1 ? 's' : ''} so far`);
-    if (sample.retries > 0) warnings.add(`${sample.retries} cudaMalloc retr${sample.retries > 1 ? 'ies' : 'y'} (the cache was flushed to make room)`);
+    if (sample.retries > 0)
+      warnings.add(`${sample.retries} cudaMalloc retr${sample.retries > 1 ? 'ies' : 'y'} (the cache was flushed to make room)`);
   }
   return worst ? { worst, streams, peakAllocated: peak, warnings: [...warnings] } : undefined;
 }

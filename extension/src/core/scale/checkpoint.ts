@@ -26,7 +26,8 @@ export function parseCallSite(text: string): CallSite | undefined {
   return m && Number(m[2]) > 0 ? { file: m[1]!.replace(/\\/g, '/'), line: Number(m[2]) } : undefined;
 }
 
-const endsWithPath = (path: string, tail: string) => path === tail || path.endsWith(`/${tail}`) || (tail.startsWith('/') && path.endsWith(tail));
+const endsWithPath = (path: string, tail: string) =>
+  path === tail || path.endsWith(`/${tail}`) || (tail.startsWith('/') && path.endsWith(tail));
 
 /**
  * Non-reentrant activation checkpointing of the calls made at a line: each call's activations
@@ -45,13 +46,15 @@ export function checkpointPlan(s: Snapshot, a: DeviceAnalysis, site: CallSite): 
     let r = under.get(stack);
     if (r === undefined) {
       r = false;
-      for (const f of s.stacks.get(stack)) if (s.frames.lineOf(f) === site.line && endsWithPath(s.frames.fileOf(f).replace(/\\/g, '/'), site.file)) r = true;
+      for (const f of s.stacks.get(stack))
+        if (s.frames.lineOf(f) === site.line && endsWithPath(s.frames.fileOf(f).replace(/\\/g, '/'), site.file)) r = true;
       under.set(stack, r);
     }
     return r;
   };
   const mine: number[] = [];
-  for (let k = 0; k < e.count; k++) if (e.origin[k] === Origin.Trace && a.backward.site[k] === NOT_BACKWARD && isUnder(e.stack[k]!)) mine.push(k);
+  for (let k = 0; k < e.count; k++)
+    if (e.origin[k] === Origin.Trace && a.backward.site[k] === NOT_BACKWARD && isUnder(e.stack[k]!)) mine.push(k);
   mine.sort((x, y) => e.alloc[x]! - e.alloc[y]!);
   const calls: number[][] = [];
   const first = mine.length ? e.stack[mine[0]!] : undefined;

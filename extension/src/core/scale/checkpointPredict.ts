@@ -26,7 +26,10 @@ export interface CheckpointPrediction {
  */
 export function predictCheckpoint(s: Snapshot, a: DeviceAnalysis, site: CallSite, limit: Limit = NO_LIMIT): CheckpointPrediction {
   const plan = checkpointPlan(s, a, site);
-  if (!plan.calls) throw new RangeError(`nothing in the trace was allocated under ${site.file}:${site.line} (give the line that calls the module to checkpoint, as its frames name it)`);
+  if (!plan.calls)
+    throw new RangeError(
+      `nothing in the trace was allocated under ${site.file}:${site.line} (give the line that calls the module to checkpoint, as its frames name it)`,
+    );
   const e = a.replay.elements;
   const req = requestedPeakWith(e, a.replay.n, (k) => e.size[k]!, plan.moved);
   const p = predictAllocator(s, a.device, configFrom(s.allocatorSettings), limit, { order: reorder(a, plan.moved) });

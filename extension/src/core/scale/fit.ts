@@ -37,7 +37,15 @@ function byPath(s: Snapshot, a: DeviceAnalysis): Map<string, number[]> {
  * batch (or sequence length) over the first's; `power`: sizes as powers of the scale (a sequence
  * length, where attention's scores grow with its square) instead of lines.
  */
-export function fitTwoRuns(s: Snapshot, a: DeviceAnalysis, roles: Roles, s2: Snapshot, a2: DeviceAnalysis, ratio: number, power = false): Fitted {
+export function fitTwoRuns(
+  s: Snapshot,
+  a: DeviceAnalysis,
+  roles: Roles,
+  s2: Snapshot,
+  a2: DeviceAnalysis,
+  ratio: number,
+  power = false,
+): Fitted {
   if (!(ratio > 0) || ratio === 1) throw new RangeError('the second run must be at another size (a ratio other than 1)');
   const e = a.replay.elements;
   const e2 = a2.replay.elements;

@@ -23,7 +23,15 @@ const MAX_STEPS = 1 << 20;
  * Assumes more batch never needs less memory; `recordedBatch` counts in whole batches, else the
  * answer is a scale in sixteenths of the recorded batch.
  */
-export function maxBatch(s: Snapshot, a: DeviceAnalysis, roles: Roles, limit: Limit, margin: number, recordedBatch?: number, fit?: Fitted): MaxBatch {
+export function maxBatch(
+  s: Snapshot,
+  a: DeviceAnalysis,
+  roles: Roles,
+  limit: Limit,
+  margin: number,
+  recordedBatch?: number,
+  fit?: Fitted,
+): MaxBatch {
   const search = maxBatchSearch(s, a, roles, limit, margin, recordedBatch, fit);
   for (;;) {
     const r = search.next();
@@ -32,7 +40,15 @@ export function maxBatch(s: Snapshot, a: DeviceAnalysis, roles: Roles, limit: Li
 }
 
 /** The same search one prediction at a time: the editor gives the event loop back between them. */
-export function* maxBatchSearch(s: Snapshot, a: DeviceAnalysis, roles: Roles, limit: Limit, margin: number, recordedBatch?: number, fit?: Fitted): Generator<void, MaxBatch> {
+export function* maxBatchSearch(
+  s: Snapshot,
+  a: DeviceAnalysis,
+  roles: Roles,
+  limit: Limit,
+  margin: number,
+  recordedBatch?: number,
+  fit?: Fitted,
+): Generator<void, MaxBatch> {
   const room = Math.floor(limit.bytes * (1 - margin));
   const under: Limit = { bytes: room, cap: limit.cap };
   const unit = recordedBatch ? 1 / recordedBatch : 1 / 16;

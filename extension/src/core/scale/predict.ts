@@ -57,9 +57,17 @@ function assumptionsOf(a: DeviceAnalysis, roles: Roles, fit: Fitted | undefined,
     total += e.size[k]!;
   }
   const what = axis === 'seq' ? 'the sequence length' : 'the batch';
-  const lines = REASONS.map((r, i) => (by[i]! > 0 ? `${i === REASONS.length - 1 ? `scaled with ${what}` : 'fixed'}: ${r} (${formatBytes(by[i]!)} at the recorded peak)` : '')).filter(Boolean);
-  if (fit) lines.push(`sizes fitted per allocation from two runs (${Math.round(fit.matchedShare * 100)} % of the peak's bytes matched; the rest as one run)`);
-  else if (axis === 'seq') lines.push("one run: what scales is assumed proportional to the sequence length, attention's scores too (they grow with its square where the model forms them, as eager attention does): a second run at another length fits each size");
+  const lines = REASONS.map((r, i) =>
+    by[i]! > 0 ? `${i === REASONS.length - 1 ? `scaled with ${what}` : 'fixed'}: ${r} (${formatBytes(by[i]!)} at the recorded peak)` : '',
+  ).filter(Boolean);
+  if (fit)
+    lines.push(
+      `sizes fitted per allocation from two runs (${Math.round(fit.matchedShare * 100)} % of the peak's bytes matched; the rest as one run)`,
+    );
+  else if (axis === 'seq')
+    lines.push(
+      "one run: what scales is assumed proportional to the sequence length, attention's scores too (they grow with its square where the model forms them, as eager attention does): a second run at another length fits each size",
+    );
   else lines.push('one run: what scales is assumed proportional to the batch (a second run at another batch fits it instead)');
   lines.push('the recorded order of requests and frees is kept: the run does the same work at every batch');
   return { lines, beforeShare: total ? by[1]! / total : 0 };
@@ -86,8 +94,16 @@ export function predictScale(s: Snapshot, a: DeviceAnalysis, roles: Roles, scale
   // its iteration is not in the trace); medium: far from the recorded batch, much of the peak
   // predates the recording, or a second run matched little of it.
   const far = scale < 0.25 || scale > 8;
-  const confidence = !phases || a.ooms.length ? 'low' : far || beforeShare > 0.25 || (fit && fit.matchedShare < 0.9) || (!fit && axis === 'seq') ? 'medium' : 'high';
-  if (a.ooms.length) lines.push('the recorded run stopped at an OOM: what its iteration would have done after it is not in the trace, so the peak is a lower bound');
+  const confidence =
+    !phases || a.ooms.length
+      ? 'low'
+      : far || beforeShare > 0.25 || (fit && fit.matchedShare < 0.9) || (!fit && axis === 'seq')
+        ? 'medium'
+        : 'high';
+  if (a.ooms.length)
+    lines.push(
+      'the recorded run stopped at an OOM: what its iteration would have done after it is not in the trace, so the peak is a lower bound',
+    );
   if (!phases) lines.push('no backward pass found: activations cannot be told from state');
   return {
     axis,

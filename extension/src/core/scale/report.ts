@@ -35,17 +35,40 @@ export class ScaleAskError extends Error {}
  * One answer for `headroom whatif --batch…`, shared by every surface: the limit given, else the one
  * the recorded OOM shows; a second run, when given, fits each allocation's size instead of assuming.
  */
-export function scaleReport(s: Snapshot, a: DeviceAnalysis, q: ScaleQuestion, given?: Limit, recordedBatch?: number, second?: SecondRun): ScaleReport {
+export function scaleReport(
+  s: Snapshot,
+  a: DeviceAnalysis,
+  q: ScaleQuestion,
+  given?: Limit,
+  recordedBatch?: number,
+  second?: SecondRun,
+): ScaleReport {
   const ctx = whatifContext(s, a, given);
   const roles = scaleRoles(s, a, recordedBatch);
   const axis = q.kind === 'scale' ? q.axis : 'batch';
   const fit = second ? fitTwoRuns(s, a, roles, second.snapshot, second.analysis, second.ratio, axis === 'seq') : undefined;
-  const base = { device: a.device, recorded: { requestedPeak: a.replay.peak.requestedBytes, reservedPeak: a.replay.reservedPeak.bytes, batch: recordedBatch ?? null, ooms: a.ooms.length }, limit: ctx.limit, limitFrom: ctx.limitFrom };
+  const base = {
+    device: a.device,
+    recorded: {
+      requestedPeak: a.replay.peak.requestedBytes,
+      reservedPeak: a.replay.reservedPeak.bytes,
+      batch: recordedBatch ?? null,
+      ooms: a.ooms.length,
+    },
+    limit: ctx.limit,
+    limitFrom: ctx.limitFrom,
+  };
   if (q.kind === 'scale') {
     if (!(q.scale > 0) || !Number.isFinite(q.scale)) throw new ScaleAskError(`a batch scale must be a positive number, got ${q.scale}`);
-    return { ...base, predicted: predictScale(s, a, roles, q.scale, { axis, ...(ctx.limit ? { limit: ctx.limit } : {}), ...(fit ? { fit } : {}) }) };
+    return {
+      ...base,
+      predicted: predictScale(s, a, roles, q.scale, { axis, ...(ctx.limit ? { limit: ctx.limit } : {}), ...(fit ? { fit } : {}) }),
+    };
   }
-  if (!ctx.limit) throw new ScaleAskError('the largest batch needs the memory it must fit (the device’s size or a cap): this run had no OOM to read it from');
+  if (!ctx.limit)
+    throw new ScaleAskError(
+      'the largest batch needs the memory it must fit (the device’s size or a cap): this run had no OOM to read it from',
+    );
   if (!(q.margin >= 0 && q.margin < 1)) throw new ScaleAskError(`the margin must be a share from 0 to 1, got ${q.margin}`);
   const m = maxBatch(s, a, roles, ctx.limit, q.margin, recordedBatch, fit);
   return { ...base, max: { ...m, margin: q.margin, unit: recordedBatch ? 'batch' : 'scale' } };

@@ -29,7 +29,8 @@ export class FrameTable {
       const hit = this.byObject.get(frame);
       if (hit !== undefined) return hit;
     }
-    if (!isDict(frame)) throw new SnapshotError('wrong-shape', `not a PyTorch memory snapshot: a stack frame is ${describePy(frame)}, not a dict`);
+    if (!isDict(frame))
+      throw new SnapshotError('wrong-shape', `not a PyTorch memory snapshot: a stack frame is ${describePy(frame)}, not a dict`);
     const f = this.strings.id(typeof frame.filename === 'string' ? frame.filename : '??');
     const n = this.strings.id(typeof frame.name === 'string' ? frame.name : '??');
     // Line numbers live in an Int32 column: anything else (NaN, -1, 10**30) is "no line".

@@ -27,7 +27,10 @@ export async function loadSnapshotFile(path: string, opts: LoadOptions = {}): Pr
   return normalize(r.value, b, r);
 }
 
-export async function loadSnapshotStream(chunks: AsyncIterable<Uint8Array>, opts: LoadOptions & { total?: number } = {}): Promise<Snapshot> {
+export async function loadSnapshotStream(
+  chunks: AsyncIterable<Uint8Array>,
+  opts: LoadOptions & { total?: number } = {},
+): Promise<Snapshot> {
   const limits = resolveLimits(opts.limits);
   const b = new SnapshotBuilder(0, limits.traceEntries);
   const r = await readPickleStream(chunks, { ...opts, limits, hooks: b.hooks() });

@@ -174,10 +174,42 @@ function normalizeSegments(items: PyValue[], b: SnapshotBuilder): Segment[] {
     out.push({
       device: deviceOf(raw, where),
       address,
-      totalSize: num(raw, 'total_size', where, sum(() => true, (bl) => bl.size)),
-      allocatedSize: num(raw, 'allocated_size', where, sum((bl) => bl.state === 'active_allocated', (bl) => bl.size)),
-      activeSize: num(raw, 'active_size', where, sum((bl) => bl.state !== 'inactive', (bl) => bl.size)),
-      requestedSize: num(raw, 'requested_size', where, sum((bl) => bl.state !== 'inactive', (bl) => bl.requestedSize)),
+      totalSize: num(
+        raw,
+        'total_size',
+        where,
+        sum(
+          () => true,
+          (bl) => bl.size,
+        ),
+      ),
+      allocatedSize: num(
+        raw,
+        'allocated_size',
+        where,
+        sum(
+          (bl) => bl.state === 'active_allocated',
+          (bl) => bl.size,
+        ),
+      ),
+      activeSize: num(
+        raw,
+        'active_size',
+        where,
+        sum(
+          (bl) => bl.state !== 'inactive',
+          (bl) => bl.size,
+        ),
+      ),
+      requestedSize: num(
+        raw,
+        'requested_size',
+        where,
+        sum(
+          (bl) => bl.state !== 'inactive',
+          (bl) => bl.requestedSize,
+        ),
+      ),
       stream: num(raw, 'stream', where, 0),
       type: typeof raw.segment_type === 'string' ? raw.segment_type : 'large',
       poolId: Array.isArray(pool) && pool.length === 2 ? [toCount(pool[0]) ?? 0, toCount(pool[1]) ?? 0] : [0, 0],
@@ -219,7 +251,8 @@ class TraceRowsReader {
     if (typeof item === 'number' && Number.isInteger(item) && item >= 0 && item < this.c.action.length) return item;
     if (isDict(item) && 'action' in item) {
       // The hook declined this entry; say why, with its position.
-      const why = this.rows.reason(item) ?? `action ${describePy(item.action)}, size ${describePy(item.size)}, addr ${describePy(item.addr)}`;
+      const why =
+        this.rows.reason(item) ?? `action ${describePy(item.action)}, size ${describePy(item.size)}, addr ${describePy(item.addr)}`;
       throw shape(`${where} is a malformed trace entry: ${why}`);
     }
     throw shape(`${where} is ${describePy(item)}, not a trace entry`);
@@ -262,7 +295,13 @@ function normalizeAnnotations(items: PyValue[], warnings: string[]): Annotation[
   for (const a of items) {
     const device = isDict(a) ? (a.device === undefined || a.device === null ? 0 : toCount(a.device)) : undefined;
     const time = isDict(a) ? toCount(a.time_us) : undefined;
-    if (!isDict(a) || typeof a.name !== 'string' || device === undefined || device >= MAX_DEVICE || (time === undefined && a.time_us !== undefined && a.time_us !== null)) {
+    if (
+      !isDict(a) ||
+      typeof a.name !== 'string' ||
+      device === undefined ||
+      device >= MAX_DEVICE ||
+      (time === undefined && a.time_us !== undefined && a.time_us !== null)
+    ) {
       skipped++;
       continue;
     }

@@ -43,7 +43,8 @@ export function toCount(v: PyValue | undefined): number | undefined {
   return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
-const bad = (what: string, v: PyValue | undefined): string => `its ${what} is ${describePy(v)}${typeof v === 'number' || typeof v === 'bigint' ? ` (${String(v).slice(0, 40)})` : ''}, not a non-negative integer`;
+const bad = (what: string, v: PyValue | undefined): string =>
+  `its ${what} is ${describePy(v)}${typeof v === 'number' || typeof v === 'bigint' ? ` (${String(v).slice(0, 40)})` : ''}, not a non-negative integer`;
 
 /**
  * Builds the trace columns. The pickle reader feeds it each entry dict the moment the entry is
@@ -88,7 +89,19 @@ export class TraceRows {
 
   /** Adds a trace entry and returns its row, or a reason it is not one. */
   tryAdd(e: PyDict, dryRun = false): number | string {
-    return this.add(e.action, e.addr, e.device_free, e.size, e.stream, e.time_us, e.frames, e.user_metadata, e.compile_context, dryRun, e.forward_frames);
+    return this.add(
+      e.action,
+      e.addr,
+      e.device_free,
+      e.size,
+      e.stream,
+      e.time_us,
+      e.frames,
+      e.user_metadata,
+      e.compile_context,
+      dryRun,
+      e.forward_frames,
+    );
   }
 
   /** Why tryAdd declined this entry (for the normalizer's error), or undefined. */
@@ -103,16 +116,36 @@ export class TraceRows {
     for (let i = from; i < to; i += 2) {
       const v = vals[i + 1];
       switch (vals[i]) {
-        case 'action': action = v; break;
-        case 'addr': addr = v; break;
-        case 'device_free': deviceFree = v; break;
-        case 'size': size = v; break;
-        case 'stream': stream = v; break;
-        case 'time_us': time = v; break;
-        case 'frames': frames = v; break;
-        case 'user_metadata': meta = v; break;
-        case 'compile_context': compile = v; break;
-        case 'forward_frames': forward = v; break;
+        case 'action':
+          action = v;
+          break;
+        case 'addr':
+          addr = v;
+          break;
+        case 'device_free':
+          deviceFree = v;
+          break;
+        case 'size':
+          size = v;
+          break;
+        case 'stream':
+          stream = v;
+          break;
+        case 'time_us':
+          time = v;
+          break;
+        case 'frames':
+          frames = v;
+          break;
+        case 'user_metadata':
+          meta = v;
+          break;
+        case 'compile_context':
+          compile = v;
+          break;
+        case 'forward_frames':
+          forward = v;
+          break;
       }
     }
     if (action === undefined) return undefined;
@@ -146,7 +179,8 @@ export class TraceRows {
     let stack = 0;
     // A number here is the stack id the reader's hook put in place of the frame list.
     if (typeof frames === 'number') {
-      if (!Number.isInteger(frames) || frames < 0 || frames >= this.stacks.size) return `its frames are ${describePy(frames)}, not a list of frames`;
+      if (!Number.isInteger(frames) || frames < 0 || frames >= this.stacks.size)
+        return `its frames are ${describePy(frames)}, not a list of frames`;
       stack = frames;
     } else if (Array.isArray(frames)) stack = dryRun ? 0 : this.stacks.intern(frames);
     else if (frames !== undefined && frames !== null) return `its frames are ${describePy(frames)}, not a list of frames`;

@@ -63,7 +63,11 @@ export interface Annotated {
  * Chooses the lines to annotate and their texts. `map` turns a frame's path into a workspace file
  * (undefined: unmapped).
  */
-export function annotate(attr: Attribution, map: (file: string) => string | undefined, opts: AnnotateOptions = DEFAULT_ANNOTATE): Annotated {
+export function annotate(
+  attr: Attribution,
+  map: (file: string) => string | undefined,
+  opts: AnnotateOptions = DEFAULT_ANNOTATE,
+): Annotated {
   const total = attr.totalBytes;
   const floor = Math.max(opts.minBytes, opts.minShare * total);
   const byFile = new Map<string, LineAnnotation[]>();

@@ -21,9 +21,24 @@ export interface AttributionDiff {
 export function diffAttributions(before: Attribution, after: Attribution): AttributionDiff {
   const key = (f: string, l: number) => `${l}\u0000${f}`;
   const map = new Map<string, LineDelta>();
-  for (const l of before.lines) map.set(key(l.file, l.line), { file: l.file, line: l.line, function: l.name, beforeBytes: l.selfBytes, afterBytes: 0, deltaBytes: -l.selfBytes });
+  for (const l of before.lines)
+    map.set(key(l.file, l.line), {
+      file: l.file,
+      line: l.line,
+      function: l.name,
+      beforeBytes: l.selfBytes,
+      afterBytes: 0,
+      deltaBytes: -l.selfBytes,
+    });
   for (const l of after.lines) {
-    const d = map.get(key(l.file, l.line)) ?? { file: l.file, line: l.line, function: l.name, beforeBytes: 0, afterBytes: 0, deltaBytes: 0 };
+    const d = map.get(key(l.file, l.line)) ?? {
+      file: l.file,
+      line: l.line,
+      function: l.name,
+      beforeBytes: 0,
+      afterBytes: 0,
+      deltaBytes: 0,
+    };
     d.afterBytes = l.selfBytes;
     d.deltaBytes = d.afterBytes - d.beforeBytes;
     map.set(key(l.file, l.line), d);
@@ -31,7 +46,9 @@ export function diffAttributions(before: Attribution, after: Attribution): Attri
   return {
     beforeTotal: before.totalBytes,
     afterTotal: after.totalBytes,
-    lines: [...map.values()].filter((d) => d.deltaBytes !== 0).sort((a, b) => Math.abs(b.deltaBytes) - Math.abs(a.deltaBytes) || a.file.localeCompare(b.file) || a.line - b.line),
+    lines: [...map.values()]
+      .filter((d) => d.deltaBytes !== 0)
+      .sort((a, b) => Math.abs(b.deltaBytes) - Math.abs(a.deltaBytes) || a.file.localeCompare(b.file) || a.line - b.line),
   };
 }
 
@@ -69,22 +86,47 @@ export interface ModuleSpread {
  * as Mosaic reports imbalance; two snapshots): `perSide[i]` undefined when side i has none.
  */
 export function differingLines(perSide: readonly (LineBytes[] | undefined)[], top: number): LineSpread[] {
-  return differing(perSide, (l) => `${l.file}:${l.line}`, (l, bytes) => ({ file: l.file, line: l.line, name: l.name, bytes, spread: 0 }), (a, b) => a.file.localeCompare(b.file) || a.line - b.line, top);
+  return differing(
+    perSide,
+    (l) => `${l.file}:${l.line}`,
+    (l, bytes) => ({ file: l.file, line: l.line, name: l.name, bytes, spread: 0 }),
+    (a, b) => a.file.localeCompare(b.file) || a.line - b.line,
+    top,
+  );
 }
 
 /** The same for nn.Module paths (runs recorded with module scopes). */
 export function differingModules(perSide: readonly ({ path: string; bytes: number }[] | undefined)[], top: number): ModuleSpread[] {
-  return differing(perSide, (m) => m.path, (m, bytes) => ({ path: m.path, bytes, spread: 0 }), (a, b) => a.path.localeCompare(b.path), top);
+  return differing(
+    perSide,
+    (m) => m.path,
+    (m, bytes) => ({ path: m.path, bytes, spread: 0 }),
+    (a, b) => a.path.localeCompare(b.path),
+    top,
+  );
 }
 
 /** Rows keyed by `key`, each rank's bytes summed, those that differ between ranks, widest spread first (then `tie`). */
-function differing<I extends { bytes: number }, R extends { bytes: (number | null)[]; spread: number }>(perSide: readonly (I[] | undefined)[], key: (x: I) => string, make: (x: I, bytes: (number | null)[]) => R, tie: (a: R, b: R) => number, top: number): R[] {
+function differing<I extends { bytes: number }, R extends { bytes: (number | null)[]; spread: number }>(
+  perSide: readonly (I[] | undefined)[],
+  key: (x: I) => string,
+  make: (x: I, bytes: (number | null)[]) => R,
+  tie: (a: R, b: R) => number,
+  top: number,
+): R[] {
   const byKey = new Map<string, R>();
   perSide.forEach((xs, i) => {
     for (const x of xs ?? []) {
       const k = key(x);
       let row = byKey.get(k);
-      if (!row) byKey.set(k, (row = make(x, perSide.map((r) => (r ? 0 : null)))));
+      if (!row)
+        byKey.set(
+          k,
+          (row = make(
+            x,
+            perSide.map((r) => (r ? 0 : null)),
+          )),
+        );
       row.bytes[i] = (row.bytes[i] ?? 0) + x.bytes;
     }
   });

@@ -15,7 +15,15 @@ export const enum Category {
   Other = 6,
 }
 
-export const CATEGORY_LABELS = ['parameters', 'gradients', 'optimizer state', 'activations', 'temporaries', 'before recording', 'other'] as const;
+export const CATEGORY_LABELS = [
+  'parameters',
+  'gradients',
+  'optimizer state',
+  'activations',
+  'temporaries',
+  'before recording',
+  'other',
+] as const;
 
 /** How each category is inferred: shown in the timeline's legend, so users can judge it. */
 export const CATEGORY_RULES = [

@@ -30,8 +30,15 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
   const t = traceOf(s, a.device);
   const n = t.length;
   const out: Marker[] = [];
-  if (a.replay.peak.index >= 0) out.push({ kind: 'peak', index: a.replay.peak.index, timeUs: null, label: `peak: ${mib(a.replay.peak.requestedBytes)} requested` });
-  for (const o of a.ooms) out.push({ kind: 'oom', index: o.index, timeUs: null, label: `OOM: tried to allocate ${mib(o.requestedBytes)} with ${mib(o.deviceFreeBytes)} free on the device` });
+  if (a.replay.peak.index >= 0)
+    out.push({ kind: 'peak', index: a.replay.peak.index, timeUs: null, label: `peak: ${mib(a.replay.peak.requestedBytes)} requested` });
+  for (const o of a.ooms)
+    out.push({
+      kind: 'oom',
+      index: o.index,
+      timeUs: null,
+      label: `OOM: tried to allocate ${mib(o.requestedBytes)} with ${mib(o.deviceFreeBytes)} free on the device`,
+    });
 
   let metadata = '';
   let raw = '';
@@ -41,7 +48,12 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
   const closeBurst = (i: number) => {
     // Segments released right before an OOM are the allocator's retry, not the user's doing.
     if (burst >= 0 && !(i < n && t.action[i] === Action.Oom)) {
-      out.push({ kind: 'empty_cache', index: burst, timeUs: null, label: `${burstCalled ? 'empty_cache()' : 'segments released (empty_cache, GC or an OOM retry)'}: ${mib(burstBytes)} returned to CUDA` });
+      out.push({
+        kind: 'empty_cache',
+        index: burst,
+        timeUs: null,
+        label: `${burstCalled ? 'empty_cache()' : 'segments released (empty_cache, GC or an OOM retry)'}: ${mib(burstBytes)} returned to CUDA`,
+      });
     }
     burst = -1;
     burstBytes = 0;
@@ -76,7 +88,13 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
       if (an.device !== a.device || an.stage !== 'START' || Number.isNaN(an.timeUs)) continue;
       const i = eventAt(t.timeUs, n, an.timeUs);
       if (i >= n) continue;
-      if (OPTIMIZER_STEP.test(an.name)) out.push({ kind: 'optimizer', index: i, timeUs: null, label: `optimizer step ${++steps} (${an.name.slice(an.name.indexOf('#') + 1)})` });
+      if (OPTIMIZER_STEP.test(an.name))
+        out.push({
+          kind: 'optimizer',
+          index: i,
+          timeUs: null,
+          label: `optimizer step ${++steps} (${an.name.slice(an.name.indexOf('#') + 1)})`,
+        });
       const p = PROFILER_STEP.exec(an.name);
       if (p) out.push({ kind: 'iteration', index: i, timeUs: null, label: `profiler step ${p[1]}` });
     }
@@ -84,6 +102,7 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
   phases.start.forEach((i, k) => {
     if (i < n) out.push({ kind: 'backward', index: i, timeUs: null, label: `backward pass ${k + 1}` });
   });
-  for (const m of out) m.timeUs = s.hasTimes && m.index >= 0 && m.index < n && !Number.isNaN(t.timeUs[m.index]!) ? t.timeUs[m.index]! : null;
+  for (const m of out)
+    m.timeUs = s.hasTimes && m.index >= 0 && m.index < n && !Number.isNaN(t.timeUs[m.index]!) ? t.timeUs[m.index]! : null;
   return out.sort((x, y) => x.index - y.index);
 }

@@ -57,7 +57,17 @@ export interface TimelineModel {
 const BUCKETS: BucketKind[] = ['before_recording', 'backward', 'library', 'no_stack'];
 // Fixed costs at the bottom (weights, library workspaces), then the optimizer and gradients, a leak
 // above them (it grows), then each iteration's memory.
-const CATEGORY_ORDER = [Kind.BeforeRecording, Kind.Parameter, Kind.Workspace, Kind.Optimizer, Kind.Gradient, Kind.Leaked, Kind.Activation, Kind.Temporary, Kind.Other];
+const CATEGORY_ORDER = [
+  Kind.BeforeRecording,
+  Kind.Parameter,
+  Kind.Workspace,
+  Kind.Optimizer,
+  Kind.Gradient,
+  Kind.Leaked,
+  Kind.Activation,
+  Kind.Temporary,
+  Kind.Other,
+];
 /** Checkpoint values kept per keying at most (8 bytes + 4 bytes each). */
 const CHECKPOINT_BUDGET = 2_000_000;
 
@@ -106,7 +116,13 @@ function lineKeys(s: Snapshot, a: DeviceAnalysis): { key: Int32Array; keys: KeyI
   return { key, keys };
 }
 
-function keying(key: Int32Array, keys: KeyInfo[], order: Int32Array, m: Pick<TimelineModel, 'n' | 'evOff' | 'evItem' | 'startLive'>, size: Float64Array): Keying {
+function keying(
+  key: Int32Array,
+  keys: KeyInfo[],
+  order: Int32Array,
+  m: Pick<TimelineModel, 'n' | 'evOff' | 'evItem' | 'startLive'>,
+  size: Float64Array,
+): Keying {
   const K = keys.length;
   const every = Math.max(1024, Math.ceil(m.n / Math.max(1, Math.floor(CHECKPOINT_BUDGET / K))));
   const cps = Math.floor(m.n / every) + 1;

@@ -111,7 +111,17 @@ const int = (v: unknown): v is number => num(v) && Number.isInteger(v);
 function isRequest(r: unknown): r is LodRequest {
   if (typeof r !== 'object' || r === null) return false;
   const q = r as Record<string, unknown>;
-  return (q.keying === 'line' || q.keying === 'category' || q.keying === 'module') && (q.x === 'index' || q.x === 'time') && num(q.from) && num(q.to) && q.to > q.from && int(q.columns) && q.columns > 0 && num(q.minBandBytes) && q.minBandBytes > 0;
+  return (
+    (q.keying === 'line' || q.keying === 'category' || q.keying === 'module') &&
+    (q.x === 'index' || q.x === 'time') &&
+    num(q.from) &&
+    num(q.to) &&
+    q.to > q.from &&
+    int(q.columns) &&
+    q.columns > 0 &&
+    num(q.minBandBytes) &&
+    q.minBandBytes > 0
+  );
 }
 
 /** Validates a message from the timeline webview; false for anything malformed. */

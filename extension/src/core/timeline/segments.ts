@@ -50,7 +50,15 @@ export function allocatorStateAt(s: Snapshot, a: DeviceAnalysis, index: number):
   let mapped: SegState[] = [];
   for (const g of s.segments) {
     if (g.device !== a.device) continue;
-    const seg = { address: g.address, size: g.totalSize, stream: g.stream, pool: g.type, poolId: g.poolId, expandable: g.expandable, blocks: [] };
+    const seg = {
+      address: g.address,
+      size: g.totalSize,
+      stream: g.stream,
+      pool: g.type,
+      poolId: g.poolId,
+      expandable: g.expandable,
+      blocks: [],
+    };
     if (g.expandable) mapped.push(seg);
     else segs.set(g.address, seg);
   }
@@ -60,11 +68,27 @@ export function allocatorStateAt(s: Snapshot, a: DeviceAnalysis, index: number):
     const size = t.size[i]!;
     if (act === Action.SegmentAlloc) segs.delete(addr);
     else if (act === Action.SegmentFree) {
-      segs.set(addr, { address: addr, size, stream: t.stream[i]!, pool: size === SMALL_SEGMENT ? 'small' : 'large', poolId: [0, 0], expandable: false, blocks: [] });
+      segs.set(addr, {
+        address: addr,
+        size,
+        stream: t.stream[i]!,
+        pool: size === SMALL_SEGMENT ? 'small' : 'large',
+        poolId: [0, 0],
+        expandable: false,
+        blocks: [],
+      });
     } else if (act === Action.SegmentMap) mapped = cut(mapped, addr, addr + size);
     else if (act === Action.SegmentUnmap) {
       const near = mapped.find((g) => g.stream === t.stream[i]!);
-      mapped.push({ address: addr, size, stream: t.stream[i]!, pool: near?.pool ?? (size <= SMALL_SEGMENT ? 'small' : 'large'), poolId: near?.poolId ?? [0, 0], expandable: true, blocks: [] });
+      mapped.push({
+        address: addr,
+        size,
+        stream: t.stream[i]!,
+        pool: near?.pool ?? (size <= SMALL_SEGMENT ? 'small' : 'large'),
+        poolId: near?.poolId ?? [0, 0],
+        expandable: true,
+        blocks: [],
+      });
     }
   }
   for (const g of merge(mapped)) segs.set(g.address, g);
@@ -83,7 +107,13 @@ export function allocatorStateAt(s: Snapshot, a: DeviceAnalysis, index: number):
       orphans++;
       continue;
     }
-    g.blocks.push({ address: addr, size: e.rounded[k]!, requested: e.size[k]!, state: e.freeRequested[k]! > index ? 'allocated' : 'pending', element: k });
+    g.blocks.push({
+      address: addr,
+      size: e.rounded[k]!,
+      requested: e.size[k]!,
+      state: e.freeRequested[k]! > index ? 'allocated' : 'pending',
+      element: k,
+    });
   }
   for (const g of sorted) g.blocks = withGaps(g);
   return { index, segments: sorted, orphans };
@@ -150,7 +180,18 @@ export function poolSummaries(st: AllocatorState): PoolSummary[] {
     const key = `${g.pool} pool${g.poolId[0] || g.poolId[1] ? ` (${g.poolId[0]}, ${g.poolId[1]})` : ''}, stream ${g.stream}`;
     let p = pools.get(key);
     if (!p) {
-      p = { key, pool: g.pool, poolId: g.poolId, stream: g.stream, segments: 0, reserved: 0, allocated: 0, pending: 0, free: 0, largestFree: 0 };
+      p = {
+        key,
+        pool: g.pool,
+        poolId: g.poolId,
+        stream: g.stream,
+        segments: 0,
+        reserved: 0,
+        allocated: 0,
+        pending: 0,
+        free: 0,
+        largestFree: 0,
+      };
       pools.set(key, p);
     }
     p.segments++;

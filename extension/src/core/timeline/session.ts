@@ -20,7 +20,6 @@ export interface SessionSource {
   instant: { index: number; label: string };
 }
 
-
 const OVERVIEW_COLUMNS = 1024;
 const ORIGINS = ['trace', 'unmatched free', 'ghost'] as const;
 
@@ -56,7 +55,14 @@ export class TimelineSession {
       markers: m.markers,
       peak: { index: r.peak.index, bytes: r.peak.requestedBytes },
       instant: { ...src.instant, timeUs: this.timeOf(src.instant.index) },
-      overview: lod(m, { keying: 'category', x: 'index', from: 0, to: Math.max(1, m.n), columns: Math.max(1, Math.min(OVERVIEW_COLUMNS, m.n)), minBandBytes: MERGE_ALL }),
+      overview: lod(m, {
+        keying: 'category',
+        x: 'index',
+        from: 0,
+        to: Math.max(1, m.n),
+        columns: Math.max(1, Math.min(OVERVIEW_COLUMNS, m.n)),
+        minBandBytes: MERGE_ALL,
+      }),
       maxBytes: Math.max(r.reservedPeak.bytes, r.peak.requestedBytes, r.reservedEnd, 1),
     };
   }
@@ -85,7 +91,12 @@ export class TimelineSession {
       category: KIND_LABELS[this.model.category[id]!]!,
       key: this.model.keyings.line.keys[this.model.keyings.line.key[id]!]!.label,
       module: this.model.keyings.module.key[id]! > 0 ? this.model.keyings.module.keys[this.model.keyings.module.key[id]!]!.label : null,
-      stack: [...s.stacks.get(e.stack[id]!)].map((f) => ({ file: s.frames.fileOf(f), line: s.frames.lineOf(f), name: s.frames.nameOf(f), user: a.classifier.kind(f) === FrameKind.User })),
+      stack: [...s.stacks.get(e.stack[id]!)].map((f) => ({
+        file: s.frames.fileOf(f),
+        line: s.frames.lineOf(f),
+        name: s.frames.nameOf(f),
+        user: a.classifier.kind(f) === FrameKind.User,
+      })),
     };
     return { type: 'element', session: this.id, info };
   }

@@ -13,10 +13,14 @@ export const compareTool: ToolDef = {
   name: 'headroom_compare',
   title: 'Compare two PyTorch memory snapshots or runs',
   description:
-    "Compares two PyTorch memory snapshots or Headroom run folders at their peaks: the change of the peak (exact requested bytes), the source lines whose memory at the peak changed most (file:line), and the nn.Modules when both runs recorded them.",
+    'Compares two PyTorch memory snapshots or Headroom run folders at their peaks: the change of the peak (exact requested bytes), the source lines whose memory at the peak changed most (file:line), and the nn.Modules when both runs recorded them.',
   inputSchema: {
     type: 'object',
-    properties: { before: { type: 'string', description: 'The first snapshot or run folder' }, after: { type: 'string', description: 'The second snapshot or run folder' }, page: PAGE_PROP },
+    properties: {
+      before: { type: 'string', description: 'The first snapshot or run folder' },
+      after: { type: 'string', description: 'The second snapshot or run folder' },
+      page: PAGE_PROP,
+    },
     required: ['before', 'after'],
     additionalProperties: false,
   },
@@ -32,12 +36,18 @@ export const compareTool: ToolDef = {
     const lines = [
       `peak: ${formatBytes(before.peak.requestedBytes)} → ${formatBytes(after.peak.requestedBytes)} (${signedBytes(delta, formatBytes)}, ${before.peak.requestedBytes} B → ${after.peak.requestedBytes} B)`,
       'lines whose memory at the peak changed most (self bytes):',
-      ...d.lines.slice(0, TOP).map((l) => `  ${l.file}:${l.line} ${l.function}: ${formatBytes(l.beforeBytes)} → ${formatBytes(l.afterBytes)} (${signedBytes(l.deltaBytes, formatBytes)})`),
+      ...d.lines
+        .slice(0, TOP)
+        .map(
+          (l) =>
+            `  ${l.file}:${l.line} ${l.function}: ${formatBytes(l.beforeBytes)} → ${formatBytes(l.afterBytes)} (${signedBytes(l.deltaBytes, formatBytes)})`,
+        ),
     ];
     if (d.lines.length > TOP) lines.push(`  … ${d.lines.length - TOP} more lines`);
     // Runs recorded with module scopes: the modules whose memory at the peak changed most.
     if (hasModuleScopes(before.o.snapshot) && hasModuleScopes(after.o.snapshot)) {
-      const self = (x: typeof before) => byModule(x.o.snapshot, x.o.analysis, x.peak.index).modules.map((m) => ({ path: m.path, bytes: m.selfBytes }));
+      const self = (x: typeof before) =>
+        byModule(x.o.snapshot, x.o.analysis, x.peak.index).modules.map((m) => ({ path: m.path, bytes: m.selfBytes }));
       const changed = differingModules([self(before), self(after)], TOP);
       lines.push('modules whose memory at the peak changed most (self bytes):');
       for (const m of changed) {

@@ -49,14 +49,26 @@ export const explainOomTool: ToolDef = {
       const run = str(args, 'run', false);
       // A run that cannot be read leaves the messages' own readings, and says why.
       let note: string[] = [];
-      if (run !== undefined) found = await withRunEvidence(found, run).catch((e: unknown) => ((note = [`no evidence from ${run}: ${(e as Error).message}`]), found));
-      const lines = found.flatMap((e, i) => renderDiagnosis(e.diagnosis, placeOf(found, i, path)).trimEnd().split('\n'));
+      if (run !== undefined)
+        found = await withRunEvidence(found, run).catch(
+          (e: unknown) => ((note = [`no evidence from ${run}: ${(e as Error).message}`]), found),
+        );
+      const lines = found.flatMap((e, i) =>
+        renderDiagnosis(e.diagnosis, placeOf(found, i, path))
+          .trimEnd()
+          .split('\n'),
+      );
       return paged([...lines, ...(explained.omitted ? [omittedNote(explained.omitted)] : []), ...note], page);
     }
     const o = await openSource(path, int(args, 'device', 0));
     if (!o.analysis.ooms.length) return `no OOM recorded in ${o.file} (device ${o.analysis.device})`;
     const facts = deviceFactsBeside(o.file, o.analysis.device);
-    const lines = o.analysis.ooms.flatMap((oom) => [`device ${o.analysis.device}, event #${oom.index}:`, ...renderDiagnosis(diagnoseSnapshot(o.snapshot, o.analysis, oom, facts)).trimEnd().split('\n')]);
+    const lines = o.analysis.ooms.flatMap((oom) => [
+      `device ${o.analysis.device}, event #${oom.index}:`,
+      ...renderDiagnosis(diagnoseSnapshot(o.snapshot, o.analysis, oom, facts))
+        .trimEnd()
+        .split('\n'),
+    ]);
     return paged(lines, page);
   },
 };

@@ -60,7 +60,8 @@ export async function openSource(path: string, device?: number): Promise<Opened>
   }
   const snapshot = await cachedLoad(file);
   const d = device ?? defaultDevice(snapshot);
-  if (d === undefined || !snapshot.devices.includes(d)) throw new ToolInputError(`${file} has no device ${d ?? ''} (it has: ${snapshot.devices.join(', ') || 'none'})`);
+  if (d === undefined || !snapshot.devices.includes(d))
+    throw new ToolInputError(`${file} has no device ${d ?? ''} (it has: ${snapshot.devices.join(', ') || 'none'})`);
   // The analysis of a cached snapshot is kept with it (the leak detector's alone takes a second at 1M events).
   let byKey = analyses.get(snapshot);
   if (!byKey) analyses.set(snapshot, (byKey = new Map()));
@@ -95,5 +96,9 @@ function cachedLoad(file: string): Promise<Snapshot> {
 }
 
 export const PATH_PROP = { type: 'string' as const, description: 'A memory snapshot (.pickle, .pickle.gz) or a Headroom run folder' };
-export const DEVICE_PROP = { type: 'integer' as const, description: 'CUDA device index (default: the one with the most memory)', minimum: 0 };
+export const DEVICE_PROP = {
+  type: 'integer' as const,
+  description: 'CUDA device index (default: the one with the most memory)',
+  minimum: 0,
+};
 export const PAGE_PROP = { type: 'integer' as const, description: 'Page of a long answer (default 1)', minimum: 1 };

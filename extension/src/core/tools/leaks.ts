@@ -8,11 +8,19 @@ export const leaksTool: ToolDef = {
   name: 'headroom_leaks',
   title: 'Find GPU memory leaks in a PyTorch run',
   description:
-    "Says whether live GPU memory grows from iteration to iteration in a PyTorch memory snapshot or Headroom run folder, by how much per iteration, and which source lines create and keep the leaked tensors (file:line).",
-  inputSchema: { type: 'object', properties: { path: PATH_PROP, device: DEVICE_PROP, page: PAGE_PROP }, required: ['path'], additionalProperties: false },
+    'Says whether live GPU memory grows from iteration to iteration in a PyTorch memory snapshot or Headroom run folder, by how much per iteration, and which source lines create and keep the leaked tensors (file:line).',
+  inputSchema: {
+    type: 'object',
+    properties: { path: PATH_PROP, device: DEVICE_PROP, page: PAGE_PROP },
+    required: ['path'],
+    additionalProperties: false,
+  },
   async run(args) {
     const o = await openSource(str(args, 'path')!, int(args, 'device', 0));
     const leak = detectLeaks(o.snapshot, o.analysis);
-    return paged([`${o.file}, device ${o.analysis.device}: ${leak.leaking ? 'leaking' : 'no leak'}`, ...describeLeak(leak)], int(args, 'page', 1));
+    return paged(
+      [`${o.file}, device ${o.analysis.device}: ${leak.leaking ? 'leaking' : 'no leak'}`, ...describeLeak(leak)],
+      int(args, 'page', 1),
+    );
   },
 };

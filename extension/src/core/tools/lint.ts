@@ -33,10 +33,14 @@ export function lintTool(parser: () => Promise<PythonParser>): ToolDef {
     name: 'headroom_lint',
     title: 'Find GPU memory bugs in a PyTorch file',
     description:
-      "Lints a Python file for PyTorch GPU-memory bugs (losses accumulated with their graphs, tensors kept across iterations, evaluation without no_grad…), each finding at file:line with its rule. Given a snapshot or run folder of that code, each finding also says what the run measured on its line.",
+      'Lints a Python file for PyTorch GPU-memory bugs (losses accumulated with their graphs, tensors kept across iterations, evaluation without no_grad…), each finding at file:line with its rule. Given a snapshot or run folder of that code, each finding also says what the run measured on its line.',
     inputSchema: {
       type: 'object',
-      properties: { file: { type: 'string', description: 'The Python file to lint' }, run: { type: 'string', description: 'Optional: a snapshot or run folder of this code, for evidence' }, page: PAGE_PROP },
+      properties: {
+        file: { type: 'string', description: 'The Python file to lint' },
+        run: { type: 'string', description: 'Optional: a snapshot or run folder of this code, for evidence' },
+        page: PAGE_PROP,
+      },
       required: ['file'],
       additionalProperties: false,
     },
@@ -52,17 +56,26 @@ export function lintTool(parser: () => Promise<PythonParser>): ToolDef {
         const o = await openSource(runPath);
         const same = (f: string) => f === file || basename(f) === basename(file);
         const at = attributeAt(o.snapshot, o.analysis, o.analysis.replay.peak);
-        for (const l of at.lines) if (same(l.file) && l.inclusiveBytes > 0) held.set(l.line, `the run holds ${formatBytes(l.selfBytes)} here at its peak (${formatBytes(l.inclusiveBytes)} inclusive)`);
-        leaks = detectLeaks(o.snapshot, o.analysis).lines.filter((l) => same(l.file)).map((l) => ({ line: l.line, bytes: l.bytesPerIteration }));
+        for (const l of at.lines)
+          if (same(l.file) && l.inclusiveBytes > 0)
+            held.set(l.line, `the run holds ${formatBytes(l.selfBytes)} here at its peak (${formatBytes(l.inclusiveBytes)} inclusive)`);
+        leaks = detectLeaks(o.snapshot, o.analysis)
+          .lines.filter((l) => same(l.file))
+          .map((l) => ({ line: l.line, bytes: l.bytesPerIteration }));
       }
-      const lines = [`${file}: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}${r.broken ? ' (the file has syntax errors: findings in the broken parts may be missing)' : ''}`];
+      const lines = [
+        `${file}: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}${r.broken ? ' (the file has syntax errors: findings in the broken parts may be missing)' : ''}`,
+      ];
       for (const f of r.findings) {
         const line = f.start.line + 1;
         lines.push(`  ${file}:${line}:${f.start.col + 1}: ${f.severity} ${f.rule} ${f.message}`);
         // A finding about a loop is confirmed by a leak the run measured inside that loop.
         const ev = f.evidence;
         const inLoop = ev ? leaks.filter((l) => l.line >= ev.loopLine + 1 && l.line <= (ev.loopEndLine ?? ev.loopLine) + 1) : [];
-        if (inLoop.length) lines.push(`    run: the loop leaks ${formatBytes(inLoop.reduce((x, l) => x + l.bytes, 0))} per iteration, created at line${inLoop.length > 1 ? 's' : ''} ${inLoop.map((l) => l.line).join(', ')}`);
+        if (inLoop.length)
+          lines.push(
+            `    run: the loop leaks ${formatBytes(inLoop.reduce((x, l) => x + l.bytes, 0))} per iteration, created at line${inLoop.length > 1 ? 's' : ''} ${inLoop.map((l) => l.line).join(', ')}`,
+          );
         else if (held.has(line)) lines.push(`    run: ${held.get(line)}`);
       }
       return paged(lines, int(args, 'page', 1));

@@ -23,7 +23,10 @@ export function paged(lines: readonly string[], page = 1): string {
     pages.at(-1)!.push(line);
     size += line.length + 1;
   }
-  if (!Number.isInteger(page) || page < 1 || page > pages.length) throw new ToolInputError(`page ${page} does not exist: the answer has ${pages.length} page${pages.length > 1 ? 's' : ''}`);
+  if (!Number.isInteger(page) || page < 1 || page > pages.length)
+    throw new ToolInputError(`page ${page} does not exist: the answer has ${pages.length} page${pages.length > 1 ? 's' : ''}`);
   const body = pages[page - 1]!.join('\n');
-  return pages.length > 1 ? `${body}\n(page ${page} of ${pages.length}${page < pages.length ? `: ask again with page ${page + 1} for more` : ''})` : body;
+  return pages.length > 1
+    ? `${body}\n(page ${page} of ${pages.length}${page < pages.length ? `: ask again with page ${page + 1} for more` : ''})`
+    : body;
 }

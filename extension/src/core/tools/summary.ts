@@ -15,10 +15,15 @@ export const summaryTool: ToolDef = {
   name: 'headroom_summary',
   title: 'Memory summary of a PyTorch run',
   description:
-    "Summarizes a PyTorch CUDA memory snapshot or Headroom run folder: the peak (exact requested bytes), reserved memory, fragmentation, and the source lines and nn.Modules holding the most memory at the peak (or at a trace event). Lines are file:line.",
+    'Summarizes a PyTorch CUDA memory snapshot or Headroom run folder: the peak (exact requested bytes), reserved memory, fragmentation, and the source lines and nn.Modules holding the most memory at the peak (or at a trace event). Lines are file:line.',
   inputSchema: {
     type: 'object',
-    properties: { path: PATH_PROP, device: DEVICE_PROP, at_event: { type: 'integer', description: 'A trace event index instead of the peak', minimum: 0 }, page: PAGE_PROP },
+    properties: {
+      path: PATH_PROP,
+      device: DEVICE_PROP,
+      at_event: { type: 'integer', description: 'A trace event index instead of the peak', minimum: 0 },
+      page: PAGE_PROP,
+    },
     required: ['path'],
     additionalProperties: false,
   },
@@ -34,15 +39,29 @@ export const summaryTool: ToolDef = {
       `live at ${r.at.kind === 'peak' ? 'the peak' : `event #${r.at.trace_index}`} (${formatBytes(r.at.requested_bytes)}), by source line (self bytes: the innermost line of the user's code):`,
       `by kind: ${kindsClause(r.kinds, formatBytes)}`,
       ...r.kinds.filter((k) => KIND_NOTES[k.kind]).map((k) => `  ${k.kind}: ${KIND_NOTES[k.kind]!}`),
-      ...r.lines.map((l) => `  ${l.file}:${l.line} ${l.function}: ${formatBytes(l.self_bytes)} self (${kindsClause(l.kinds, formatBytes)}), ${formatBytes(l.inclusive_bytes)} inclusive, ${l.blocks} blocks`),
+      ...r.lines.map(
+        (l) =>
+          `  ${l.file}:${l.line} ${l.function}: ${formatBytes(l.self_bytes)} self (${kindsClause(l.kinds, formatBytes)}), ${formatBytes(l.inclusive_bytes)} inclusive, ${l.blocks} blocks`,
+      ),
       ...(r.lines_total > r.lines.length ? [`  … ${r.lines_total - r.lines.length} more lines`] : []),
-      ...r.buckets.map((b) => `  ${BUCKET_LABELS[b.kind]}: ${formatBytes(b.bytes)} in ${b.blocks} blocks (${kindsClause(b.kinds, formatBytes)})${b.sites?.[0] ? ` (via backward() at ${b.sites[0].file}:${b.sites[0].line})` : ''}`),
+      ...r.buckets.map(
+        (b) =>
+          `  ${BUCKET_LABELS[b.kind]}: ${formatBytes(b.bytes)} in ${b.blocks} blocks (${kindsClause(b.kinds, formatBytes)})${b.sites?.[0] ? ` (via backward() at ${b.sites[0].file}:${b.sites[0].line})` : ''}`,
+      ),
     ];
     if (hasModuleScopes(o.snapshot)) {
       const m = byModule(o.snapshot, o.analysis, r.at.trace_index);
-      const top = [...m.modules].filter((x) => x.selfBytes > 0).sort((x, y) => y.selfBytes - x.selfBytes).slice(0, TOP);
-      out.push(`by module (the nn.Module whose forward or backward allocated it): ${formatBytes(m.scopedBytes)} of ${formatBytes(m.totalBytes)} in modules`);
-      for (const x of top) out.push(`  ${x.path}: ${formatBytes(x.selfBytes)} (forward ${formatBytes(x.forwardBytes)}, backward ${formatBytes(x.backwardBytes)})${x.where ? ` mostly at ${x.where.file}:${x.where.line}` : ''}`);
+      const top = [...m.modules]
+        .filter((x) => x.selfBytes > 0)
+        .sort((x, y) => y.selfBytes - x.selfBytes)
+        .slice(0, TOP);
+      out.push(
+        `by module (the nn.Module whose forward or backward allocated it): ${formatBytes(m.scopedBytes)} of ${formatBytes(m.totalBytes)} in modules`,
+      );
+      for (const x of top)
+        out.push(
+          `  ${x.path}: ${formatBytes(x.selfBytes)} (forward ${formatBytes(x.forwardBytes)}, backward ${formatBytes(x.backwardBytes)})${x.where ? ` mostly at ${x.where.file}:${x.where.line}` : ''}`,
+        );
     }
     const note = o.process && windowNote(o.process, r.device, r.peak.requested_bytes);
     if (note) out.push(...note.split('\n'));

@@ -3,7 +3,13 @@
  * and any other adapter. A tool takes JSON arguments from a stranger (a model) and answers compact
  * plain text: figures, `file:line` references, never raw pickle content.
  */
-export type ToolName = 'headroom_summary' | 'headroom_explain_oom' | 'headroom_leaks' | 'headroom_lint' | 'headroom_compare' | 'headroom_whatif';
+export type ToolName =
+  | 'headroom_summary'
+  | 'headroom_explain_oom'
+  | 'headroom_leaks'
+  | 'headroom_lint'
+  | 'headroom_compare'
+  | 'headroom_whatif';
 
 /** A JSON Schema object for a tool's arguments (the MCP and VS Code tool formats both take it). */
 export interface InputSchema {

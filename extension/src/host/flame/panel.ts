@@ -40,7 +40,14 @@ export class FlamePanel implements vscode.Disposable {
       return this.sync();
     }
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    this.attach(vscode.window.createWebviewPanel(FlamePanel.viewType, vscode.l10n.t('Memory Flame Graph'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, localResourceRoots: [dist] }));
+    this.attach(
+      vscode.window.createWebviewPanel(
+        FlamePanel.viewType,
+        vscode.l10n.t('Memory Flame Graph'),
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        { enableScripts: true, localResourceRoots: [dist] },
+      ),
+    );
   }
 
   /** A panel VS Code restored after a reload: show what it showed, loading its snapshot again if needed. */
@@ -101,14 +108,30 @@ export class FlamePanel implements vscode.Disposable {
     this.sent = undefined;
     if (!c || !tree) {
       this.panel.title = vscode.l10n.t('Memory Flame Graph');
-      this.post({ type: 'empty', message: vscode.l10n.t('Open a memory snapshot (Headroom: Open Memory Snapshot…) to see the memory live at its peak by call path.') });
+      this.post({
+        type: 'empty',
+        message: vscode.l10n.t('Open a memory snapshot (Headroom: Open Memory Snapshot…) to see the memory live at its peak by call path.'),
+      });
       return;
     }
     this.ids = new FlameIds();
     const root = pruneFlame(tree.root, this.ids, { minBytes: flameMinBytes(tree.root.bytes) });
     this.panel.title = vscode.l10n.t('Memory Flame Graph: {0}', c.label);
-    if (this.post({ type: 'init', session: ++this.session, title: c.label, instantLabel: c.instantLabel, path: c.path, device: c.device, root })) this.sent = { of: c, index: c.instant.index };
-    this.log.info(`flame graph: ${this.ids.nodes.size} frames of ${tree.root.blocks} live blocks ${c.instantLabel}, tree and pruning in ${(performance.now() - t0).toFixed(0)} ms`);
+    if (
+      this.post({
+        type: 'init',
+        session: ++this.session,
+        title: c.label,
+        instantLabel: c.instantLabel,
+        path: c.path,
+        device: c.device,
+        root,
+      })
+    )
+      this.sent = { of: c, index: c.instant.index };
+    this.log.info(
+      `flame graph: ${this.ids.nodes.size} frames of ${tree.root.blocks} live blocks ${c.instantLabel}, tree and pruning in ${(performance.now() - t0).toFixed(0)} ms`,
+    );
   }
 
   private viewChanged(): void {

@@ -23,7 +23,13 @@ export class LintCodeActions implements vscode.CodeActionProvider {
     return out;
   }
 
-  private action(doc: vscode.TextDocument, d: vscode.Diagnostic, title: string, edits: Finding['fixes'][number]['edits'], preferred: boolean): vscode.CodeAction {
+  private action(
+    doc: vscode.TextDocument,
+    d: vscode.Diagnostic,
+    title: string,
+    edits: Finding['fixes'][number]['edits'],
+    preferred: boolean,
+  ): vscode.CodeAction {
     const a = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
     a.diagnostics = [d];
     a.isPreferred = preferred;

@@ -97,12 +97,15 @@ export class LintDiagnostics implements vscode.Disposable {
     // Keystrokes come in bursts: one pass per pause, incremental from the last tree.
     this.timers.set(
       key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        const ch = this.pending.get(key) ?? [];
-        this.pending.delete(key);
-        this.lintDocument(d, ch);
-      }, changes.length ? 120 : 0),
+      setTimeout(
+        () => {
+          this.timers.delete(key);
+          const ch = this.pending.get(key) ?? [];
+          this.pending.delete(key);
+          this.lintDocument(d, ch);
+        },
+        changes.length ? 120 : 0,
+      ),
     );
   }
 
@@ -118,7 +121,13 @@ export class LintDiagnostics implements vscode.Disposable {
         this.sessions.set(key, s);
         changes = [];
       }
-      const edits = changes.map((c) => ({ offset: c.rangeOffset, length: c.rangeLength, text: c.text, start: { line: c.range.start.line, col: c.range.start.character }, end: { line: c.range.end.line, col: c.range.end.character } }));
+      const edits = changes.map((c) => ({
+        offset: c.rangeOffset,
+        length: c.rangeLength,
+        text: c.text,
+        start: { line: c.range.start.line, col: c.range.start.character },
+        end: { line: c.range.end.line, col: c.range.end.character },
+      }));
       return s.update(text, edits);
     });
     this.publish(d.uri, found);
@@ -179,7 +188,11 @@ export class LintDiagnostics implements vscode.Disposable {
     this.collection.set(
       uri,
       found.map((f) => {
-        const d = new vscode.Diagnostic(new vscode.Range(f.start.line, f.start.col, f.end.line, f.end.col), f.message, SEVERITY[f.severity]);
+        const d = new vscode.Diagnostic(
+          new vscode.Range(f.start.line, f.start.col, f.end.line, f.end.col),
+          f.message,
+          SEVERITY[f.severity],
+        );
         d.source = 'headroom';
         d.code = { value: f.rule, target: this.docUri(f.rule) };
         return d;

@@ -14,28 +14,32 @@ export async function lintWorkspaceCommand(parser: PythonParser, lint: LintDiagn
   let count = 0;
   let withFindings = 0;
   const decoder = new TextDecoder();
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Headroom: linting Python files'), cancellable: true }, async (progress, token) => {
-    for (const [i, uri] of files.entries()) {
-      if (token.isCancellationRequested) break;
-      const { enabled, opts, exclude } = lintOptions(uri);
-      const rel = vscode.workspace.asRelativePath(uri, false);
-      if (!enabled || exclude.some((g) => globToRegExp(g).test(rel))) continue;
-      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-      try {
-        const text = open ? open.getText() : decoder.decode(await vscode.workspace.fs.readFile(uri));
-        // On the extension host's thread too: the same size limit as linting as you type.
-        checkLiveSize(text);
-        const r = lintText(parser, text, opts);
-        r.tree.delete();
-        lint.publish(uri, r.findings);
-        count += r.findings.length;
-        if (r.findings.length) withFindings++;
-      } catch (e) {
-        log.warn(`lint: ${uri.fsPath}: ${e instanceof NotLintedError ? e.message : `not read (${(e as Error).message})`}`);
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Headroom: linting Python files'), cancellable: true },
+    async (progress, token) => {
+      for (const [i, uri] of files.entries()) {
+        if (token.isCancellationRequested) break;
+        const { enabled, opts, exclude } = lintOptions(uri);
+        const rel = vscode.workspace.asRelativePath(uri, false);
+        if (!enabled || exclude.some((g) => globToRegExp(g).test(rel))) continue;
+        const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+        try {
+          const text = open ? open.getText() : decoder.decode(await vscode.workspace.fs.readFile(uri));
+          // On the extension host's thread too: the same size limit as linting as you type.
+          checkLiveSize(text);
+          const r = lintText(parser, text, opts);
+          r.tree.delete();
+          lint.publish(uri, r.findings);
+          count += r.findings.length;
+          if (r.findings.length) withFindings++;
+        } catch (e) {
+          log.warn(`lint: ${uri.fsPath}: ${e instanceof NotLintedError ? e.message : `not read (${(e as Error).message})`}`);
+        }
+        if (i % 20 === 0)
+          progress.report({ message: vscode.l10n.t('{0} of {1}', i + 1, files.length), increment: (20 / files.length) * 100 });
       }
-      if (i % 20 === 0) progress.report({ message: vscode.l10n.t('{0} of {1}', i + 1, files.length), increment: (20 / files.length) * 100 });
-    }
-  });
+    },
+  );
   void vscode.window.showInformationMessage(
     count === 1
       ? vscode.l10n.t('Headroom: {0} finding in {1} of {2} Python files (see the Problems panel).', count, withFindings, files.length)

@@ -14,7 +14,9 @@ const HEAT = [0, 1, 2, 3, 4];
 export function shortText(l: ViewLine, instantLabel: string): string {
   const self = l.text.startsWith('▲');
   if (!self && !l.text.startsWith('⊂')) return l.stale ? `${l.text} · ${vscode.l10n.t('stale')}` : l.text;
-  const figure = self ? `▲${formatBytes(l.selfBytes)}${l.text.includes('(⊂') ? ` ⊂${formatBytes(l.inclusiveBytes)}` : ''}` : `⊂${formatBytes(l.inclusiveBytes)}`;
+  const figure = self
+    ? `▲${formatBytes(l.selfBytes)}${l.text.includes('(⊂') ? ` ⊂${formatBytes(l.inclusiveBytes)}` : ''}`
+    : `⊂${formatBytes(l.inclusiveBytes)}`;
   // A line whose memory is mostly leaked says so beside the figure (the lens and hover name every
   // kind; a longer word would not fit beside a long line in half an editor).
   const kind = self && mainKind(l.kinds)?.kind === 'leaked' ? ` · ${vscode.l10n.t('leaked')}` : '';
@@ -45,10 +47,7 @@ export class MemoryDecorations implements vscode.Disposable {
   private readonly subs: vscode.Disposable[];
 
   constructor(private readonly view: MemoryView) {
-    this.subs = [
-      view.onDidChange(() => this.renderAll()),
-      vscode.window.onDidChangeVisibleTextEditors(() => this.renderAll()),
-    ];
+    this.subs = [view.onDidChange(() => this.renderAll()), vscode.window.onDidChangeVisibleTextEditors(() => this.renderAll())];
     this.renderAll();
   }
 
@@ -72,7 +71,10 @@ export class MemoryDecorations implements vscode.Disposable {
 
   private option(l: ViewLine, line: number): vscode.DecorationOptions {
     // The text can quote a baseline's label (a file name): shown plain.
-    return { range: new vscode.Range(line, 0, line, 0), renderOptions: { after: { contentText: plain(shortText(l, this.view.current?.instantLabel ?? '')) } } };
+    return {
+      range: new vscode.Range(line, 0, line, 0),
+      renderOptions: { after: { contentText: plain(shortText(l, this.view.current?.instantLabel ?? '')) } },
+    };
   }
 
   dispose(): void {

@@ -76,15 +76,26 @@ export class MemoryHover implements vscode.HoverProvider {
     const md = new vscode.MarkdownString(undefined, false);
     md.supportHtml = false;
     md.isTrusted = { enabledCommands: ENABLED };
-    md.appendMarkdown(vscode.l10n.t('**Headroom** — {0}, device {1}, {2}{3}', markdownText(c.label), c.device, c.instantLabel, v.stale ? ` ${vscode.l10n.t('*(stale: the file changed since the run)*')}` : ''));
+    md.appendMarkdown(
+      vscode.l10n.t(
+        '**Headroom** — {0}, device {1}, {2}{3}',
+        markdownText(c.label),
+        c.device,
+        c.instantLabel,
+        v.stale ? ` ${vscode.l10n.t('*(stale: the file changed since the run)*')}` : '',
+      ),
+    );
     // Lines joined by hard breaks ("  \n"), not paragraphs: the hover must not cover the code it explains.
     // The library frames' link goes on the last line with the others, for the same reason.
     let toggle = false;
     if (stat) {
       // The kinds on the same line: the hover must stay short beside the code.
       const kinds = kindEntries(stat.kindBytes);
-      md.appendMarkdown(`  \n${vscode.l10n.t('self **{0}** in {1} blocks · inclusive {2} ({3} blocks)', formatBytes(stat.selfBytes), stat.selfBlocks, formatBytes(stat.inclusiveBytes), stat.inclusiveBlocks)}${kinds.length ? ` · ${markdownText(kindsShort(kinds, formatBytes))}` : ''}`);
-      if (stat.largest.length) md.appendMarkdown(`  \n${vscode.l10n.t('largest tensors: {0}', runs(stat.largest.map((b) => formatBytes(b.bytes))))}`);
+      md.appendMarkdown(
+        `  \n${vscode.l10n.t('self **{0}** in {1} blocks · inclusive {2} ({3} blocks)', formatBytes(stat.selfBytes), stat.selfBlocks, formatBytes(stat.inclusiveBytes), stat.inclusiveBlocks)}${kinds.length ? ` · ${markdownText(kindsShort(kinds, formatBytes))}` : ''}`,
+      );
+      if (stat.largest.length)
+        md.appendMarkdown(`  \n${vscode.l10n.t('largest tensors: {0}', runs(stat.largest.map((b) => formatBytes(b.bytes))))}`);
       // A line holding a large share (the model call): the model code beneath it, as `headroom analyze`
       // shows it. Its stack then takes one line: the breakdown already says what is beneath the line.
       const beneath = await this.breakdown.section(stat.file, stat.line, stat.selfBytes, c.instant.requestedBytes);
@@ -109,7 +120,13 @@ export class MemoryHover implements vscode.HoverProvider {
         let via = 0;
         let collapsed = false;
         const lib = (n: number) =>
-          this.library ? (n > 1 ? vscode.l10n.t('{0} native frames', n) : vscode.l10n.t('{0} native frame', n)) : n > 1 ? vscode.l10n.t('{0} library frames', n) : vscode.l10n.t('{0} library frame', n);
+          this.library
+            ? n > 1
+              ? vscode.l10n.t('{0} native frames', n)
+              : vscode.l10n.t('{0} native frame', n)
+            : n > 1
+              ? vscode.l10n.t('{0} library frames', n)
+              : vscode.l10n.t('{0} library frame', n);
         for (const f of frames) {
           if ((users > max + 1 && shown >= max) || ('file' in f && !f.user && libs >= LIBRARY_SHOWN)) {
             more += 'file' in f ? 1 : f.collapsed;
@@ -124,10 +141,22 @@ export class MemoryHover implements vscode.HoverProvider {
           else libs++;
           const where = local.get(f.file);
           const label = markdownText(`${f.user ? f.file.split('/').pop() : libraryPath(f.file)}:${f.line} ${f.name}`);
-          const notes = [...(f.user ? [] : [vscode.l10n.t('library')]), ...(where || !f.user ? [] : [vscode.l10n.t('not in this workspace')]), ...(via ? [vscode.l10n.t('via {0}', lib(via))] : [])];
+          const notes = [
+            ...(f.user ? [] : [vscode.l10n.t('library')]),
+            ...(where || !f.user ? [] : [vscode.l10n.t('not in this workspace')]),
+            ...(via ? [vscode.l10n.t('via {0}', lib(via))] : []),
+          ];
           via = 0;
           // `where` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
-          items.push(`${where ? `[${label}](<${vscode.Uri.file(where).with({ fragment: `L${f.line}` }).toString()}>)` : label}${notes.length ? ` *(${notes.join(', ')})*` : ''}`);
+          items.push(
+            `${
+              where
+                ? `[${label}](<${vscode.Uri.file(where)
+                    .with({ fragment: `L${f.line}` })
+                    .toString()}>)`
+                : label
+            }${notes.length ? ` *(${notes.join(', ')})*` : ''}`,
+          );
         }
         if (via) items.push(`*… ${lib(via)}*`);
         toggle = this.library || collapsed;
@@ -136,15 +165,25 @@ export class MemoryHover implements vscode.HoverProvider {
           if (more) items.push(`*${more > 1 ? vscode.l10n.t('+{0} more frames', more) : vscode.l10n.t('+{0} more frame', more)}*`);
           md.appendMarkdown(`${head} ${items.join(' · ')}\n\n`);
         } else {
-          if (more) items.push(`*${more > 1 ? vscode.l10n.t('+{0} more frames (the timeline shows the whole stack of a pinned block)', more) : vscode.l10n.t('+{0} more frame (the timeline shows the whole stack of a pinned block)', more)}*`);
+          if (more)
+            items.push(
+              `*${more > 1 ? vscode.l10n.t('+{0} more frames (the timeline shows the whole stack of a pinned block)', more) : vscode.l10n.t('+{0} more frame (the timeline shows the whole stack of a pinned block)', more)}*`,
+            );
           md.appendMarkdown(`${head}\n\n${items.map((i) => `- ${i}\n`).join('')}\n`);
         }
       }
       const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
-      md.appendMarkdown(`${vscode.l10n.t('over the whole trace this line allocated {0} times, {1} in all', h.count, formatBytes(h.bytes))} · `);
+      md.appendMarkdown(
+        `${vscode.l10n.t('over the whole trace this line allocated {0} times, {1} in all', h.count, formatBytes(h.bytes))} · `,
+      );
     } else md.appendMarkdown(`\n\n${markdownText(v.text)}\n\n`);
-    md.appendMarkdown(`[${vscode.l10n.t('Summary')}](command:${CommandId.ShowSummary}) · [${vscode.l10n.t('Timeline')}](command:${CommandId.ShowTimeline})`);
-    if (toggle) md.appendMarkdown(` · [${this.library ? vscode.l10n.t('Hide library frames') : vscode.l10n.t('Show library frames')}](command:${CommandId.ToggleHoverLibraryFrames})`);
+    md.appendMarkdown(
+      `[${vscode.l10n.t('Summary')}](command:${CommandId.ShowSummary}) · [${vscode.l10n.t('Timeline')}](command:${CommandId.ShowTimeline})`,
+    );
+    if (toggle)
+      md.appendMarkdown(
+        ` · [${this.library ? vscode.l10n.t('Hide library frames') : vscode.l10n.t('Show library frames')}](command:${CommandId.ToggleHoverLibraryFrames})`,
+      );
     return new vscode.Hover(md);
   }
 }

@@ -50,21 +50,32 @@ export class HoverBreakdown {
     const local = await this.mapping.resolve(files, false, false);
     this.linked = [];
     this.linkedTree = tree;
-    const out = [folded.length ? vscode.l10n.t('in library code beneath it (folded: {0}):', markdownText(folded.join(', '))) : vscode.l10n.t('in library code beneath it:')];
+    const out = [
+      folded.length
+        ? vscode.l10n.t('in library code beneath it (folded: {0}):', markdownText(folded.join(', ')))
+        : vscode.l10n.t('in library code beneath it:'),
+    ];
     for (const r of rows) {
       const first = r.chain[0]!;
-      const where = first.file ? `${first.file.slice(Math.max(first.file.lastIndexOf('/'), first.file.lastIndexOf('\\')) + 1)}:${first.line}` : undefined;
+      const where = first.file
+        ? `${first.file.slice(Math.max(first.file.lastIndexOf('/'), first.file.lastIndexOf('\\')) + 1)}:${first.line}`
+        : undefined;
       let shown = where ? markdownText(where) : '';
       const mapped = first.file ? local.get(first.file) : undefined;
       // `mapped` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
-      if (where && mapped) shown = `[${shown}](<${vscode.Uri.file(mapped).with({ fragment: `L${first.line}` }).toString()}>)`;
+      if (where && mapped)
+        shown = `[${shown}](<${vscode.Uri.file(mapped)
+          .with({ fragment: `L${first.line}` })
+          .toString()}>)`;
       else if (where && libraryFileHere(first.file)) {
         this.linked.push({ file: first.file, line: first.line });
         const args = encodeURIComponent(JSON.stringify([this.linked.length - 1]));
         shown = `[${shown}](command:${OPEN_BREAKDOWN_FRAME}?${args} "${vscode.l10n.t('Open the library line (read-only)')}")`;
       }
       // Indented by depth with no-break spaces: markdown drops leading spaces.
-      out.push(`${'\u00a0\u00a0\u00a0'.repeat(r.depth)}${formatBytes(r.bytes)} ${pct(r.share)} ${rowNames(r).map(markdownText).join(' › ')}${shown ? ` · ${shown}` : ''}`);
+      out.push(
+        `${'\u00a0\u00a0\u00a0'.repeat(r.depth)}${formatBytes(r.bytes)} ${pct(r.share)} ${rowNames(r).map(markdownText).join(' › ')}${shown ? ` · ${shown}` : ''}`,
+      );
     }
     if (all.length > rows.length) out.push(`*${vscode.l10n.t('+{0} more rows on the summary page', all.length - rows.length)}*`);
     return out;
@@ -74,7 +85,9 @@ export class HoverBreakdown {
   async open(index: unknown): Promise<void> {
     const f = typeof index === 'number' && Number.isSafeInteger(index) && index >= 0 ? this.linked[index] : undefined;
     if (!f || this.treeNow() !== this.linkedTree) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('Headroom: the memory shown changed since this hover; hover the line again.'));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('Headroom: the memory shown changed since this hover; hover the line again.'),
+      );
       return;
     }
     await openLibraryLine(this.mapping, f.file, f.line);

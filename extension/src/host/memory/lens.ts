@@ -26,15 +26,34 @@ export class MemoryLens implements vscode.CodeLensProvider {
       const range = new vscode.Range(l.currentLine! - 1, 0, l.currentLine! - 1, 0);
       const main = mainKind(l.kinds);
       const kind = main ? `${main.kind}${main.mixed ? '+' : ''}` : '';
-      out.push(new vscode.CodeLens(range, { title: vscode.l10n.t('{0} live {1} · {2} tensors{3} · show in summary', formatBytes(l.selfBytes), c.instantLabel, l.blocks, kind ? ` · ${kind}` : ''), command: 'headroom.showSummary' }));
+      out.push(
+        new vscode.CodeLens(range, {
+          title: vscode.l10n.t(
+            '{0} live {1} · {2} tensors{3} · show in summary',
+            formatBytes(l.selfBytes),
+            c.instantLabel,
+            l.blocks,
+            kind ? ` · ${kind}` : '',
+          ),
+          command: 'headroom.showSummary',
+        }),
+      );
     }
     const bw = c.attribution.buckets.find((b) => b.kind === 'backward');
     if (bw?.sites?.length) {
-      const local = await this.mapping.resolve(bw.sites.map((s) => s.file), false);
+      const local = await this.mapping.resolve(
+        bw.sites.map((s) => s.file),
+        false,
+      );
       for (const site of bw.sites) {
         if (local.get(site.file) !== doc.uri.fsPath) continue;
         const range = new vscode.Range(site.line - 1, 0, site.line - 1, 0);
-        out.push(new vscode.CodeLens(range, { title: vscode.l10n.t('{0} held by backward {1} · show in summary', formatBytes(site.bytes), c.instantLabel), command: 'headroom.showSummary' }));
+        out.push(
+          new vscode.CodeLens(range, {
+            title: vscode.l10n.t('{0} held by backward {1} · show in summary', formatBytes(site.bytes), c.instantLabel),
+            command: 'headroom.showSummary',
+          }),
+        );
       }
     }
     return out;

@@ -26,7 +26,11 @@ export class WorkspaceMapping {
 
   private async workspaceFiles(): Promise<string[]> {
     if (!this.files) {
-      const uris = await vscode.workspace.findFiles('**/*.py', '{**/node_modules/**,**/.git/**,**/site-packages/**,**/.headroom/**}', 50_000);
+      const uris = await vscode.workspace.findFiles(
+        '**/*.py',
+        '{**/node_modules/**,**/.git/**,**/site-packages/**,**/.headroom/**}',
+        50_000,
+      );
       this.files = uris.map((u) => u.fsPath);
     }
     return this.files;

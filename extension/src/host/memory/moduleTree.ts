@@ -26,9 +26,17 @@ export function moduleGroup(c: Shown, mapping: WorkspaceMapping): Node {
     const node = (m: ModuleStat): Node => {
       const name = m.path.slice(m.path.lastIndexOf('.') + 1);
       const file = m.where ? local.get(m.where.file) : undefined;
-      const open = file ? { title: vscode.l10n.t('Open'), command: 'vscode.open', arguments: [vscode.Uri.file(file), { selection: new vscode.Range(m.where!.line - 1, 0, m.where!.line - 1, 0) }] } : undefined;
+      const open = file
+        ? {
+            title: vscode.l10n.t('Open'),
+            command: 'vscode.open',
+            arguments: [vscode.Uri.file(file), { selection: new vscode.Range(m.where!.line - 1, 0, m.where!.line - 1, 0) }],
+          }
+        : undefined;
       const where = m.where ? `${m.where.file.split('/').pop()}:${m.where.line}` : undefined;
-      const tip = vscode.l10n.t('{0}: {1} with the modules under it, {2} itself', m.path, formatBytes(m.inclusiveBytes), formatBytes(m.selfBytes)) + (m.where ? ` · ${m.where.file}:${m.where.line} (${m.where.name})` : '');
+      const tip =
+        vscode.l10n.t('{0}: {1} with the modules under it, {2} itself', m.path, formatBytes(m.inclusiveBytes), formatBytes(m.selfBytes)) +
+        (m.where ? ` · ${m.where.file}:${m.where.line} (${m.where.name})` : '');
       const kids = children.get(m.path);
       if (!kids) return leaf(`${formatBytes(m.inclusiveBytes)} ${name}`, where, open, tip);
       const g = group(`${formatBytes(m.inclusiveBytes)} ${name}`, () => kids.map(node), false, where);

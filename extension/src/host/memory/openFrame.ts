@@ -11,16 +11,20 @@ import type { WorkspaceMapping } from './mapping';
 export async function openFrameLine(mapping: WorkspaceMapping, file: string, line: number, column = vscode.ViewColumn.One): Promise<void> {
   const local = (await mapping.resolve([file], true)).get(file);
   if (!local) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Headroom: {0} is not in this workspace. Map its folder with the headroom.pathMappings setting.', messageText(file)));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Headroom: {0} is not in this workspace. Map its folder with the headroom.pathMappings setting.', messageText(file)),
+    );
     return;
   }
   const at = Number.isSafeInteger(line) && line > 0 ? line - 1 : 0;
   // Noted in the log: when the editor does not come to the front, the log says whether it was asked.
   mapping.log.info(`opening ${local}:${at + 1} (a frame at ${messageText(file)})`);
-  await vscode.window.showTextDocument(vscode.Uri.file(local), { selection: new vscode.Range(at, 0, at, 0), viewColumn: column, preview: false }).then(
-    () => undefined,
-    (e: unknown) => mapping.log.warn(`could not open ${local}: ${String(e)}`),
-  );
+  await vscode.window
+    .showTextDocument(vscode.Uri.file(local), { selection: new vscode.Range(at, 0, at, 0), viewColumn: column, preview: false })
+    .then(
+      () => undefined,
+      (e: unknown) => mapping.log.warn(`could not open ${local}: ${String(e)}`),
+    );
 }
 
 /**
@@ -28,7 +32,12 @@ export async function openFrameLine(mapping: WorkspaceMapping, file: string, lin
  * mapping names one (a vendored package, a folder mapped onto the cluster's environment), else the
  * installed package's file on this machine, read-only (libraryFileHere says which files qualify).
  */
-export async function openLibraryLine(mapping: WorkspaceMapping, file: string, line: number, column = vscode.ViewColumn.One): Promise<void> {
+export async function openLibraryLine(
+  mapping: WorkspaceMapping,
+  file: string,
+  line: number,
+  column = vscode.ViewColumn.One,
+): Promise<void> {
   const at = Number.isSafeInteger(line) && line > 0 ? line - 1 : 0;
   const selection = new vscode.Range(at, 0, at, 0);
   // No suffix guess: a library's `utils.py` is not the user's.
@@ -39,7 +48,9 @@ export async function openLibraryLine(mapping: WorkspaceMapping, file: string, l
   }
   const here = libraryFileHere(file);
   if (!here) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Headroom: {0} is not on this machine. Map its folder with the headroom.pathMappings setting.', messageText(file)));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Headroom: {0} is not on this machine. Map its folder with the headroom.pathMappings setting.', messageText(file)),
+    );
     return;
   }
   await vscode.window.showTextDocument(vscode.Uri.file(here), { selection, viewColumn: column, preview: true });

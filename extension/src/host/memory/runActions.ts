@@ -8,10 +8,17 @@ export class RunMomentActions implements vscode.CodeActionProvider {
 
   constructor(private readonly run: RunDiagnostics) {}
 
-  provideCodeActions(doc: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  provideCodeActions(
+    doc: vscode.TextDocument,
+    range: vscode.Range | vscode.Selection,
+    context: vscode.CodeActionContext,
+  ): vscode.CodeAction[] {
     const ours = context.diagnostics.filter((d) => d.source === 'headroom');
     return this.run.momentsAt(doc.uri.fsPath, range.start.line + 1, range.end.line + 1).map((m) => {
-      const title = m.what === 'leak' ? vscode.l10n.t('Show the leak’s last iteration on the memory timeline (event #{0})', m.index) : vscode.l10n.t('Show the OOM on the memory timeline (event #{0})', m.index);
+      const title =
+        m.what === 'leak'
+          ? vscode.l10n.t('Show the leak’s last iteration on the memory timeline (event #{0})', m.index)
+          : vscode.l10n.t('Show the OOM on the memory timeline (event #{0})', m.index);
       const a = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
       a.command = { command: CommandId.ShowTimeline, title: a.title, arguments: [m.index] };
       a.diagnostics = ours;

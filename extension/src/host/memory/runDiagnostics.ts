@@ -77,7 +77,11 @@ export class RunDiagnostics implements vscode.Disposable {
     const ran = linesRanByFile(s, a);
     const facts = deviceFactsBeside(c.path, a.device);
     const ooms = a.ooms.map((o) => ({ o, d: diagnoseSnapshot(s, a, o, facts), frame: a.classifier.firstUser(s.stacks.get(o.stack)) }));
-    const paths = new Set([...ran.keys(), ...leak.lines.map((l) => l.file), ...ooms.flatMap((x) => (x.frame < 0 ? [] : [s.frames.fileOf(x.frame)]))]);
+    const paths = new Set([
+      ...ran.keys(),
+      ...leak.lines.map((l) => l.file),
+      ...ooms.flatMap((x) => (x.frame < 0 ? [] : [s.frames.fileOf(x.frame)])),
+    ]);
     const local = await this.mapping.resolve([...paths], false);
     if (this.view.current !== c) return; // another snapshot came meanwhile
     this.evidence = { run: c.label, leak, local, ran };
@@ -92,7 +96,16 @@ export class RunDiagnostics implements vscode.Disposable {
     for (const { o, d, frame } of ooms) {
       if (frame < 0) continue;
       const remedies = d.remedies.map((r) => r.title).join('; ');
-      add(local.get(s.frames.fileOf(frame)), s.frames.lineOf(frame), new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), plain(vscode.l10n.t('CUDA out of memory here ({0}, event #{1}): {2} Remedies: {3}.', d.kind, o.index, d.why, remedies)), vscode.DiagnosticSeverity.Error), { index: o.index, what: 'oom' });
+      add(
+        local.get(s.frames.fileOf(frame)),
+        s.frames.lineOf(frame),
+        new vscode.Diagnostic(
+          new vscode.Range(0, 0, 0, 0),
+          plain(vscode.l10n.t('CUDA out of memory here ({0}, event #{1}): {2} Remedies: {3}.', d.kind, o.index, d.why, remedies)),
+          vscode.DiagnosticSeverity.Error,
+        ),
+        { index: o.index, what: 'oom' },
+      );
     }
     if (leak.leaking)
       for (const l of leak.lines)

@@ -14,7 +14,10 @@ export function leaf(label: string, description?: string, command?: vscode.Comma
 }
 
 export function group(label: string, children: () => Promise<Node[]> | Node[], expanded = false, description?: string): Node {
-  const n: Node = new vscode.TreeItem(plain(label), expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+  const n: Node = new vscode.TreeItem(
+    plain(label),
+    expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+  );
   n.children = children;
   if (description) n.description = plain(description);
   return n;

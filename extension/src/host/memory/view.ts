@@ -78,7 +78,8 @@ export class MemoryView implements vscode.Disposable {
       this.changed,
       vscode.workspace.onDidChangeTextDocument((e) => this.edited(e)),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (this.current && (e.affectsConfiguration('headroom.annotations') || e.affectsConfiguration('headroom.pathMappings'))) void this.recompute(false);
+        if (this.current && (e.affectsConfiguration('headroom.annotations') || e.affectsConfiguration('headroom.pathMappings')))
+          void this.recompute(false);
       }),
     ];
   }
@@ -88,7 +89,15 @@ export class MemoryView implements vscode.Disposable {
     if (d === undefined) throw new Error(vscode.l10n.t('this snapshot has no device with a trace or segments'));
     const t0 = performance.now();
     const analysis = analyzeDevice(input.snapshot, d, undefined, input.calls);
-    this.current = { ...input, device: d, analysis, at: 'peak', instant: analysis.replay.peak, instantLabel: vscode.l10n.t('at peak'), attribution: attributeAt(input.snapshot, analysis, analysis.replay.peak, true) };
+    this.current = {
+      ...input,
+      device: d,
+      analysis,
+      at: 'peak',
+      instant: analysis.replay.peak,
+      instantLabel: vscode.l10n.t('at peak'),
+      attribution: attributeAt(input.snapshot, analysis, analysis.replay.peak, true),
+    };
     const t1 = performance.now();
     this.enabled = true; // opening a snapshot shows it, even if annotations were toggled off
     await this.recompute(true);
@@ -100,7 +109,8 @@ export class MemoryView implements vscode.Disposable {
     if (!c) return;
     c.at = at;
     c.instant = resolveAt(c.analysis, at);
-    c.instantLabel = at === 'peak' ? vscode.l10n.t('at peak') : at === 'end' ? vscode.l10n.t('at end') : vscode.l10n.t('at event #{0}', c.instant.index);
+    c.instantLabel =
+      at === 'peak' ? vscode.l10n.t('at peak') : at === 'end' ? vscode.l10n.t('at end') : vscode.l10n.t('at event #{0}', c.instant.index);
     c.attribution = attributeAt(c.snapshot, c.analysis, c.instant, true);
     await this.recompute(false);
   }
@@ -164,7 +174,11 @@ export class MemoryView implements vscode.Disposable {
         byFile.set(file, list);
       }
     } else {
-      for (const [file, anns] of out.byFile) byFile.set(file, anns.map((a) => ({ ...a, remoteFile: remoteOf.get(file) ?? file, currentLine: a.line, stale: false })));
+      for (const [file, anns] of out.byFile)
+        byFile.set(
+          file,
+          anns.map((a) => ({ ...a, remoteFile: remoteOf.get(file) ?? file, currentLine: a.line, stale: false })),
+        );
     }
     this.expected.clear();
     for (const file of byFile.keys()) {

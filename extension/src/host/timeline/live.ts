@@ -7,7 +7,14 @@ import type { LiveRun, RunController } from '../runs';
 
 const MIN_INTERVAL_MS = 250;
 
-const toSample = (s: Sample, processUsed: number | null): LiveSample => ({ t: s.t, allocated: s.allocated, reserved: s.reserved, requested: s.requested, deviceUsed: s.device_used ?? null, processUsed });
+const toSample = (s: Sample, processUsed: number | null): LiveSample => ({
+  t: s.t,
+  allocated: s.allocated,
+  reserved: s.reserved,
+  requested: s.requested,
+  deviceUsed: s.device_used ?? null,
+  processUsed,
+});
 
 /**
  * Live mode: a running job's samples for one stream (the first to report: rank 0 under torchrun)
@@ -66,7 +73,7 @@ export class LiveTimeline implements vscode.Disposable {
     if (!run) return;
     this.last = Date.now();
     this.key ??= run.history.keys().next().value;
-    const all = this.key ? run.history.get(this.key) ?? [] : [];
+    const all = this.key ? (run.history.get(this.key) ?? []) : [];
     if (reset) {
       this.sentT = -Infinity;
       this.sentEvents = 0;
@@ -86,12 +93,30 @@ export class LiveTimeline implements vscode.Disposable {
     this.sentEvents = run.events.length;
     const latest = this.key ? run.latest.get(this.key) : undefined;
     const device = all[0]?.device ?? '?';
-    const where = latest?.rank !== null && latest?.rank !== undefined ? vscode.l10n.t('rank {0}, device {1}', latest.rank, device) : vscode.l10n.t('device {0}', device);
+    const where =
+      latest?.rank !== null && latest?.rank !== undefined
+        ? vscode.l10n.t('rank {0}, device {1}', latest.rank, device)
+        : vscode.l10n.t('device {0}', device);
     const markers: LiveMarker[] = events.map((e) => ({ t: e.t, kind: markerKind(e.event), label: markerLabel(e) }));
     const last = [...samples].reverse().find((x) => x.processUsed !== null);
-    const beside = last ? ` · ${vscode.l10n.t('this process {0} on the device, non-PyTorch {1}', formatBytes(last.processUsed!), formatBytes(last.processUsed! - last.reserved))}` : '';
-    const mode = run.record === 'full' ? vscode.l10n.t('stacks: every event') : run.windows.open ? vscode.l10n.t('stacks: recording (window {0})', run.windows.count) : vscode.l10n.t('stacks: off between windows');
-    this.post({ type: 'live', session: 0, title: `${run.name} (${where}) — ${this.running ? vscode.l10n.t('live') : vscode.l10n.t('finished')} · ${mode}${beside}`, reset, samples, markers, running: this.running });
+    const beside = last
+      ? ` · ${vscode.l10n.t('this process {0} on the device, non-PyTorch {1}', formatBytes(last.processUsed!), formatBytes(last.processUsed! - last.reserved))}`
+      : '';
+    const mode =
+      run.record === 'full'
+        ? vscode.l10n.t('stacks: every event')
+        : run.windows.open
+          ? vscode.l10n.t('stacks: recording (window {0})', run.windows.count)
+          : vscode.l10n.t('stacks: off between windows');
+    this.post({
+      type: 'live',
+      session: 0,
+      title: `${run.name} (${where}) — ${this.running ? vscode.l10n.t('live') : vscode.l10n.t('finished')} · ${mode}${beside}`,
+      reset,
+      samples,
+      markers,
+      running: this.running,
+    });
   }
 
   dispose(): void {

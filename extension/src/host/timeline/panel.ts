@@ -52,7 +52,14 @@ export class TimelinePanel implements vscode.Disposable {
       return;
     }
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    this.attach(vscode.window.createWebviewPanel(TimelinePanel.viewType, vscode.l10n.t('Memory Timeline'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, localResourceRoots: [dist] }));
+    this.attach(
+      vscode.window.createWebviewPanel(
+        TimelinePanel.viewType,
+        vscode.l10n.t('Memory Timeline'),
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        { enableScripts: true, localResourceRoots: [dist] },
+      ),
+    );
   }
 
   /** A panel VS Code restored after a reload: show what it showed, loading its snapshot again if needed. */
@@ -131,13 +138,26 @@ export class TimelinePanel implements vscode.Disposable {
     const c = this.view.current;
     if (!c) {
       this.panel.title = vscode.l10n.t('Memory Timeline');
-      return this.post({ type: 'empty', message: vscode.l10n.t('Open a memory snapshot (Headroom: Open Memory Snapshot…) or run a script with memory tracking to see its timeline.') });
+      return this.post({
+        type: 'empty',
+        message: vscode.l10n.t(
+          'Open a memory snapshot (Headroom: Open Memory Snapshot…) or run a script with memory tracking to see its timeline.',
+        ),
+      });
     }
     if (this.sessionOf !== c || !this.session) {
       const t0 = performance.now();
       // A windowed run's snapshot says so in the title: events between windows are not in its trace.
-      const windowed = windowNoteBeside(c.path, c.analysis.device, c.analysis.replay.peak.requestedBytes) ? ` ${vscode.l10n.t('(stacks recorded in windows)')}` : '';
-      this.session = new TimelineSession(++this.ids, { snapshot: c.snapshot, analysis: c.analysis, title: `${c.label}${windowed}`, path: c.path, instant: { index: c.instant.index, label: c.instantLabel } });
+      const windowed = windowNoteBeside(c.path, c.analysis.device, c.analysis.replay.peak.requestedBytes)
+        ? ` ${vscode.l10n.t('(stacks recorded in windows)')}`
+        : '';
+      this.session = new TimelineSession(++this.ids, {
+        snapshot: c.snapshot,
+        analysis: c.analysis,
+        title: `${c.label}${windowed}`,
+        path: c.path,
+        instant: { index: c.instant.index, label: c.instantLabel },
+      });
       this.sessionOf = c;
       this.log.info(`timeline: ${c.analysis.replay.n} events of device ${c.device} modelled in ${(performance.now() - t0).toFixed(0)} ms`);
     }

@@ -49,7 +49,19 @@ async function main(root: string) {
         const rule = new Set(libraryWorkspaces(s, a, base, false));
         const tp = [...rule].filter((k) => truth.has(k));
         const sizes = (ks: Iterable<number>) => [...ks].map((k) => `${e.size[k]}${e.free[k]! < a.replay.n ? '(freed)' : ''}`);
-        console.log(JSON.stringify({ run: name, process: p.dir.split('/').pop(), events: a.replay.n, truth: truth.size, rule: rule.size, tp: tp.length, fp: sizes([...rule].filter((k) => !truth.has(k))), fn: sizes([...truth].filter((k) => !rule.has(k))), names: [...names].slice(0, 6) }));
+        console.log(
+          JSON.stringify({
+            run: name,
+            process: p.dir.split('/').pop(),
+            events: a.replay.n,
+            truth: truth.size,
+            rule: rule.size,
+            tp: tp.length,
+            fp: sizes([...rule].filter((k) => !truth.has(k))),
+            fn: sizes([...truth].filter((k) => !rule.has(k))),
+            names: [...names].slice(0, 6),
+          }),
+        );
       }
     }
   }

@@ -57,7 +57,8 @@ export function accumulations(a: SyntaxNode, qualify: Qualify): Accumulation[] {
   // `acc.add_(x)`, `acc[k].add_(x)`: in place, the same as `+=`.
   if (a.type === 'call') {
     const f = calleeOf(a).node;
-    const name = f?.type === 'attribute' && f.childForFieldName('attribute')?.text === 'add_' ? target(f.childForFieldName('object')) : undefined;
+    const name =
+      f?.type === 'attribute' && f.childForFieldName('attribute')?.text === 'add_' ? target(f.childForFieldName('object')) : undefined;
     const x = a.childForFieldName('arguments')?.namedChildren.find((n) => n?.type !== 'keyword_argument');
     return name && x ? [{ name, added: [x] }] : [];
   }

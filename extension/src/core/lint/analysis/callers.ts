@@ -42,7 +42,10 @@ function callIndex(file: SyntaxNode): Map<string, Site[]> {
       if (b === e || (text.charCodeAt(b) >= 48 && text.charCodeAt(b) <= 57)) continue;
       const name = text.slice(b, e);
       const before = text.slice(Math.max(0, b - 5), b);
-      const site = { at: file.startIndex + b, kind: !before.endsWith('.') ? 'plain' : /(^|[^\w.])(self|cls)\.$/.test(before) ? 'own' : 'other' } as const;
+      const site = {
+        at: file.startIndex + b,
+        kind: !before.endsWith('.') ? 'plain' : /(^|[^\w.])(self|cls)\.$/.test(before) ? 'own' : 'other',
+      } as const;
       const list = out.get(name);
       if (list) list.push(site);
       else out.set(name, [site]);
@@ -67,13 +70,16 @@ export function callersOf(fn: SyntaxNode): SyntaxNode[] {
   return memo(fn, `callers:${fn.id}`, () => {
     const file = fn.tree.rootNode;
     const method = !!classOfMethod(fn);
-    return [...instanceCalls(fn, name), ...sitesOf(file, name).flatMap((s) => {
-      if (s.kind === 'other' && !method) return [];
-      const c = callAt(file, s.at);
-      const t = c && calleeOf(c).text;
-      const ok = t === name || t === `self.${name}` || t === `cls.${name}` || (method && !!t?.endsWith(`.${name}`));
-      return c && ok && !(c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) ? [c] : [];
-    })];
+    return [
+      ...instanceCalls(fn, name),
+      ...sitesOf(file, name).flatMap((s) => {
+        if (s.kind === 'other' && !method) return [];
+        const c = callAt(file, s.at);
+        const t = c && calleeOf(c).text;
+        const ok = t === name || t === `self.${name}` || t === `cls.${name}` || (method && !!t?.endsWith(`.${name}`));
+        return c && ok && !(c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) ? [c] : [];
+      }),
+    ];
   });
 }
 
@@ -117,8 +123,17 @@ export function referencesOf(fn: SyntaxNode): SyntaxNode[] {
       const p = n?.parent;
       if (n?.type !== 'identifier' || n.text !== name || !p) continue;
       // Not a binding of the name, an import of it, a parameter or a definition.
-      if (/^(function_definition|class_definition|import_from_statement|aliased_import|dotted_name|parameters|default_parameter|typed_parameter|typed_default_parameter|global_statement|nonlocal_statement)$/.test(p.type)) continue;
-      if ((p.type === 'assignment' && p.childForFieldName('left')?.equals(n)) || (p.type === 'keyword_argument' && p.childForFieldName('name')?.equals(n))) continue;
+      if (
+        /^(function_definition|class_definition|import_from_statement|aliased_import|dotted_name|parameters|default_parameter|typed_parameter|typed_default_parameter|global_statement|nonlocal_statement)$/.test(
+          p.type,
+        )
+      )
+        continue;
+      if (
+        (p.type === 'assignment' && p.childForFieldName('left')?.equals(n)) ||
+        (p.type === 'keyword_argument' && p.childForFieldName('name')?.equals(n))
+      )
+        continue;
       out.push(n);
     }
     return out;

@@ -16,14 +16,20 @@ const MODEL_WORDS = 'model|net|network|encoder|decoder|module|backbone|generator
 /** `get_model(…)`, `self.build_network(…)`: what hands a model over does not run it. */
 const HANDS_OVER = /(^|\.)(get|build|make|create|load|init|setup|prepare|wrap|unwrap)_\w*$/;
 const MODEL_SUFFIX = /(^|\.)(\w*_(model|net|network|backbone|discriminator)|[a-z]\w*(Model|Net|Network))$/;
-const MODEL_CALLEE = new RegExp(`(^|\\.)(${MODEL_WORDS})\\w*$|\\.forward$|(^|\\.)(${MODEL_WORDS})\\w*\\.(predict|infer|inference|encode|decode|\\w+_step)$`, 'i');
+const MODEL_CALLEE = new RegExp(
+  `(^|\\.)(${MODEL_WORDS})\\w*$|\\.forward$|(^|\\.)(${MODEL_WORDS})\\w*\\.(predict|infer|inference|encode|decode|\\w+_step)$`,
+  'i',
+);
 // Between a callee and its `(`: spaces, line continuations, comments (each to its line's end: one way to read a run of `#`s).
 const GAP = '(?:\\s|\\\\|#[^\\n]*\\n)*';
 /**
  * Text that may hold a call isModelCall accepts (a superset, read before any node: most loops call
  * no model): a model word then `(` (or a subscript and `(`), `.forward(`, or a model-like method.
  */
-export const MAY_CALL_MODEL = new RegExp(`(${MODEL_WORDS})\\w*${GAP}(\\[[^\\]]*\\]${GAP})?\\(|\\.${GAP}(forward|predict|infer|inference|encode|decode|\\w+_step)${GAP}\\(`, 'i');
+export const MAY_CALL_MODEL = new RegExp(
+  `(${MODEL_WORDS})\\w*${GAP}(\\[[^\\]]*\\]${GAP})?\\(|\\.${GAP}(forward|predict|infer|inference|encode|decode|\\w+_step)${GAP}\\(`,
+  'i',
+);
 const LOSS_CALLEE = /loss|criterion|crit\b/i;
 /** A call that runs a model (not one that builds it: model_cls(), model_fn()). */
 export const isModelCall = (callee: string): boolean => {
@@ -33,12 +39,20 @@ export const isModelCall = (callee: string): boolean => {
   if (/(^|\.)[A-Z]\w*[a-z]\w*$/.test(c)) return false;
   // `get_model(…)`, `self.build_network(…)`: what hands a model over does not run it.
   if (HANDS_OVER.test(c)) return false;
-  return MODEL_CALLEE.test(c) && !/_(cls|class|fn|func|factory|type|name|path|config|kwargs|provider|builder|getter|info|spec|specs|args)$/i.test(c) && !/^torch\./.test(c); // torch.Generator is a random-number generator
+  return (
+    MODEL_CALLEE.test(c) &&
+    !/_(cls|class|fn|func|factory|type|name|path|config|kwargs|provider|builder|getter|info|spec|specs|args)$/i.test(c) &&
+    !/^torch\./.test(c)
+  ); // torch.Generator is a random-number generator
 };
 /** A call that runs a model: by its callee's words (isModelCall) or because the file shows the callee holds a module. */
 export const runsModule = (c: SyntaxNode): boolean => {
   const t = calleeOf(c).text;
-  return isModelCall(t) || callsModule(t, modulesOf(c), t.startsWith('self.') ? classOfNode(c) : undefined) || (modelSuffix(t) && boundAsValue(c, t));
+  return (
+    isModelCall(t) ||
+    callsModule(t, modulesOf(c), t.startsWith('self.') ? classOfNode(c) : undefined) ||
+    (modelSuffix(t) && boundAsValue(c, t))
+  );
 };
 
 /** A callee named like a model at its end (`eagle3_model`, `self.target_net`): MODEL_SUFFIX, on a plain or `self.` name. */
@@ -54,10 +68,14 @@ function boundAsValue(c: SyntaxNode, t: string): boolean {
   const last = t.slice(t.lastIndexOf('.') + 1);
   if (!t.startsWith('self.') && new RegExp(`(^|[(,\\s])${last}\\b`).test(params)) return true;
   const file = c.tree.rootNode;
-  return calledFunctions(c).length === 0 && memo(file, `value:${t}`, () => new RegExp(`(?<![\\w.])${t.replace(/\./g, '\\.')}\\s*(:[^=\\n]+)?=(?!=)`).test(file.text));
+  return (
+    calledFunctions(c).length === 0 &&
+    memo(file, `value:${t}`, () => new RegExp(`(?<![\\w.])${t.replace(/\./g, '\\.')}\\s*(:[^=\\n]+)?=(?!=)`).test(file.text))
+  );
 }
 export const isLossCall = (callee: string, q: string | undefined): boolean =>
-  LOSS_CALLEE.test(callee.split('.').pop() ?? '') || /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
+  LOSS_CALLEE.test(callee.split('.').pop() ?? '') ||
+  /^torch\.nn\.functional\.(\w*loss\w*|cross_entropy|nll_loss|mse_loss|l1_loss|binary_cross_entropy\w*|kl_div)$/.test(q ?? '');
 
 export const isBackward = (name: string, method: string | undefined) => method === 'backward' || /(^|\.)backward$/.test(name); // accelerator.backward(loss)
 export const isStep = (name: string) => /(optim\w*|opt|scaler)\.step$/i.test(name) || /zero_grad$/.test(name);
@@ -72,18 +90,23 @@ export function outsideStepCall(c: SyntaxNode): boolean {
 
 /** What a helper of this file does when a loop calls it (`self.train_one_batch(x)`): its own calls, one level deep. */
 export function helperFacts(fn: SyntaxNode): { train: boolean; model: boolean } {
-  return memo(fn, `helper:${fn.id}`, () => carried(fn, 'helper', () => {
-    let train = false;
-    let model = false;
-    for (const c of ownCalls(fn)) {
-      const { text, method } = calleeOf(c);
-      train ||= isBackward(text, method) || isStep(text);
-      model ||= runsModule(c);
-    }
-    // Or through its own helpers (`update` → `update_all`, which steps the optimizer); a recursion reads as no.
-    if (!train) train = ownCalls(fn).some((c) => /^(?:(?:self|cls)\.)?\w+$/.test(calleeOf(c).text) && ofCall(c, 'helper-train', (g) => helperFacts(g).train).some((x) => x));
-    return { train, model };
-  }));
+  return memo(fn, `helper:${fn.id}`, () =>
+    carried(fn, 'helper', () => {
+      let train = false;
+      let model = false;
+      for (const c of ownCalls(fn)) {
+        const { text, method } = calleeOf(c);
+        train ||= isBackward(text, method) || isStep(text);
+        model ||= runsModule(c);
+      }
+      // Or through its own helpers (`update` → `update_all`, which steps the optimizer); a recursion reads as no.
+      if (!train)
+        train = ownCalls(fn).some(
+          (c) => /^(?:(?:self|cls)\.)?\w+$/.test(calleeOf(c).text) && ofCall(c, 'helper-train', (g) => helperFacts(g).train).some((x) => x),
+        );
+      return { train, model };
+    }),
+  );
 }
 
 /**

@@ -19,13 +19,18 @@ export function modeCalls(scope: SyntaxNode): { at: number; eval: boolean; targe
       .map((c) => {
         const args = c.childForFieldName('arguments')?.namedChildren ?? [];
         const { text, method } = calleeOf(c);
-        return { at: c.endIndex, eval: method === 'eval' ? args.length === 0 : args[0]?.text === 'False', target: text.slice(0, text.lastIndexOf('.')) };
+        return {
+          at: c.endIndex,
+          eval: method === 'eval' ? args.length === 0 : args[0]?.text === 'False',
+          target: text.slice(0, text.lastIndexOf('.')),
+        };
       }),
   );
 }
 
 /** A pytest or unittest file (it imports one): its loops over models are tests, not evaluation. */
-export const isTestFile = (bindings: ReadonlyMap<string, string>): boolean => [...bindings.values()].some((q) => /^(pytest|unittest)(\.|$)/.test(q));
+export const isTestFile = (bindings: ReadonlyMap<string, string>): boolean =>
+  [...bindings.values()].some((q) => /^(pytest|unittest)(\.|$)/.test(q));
 
 /**
  * Whether a function is named for evaluation. `test_*` is evaluation code too (`test_epoch`) when
@@ -42,7 +47,12 @@ export function evalNamed(fn: SyntaxNode, bindings: ReadonlyMap<string, string>,
 
 /** A caller put the model in eval mode just before calling fn, with grad on (`model.eval(); evaluate(model, dl)`). */
 export function evalFromCallers(fn: SyntaxNode, qualify: Qualify): boolean {
-  return callersOf(fn).some((c) => modeCalls(scopeOf(c)).filter((m) => m.at <= c.startIndex).at(-1)?.eval === true && !underNoGrad(c, qualify));
+  return callersOf(fn).some(
+    (c) =>
+      modeCalls(scopeOf(c))
+        .filter((m) => m.at <= c.startIndex)
+        .at(-1)?.eval === true && !underNoGrad(c, qualify),
+  );
 }
 
 /** Every caller in the file already runs fn under no-grad (the catalog's interprocedural trap). */
@@ -59,7 +69,10 @@ export function underGradSwitch(n: SyntaxNode, qualify: Qualify): boolean {
       (p.namedChildren.find((c) => c?.type === 'with_clause')?.namedChildren ?? []).some((item) => {
         const v = item?.childForFieldName('value');
         const call = v?.type === 'as_pattern' ? v.namedChild(0) : v;
-        return call?.type === 'call' && /^torch\.(set_grad_enabled|autograd\.set_grad_enabled|enable_grad)$/.test(qualify(call.childForFieldName('function')) ?? '');
+        return (
+          call?.type === 'call' &&
+          /^torch\.(set_grad_enabled|autograd\.set_grad_enabled|enable_grad)$/.test(qualify(call.childForFieldName('function')) ?? '')
+        );
       }),
   );
 }
@@ -79,7 +92,12 @@ export function flagSwitched(loop: SyntaxNode, backward: readonly SyntaxNode[], 
   if (new Set(backward.map((c) => gateOf(c, loop))).size > 1) return false;
   // The flag changes between calls: the function takes it as a parameter, or switches the model's mode itself.
   const scope = scopeOf(loop);
-  const params = scope.type === 'function_definition' ? (scope.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : (p?.childForFieldName('name')?.text ?? p?.namedChild(0)?.text ?? ''))) : [];
+  const params =
+    scope.type === 'function_definition'
+      ? (scope.childForFieldName('parameters')?.namedChildren ?? []).map((p) =>
+          p?.type === 'identifier' ? p.text : (p?.childForFieldName('name')?.text ?? p?.namedChild(0)?.text ?? ''),
+        )
+      : [];
   return MODE_SWITCH.test(scope.text) || conditions.some((c) => params.some((p) => p && new RegExp(`\\b${p}\\b`).test(c!)));
 }
 
@@ -89,7 +107,12 @@ export function gateOf(n: SyntaxNode, loop: SyntaxNode): string | undefined {
   for (const p of ancestors(n)) {
     if (p.equals(loop)) return undefined;
     // In an `elif` its own condition gates it; in the `else`, the negation.
-    const cond = from.type === 'elif_clause' ? from.childForFieldName('condition') : p.type === 'if_statement' ? p.childForFieldName('condition') : null;
+    const cond =
+      from.type === 'elif_clause'
+        ? from.childForFieldName('condition')
+        : p.type === 'if_statement'
+          ? p.childForFieldName('condition')
+          : null;
     if (cond && TRAIN_FLAG.test(cond.text)) return from.type === 'else_clause' ? `not (${cond.text})` : cond.text;
     from = p;
   }
@@ -113,7 +136,12 @@ export function dataLoopAround(call: SyntaxNode, outer: SyntaxNode, walksData: (
 function boundToData(loop: SyntaxNode, iter: string): boolean {
   const name = /^(?:enumerate\(\s*)?([A-Za-z_]\w*)\s*\)?$/.exec(iter)?.[1];
   if (!name) return false;
-  return nodesOf(scopeOf(loop), 'assignment').some((a) => a.startIndex < loop.startIndex && a.childForFieldName('left')?.text === name && DATA_ITER.test(a.childForFieldName('right')?.text ?? ''));
+  return nodesOf(scopeOf(loop), 'assignment').some(
+    (a) =>
+      a.startIndex < loop.startIndex &&
+      a.childForFieldName('left')?.text === name &&
+      DATA_ITER.test(a.childForFieldName('right')?.text ?? ''),
+  );
 }
 
 const words = (t: string): string[] => t.match(/[A-Za-z_]\w*/g) ?? [];
@@ -129,7 +157,8 @@ function itemReaches(loop: SyntaxNode, call: SyntaxNode): boolean {
   const names = new Set(words(loop.childForFieldName('left')?.text ?? ''));
   for (const a of within(loop.childForFieldName('body') ?? loop, ['assignment'])) {
     if (a.startIndex >= call.startIndex) break;
-    if (words(a.childForFieldName('right')?.text ?? '').some((w) => names.has(w))) for (const w of words(a.childForFieldName('left')?.text ?? '')) names.add(w);
+    if (words(a.childForFieldName('right')?.text ?? '').some((w) => names.has(w)))
+      for (const w of words(a.childForFieldName('left')?.text ?? '')) names.add(w);
   }
   return words(call.childForFieldName('arguments')?.text ?? '').some((w) => names.has(w));
 }

@@ -11,12 +11,18 @@ import type { Qualify } from './scopes';
 const STEP = /^_*\w*_step$/;
 
 /** The model calls after the method's own `.eval()`, with grad on, in a `*_step` that trains nothing and is not in a loop of its own. */
-export function evalStepCalls(fn: SyntaxNode, runsModel: (c: SyntaxNode) => boolean, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): SyntaxNode[] {
+export function evalStepCalls(
+  fn: SyntaxNode,
+  runsModel: (c: SyntaxNode) => boolean,
+  qualify: Qualify,
+  noGrad: (n: SyntaxNode) => boolean,
+): SyntaxNode[] {
   if (!STEP.test(fn.childForFieldName('name')?.text ?? '') || !/\.eval\s*\(/.test(fn.text) || !classOfMethod(fn) || testCode(fn)) return [];
   const evalAt = modeCalls(fn).find((m) => m.eval)?.at;
   if (evalAt === undefined || trainsIn(fn) || callersNoGrad(fn, qualify)) return [];
   const body = fn.childForFieldName('body');
   if (!body) return [];
-  return within(body, ['call']).filter((c) => c.startIndex > evalAt && !enclosingLoop(c, fn) && !noGrad(c) && runsModel(c) && !/\.(eval|train)$/.test(calleeOf(c).text));
+  return within(body, ['call']).filter(
+    (c) => c.startIndex > evalAt && !enclosingLoop(c, fn) && !noGrad(c) && runsModel(c) && !/\.(eval|train)$/.test(calleeOf(c).text),
+  );
 }
-

@@ -15,7 +15,37 @@ const KILL_FUNCTIONS = new Set(['float', 'int', 'len', 'bool', 'str', 'round']);
 /** Builtins whose result is (one of) what they are given. */
 const PASS_FUNCTIONS = new Set(['sum', 'max', 'min', 'abs', 'sorted', 'list', 'tuple', 'reversed']);
 /** Comparisons, indices and tests: integer or boolean results that carry no graph (torch.X or x.X). */
-const NO_GRAD_OPS = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'less', 'greater_equal', 'less_equal', 'not_equal', 'equal', 'isclose', 'allclose', 'argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'isnan', 'isinf', 'isfinite', 'logical_and', 'logical_or', 'logical_not', 'logical_xor', 'bucketize', 'searchsorted', 'count_nonzero']);
+const NO_GRAD_OPS = new Set([
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'greater',
+  'less',
+  'greater_equal',
+  'less_equal',
+  'not_equal',
+  'equal',
+  'isclose',
+  'allclose',
+  'argmax',
+  'argmin',
+  'argsort',
+  'argwhere',
+  'nonzero',
+  'isnan',
+  'isinf',
+  'isfinite',
+  'logical_and',
+  'logical_or',
+  'logical_not',
+  'logical_xor',
+  'bucketize',
+  'searchsorted',
+  'count_nonzero',
+]);
 /** Attributes of a tensor that carry no graph: `.data` is detached, the rest are not tensors or have none. */
 const NO_GRAPH_ATTRS = new Set(['data', 'shape', 'device', 'dtype', 'grad', 'requires_grad', 'is_cuda', 'ndim']);
 /** Reductions that return (values, indices) with a dim: the indices half carries no graph. */
@@ -77,7 +107,12 @@ export class GradFlow {
   }
 
   /** trace() through a helper's body whose parameters `seeds` hold the caller's graph-carrying arguments. */
-  static traceFrom(body: SyntaxNode, seeds: readonly string[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): { node: SyntaxNode; flow: GradFlow }[] {
+  static traceFrom(
+    body: SyntaxNode,
+    seeds: readonly string[],
+    qualify: Qualify,
+    noGrad: (n: SyntaxNode) => boolean,
+  ): { node: SyntaxNode; flow: GradFlow }[] {
     const out: { node: SyntaxNode; flow: GradFlow }[] = [];
     const flow = new GradFlow(qualify, noGrad);
     for (const s of seeds) flow.gt.add(s);
@@ -145,9 +180,14 @@ export class GradFlow {
     if (modulesOf(c).functions.has(moduleKey(f.text, c))) return args.some((a) => this.carries(a));
     if (runsModule(c)) return true;
     // An instance of a class of computation (`self.chamfer_dist(pred, gt)`, built from ChamferDistanceMean()): what it is given.
-    if ((f.type === 'identifier' || f.type === 'attribute') && !calledFunctions(c).length && computesFromInputs(c.tree.rootNode, f.text)) return args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a));
+    if ((f.type === 'identifier' || f.type === 'attribute') && !calledFunctions(c).length && computesFromInputs(c.tree.rootNode, f.text))
+      return args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a));
     // Another method of a loss object (`criterion._show_dice(preds, masks)`): computed from what it is given.
-    if (f.type === 'attribute' && isLossCall(f.childForFieldName('object')?.text ?? '', undefined) && !calledFunctions(c).length) return this.carries(f.childForFieldName('object')) || args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a));
+    if (f.type === 'attribute' && isLossCall(f.childForFieldName('object')?.text ?? '', undefined) && !calledFunctions(c).length)
+      return (
+        this.carries(f.childForFieldName('object')) ||
+        args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a))
+      );
     // A loss by its name, unless the file defines it: then its body says (pytorch_geometric's `eval_loss` returns a float).
     if (isLossCall(f.text, q)) return calledFunctions(c).length ? this.graphOf(c).returnsGraph : true;
     if (q?.startsWith('torch.')) return args.some((a) => this.carries(a));
@@ -155,7 +195,9 @@ export class GradFlow {
     if (f.type === 'attribute' && this.carries(f.childForFieldName('object'))) return true;
     // A helper of this file that returns one (`loss = train_step(...)`, `self.compute_loss(...)`), or hands back what it is given.
     const g = this.graphOf(c);
-    return g.returnsGraph || (!!g.fromArgs && args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a)));
+    return (
+      g.returnsGraph || (!!g.fromArgs && args.some((a) => this.carries(a.type === 'keyword_argument' ? a.childForFieldName('value') : a)))
+    );
   }
 
   /** Applies one statement's assignments. */
@@ -180,7 +222,8 @@ export class GradFlow {
       // `_, predicted = torch.max(out, 1)`: the indices half of (values, indices) carries nothing.
       const indices = names.length === 2 && right?.type === 'call' && VALUES_INDICES.has(calleeName(right)) ? names[1] : undefined;
       // Not what reads as a count or a record (fairseq criteria return loss, sample_size, logging_output).
-      for (const n of names) if (n.type === 'identifier') gt && n !== indices && !NOT_TENSOR.test(n.text) ? this.gt.add(n.text) : this.gt.delete(n.text);
+      for (const n of names)
+        if (n.type === 'identifier') gt && n !== indices && !NOT_TENSOR.test(n.text) ? this.gt.add(n.text) : this.gt.delete(n.text);
       return;
     }
     // `buf[i] = loss`, `d[k] = out`: the container (a tensor buffer written in place, a dict) now holds the graph.
@@ -221,7 +264,8 @@ export class GradFlow {
     const left = loop.childForFieldName('left');
     const right = loop.childForFieldName('right');
     if (!left || !right) return;
-    const names = left.type === 'pattern_list' || left.type === 'tuple_pattern' ? left.namedChildren.filter((n): n is SyntaxNode => !!n) : [left];
+    const names =
+      left.type === 'pattern_list' || left.type === 'tuple_pattern' ? left.namedChildren.filter((n): n is SyntaxNode => !!n) : [left];
     let each: boolean[] = names.map(() => this.carries(right));
     if (right.type === 'call') {
       const { node: f, method } = calleeOf(right);
@@ -241,8 +285,15 @@ export function graphSummary(fn: SyntaxNode, qualify: Qualify, noGrad: (n: Synta
   // Graph in, graph out: the same flow with the parameters (not self) carrying one.
   const params = paramNames(fn, false).filter((p) => p && p !== 'self' && p !== 'cls');
   // Only when the function reads a parameter after binding something from it, or returns one (most helpers return what they built themselves or nothing).
-  const returned = returnsOf(fn).map((r) => r.namedChild(0)?.text ?? '').join(' ');
-  if (!params.length || !returned || !params.some((p) => new RegExp(`(?<![\\w.])${p}(?!\\w)`).test(fn.childForFieldName('body')?.text ?? ''))) return own;
+  const returned = returnsOf(fn)
+    .map((r) => r.namedChild(0)?.text ?? '')
+    .join(' ');
+  if (
+    !params.length ||
+    !returned ||
+    !params.some((p) => new RegExp(`(?<![\\w.])${p}(?!\\w)`).test(fn.childForFieldName('body')?.text ?? ''))
+  )
+    return own;
   return returnedGraph(fn, params, qualify, noGrad).returnsGraph ? { ...own, fromArgs: true } : own;
 }
 
@@ -273,12 +324,20 @@ function filledBy(n: SyntaxNode, flow: GradFlow, noGrad: (n: SyntaxNode) => bool
   if (n.type === 'call') {
     const { node: f, method } = calleeOf(n);
     const obj = f?.type === 'attribute' ? f.childForFieldName('object') : null;
-    if (obj?.type === 'identifier' && /^(append|extend|insert|add)$/.test(method ?? '') && !filled.has(obj.text) && n.childForFieldName('arguments')?.namedChildren.some((x) => flow.carries(x)) && !noGrad(n)) filled.add(obj.text);
+    if (
+      obj?.type === 'identifier' &&
+      /^(append|extend|insert|add)$/.test(method ?? '') &&
+      !filled.has(obj.text) &&
+      n.childForFieldName('arguments')?.namedChildren.some((x) => flow.carries(x)) &&
+      !noGrad(n)
+    )
+      filled.add(obj.text);
     return;
   }
   const left = n.childForFieldName('left');
   const base = left?.type === 'subscript' ? left.childForFieldName('value') : null;
-  if (base?.type === 'identifier' && !filled.has(base.text) && flow.carries(n.childForFieldName('right')) && !noGrad(n)) filled.add(base.text);
+  if (base?.type === 'identifier' && !filled.has(base.text) && flow.carries(n.childForFieldName('right')) && !noGrad(n))
+    filled.add(base.text);
 }
 
 /**
@@ -303,7 +362,10 @@ function mayStore(n: SyntaxNode): boolean {
   const right = n.childForFieldName('right');
   if (left?.type === 'subscript' || right?.type === 'binary_operator') return true;
   // `a, b = a + x, b + y`; `acc = torch.cat([acc, x])` (accumulate.ts reads them).
-  return (left?.type === 'pattern_list' && right?.type === 'expression_list') || (!!right && (right.type === 'call' || right.type === 'conditional_expression') && /(cat|stack)\s*\(/.test(right.text));
+  return (
+    (left?.type === 'pattern_list' && right?.type === 'expression_list') ||
+    (!!right && (right.type === 'call' || right.type === 'conditional_expression') && /(cat|stack)\s*\(/.test(right.text))
+  );
 }
 
 /** The last name of a call's callee: `max` for torch.max(…) and out.max(…). */
@@ -317,8 +379,11 @@ export function graphAtom(e: SyntaxNode, flow: GradFlow): SyntaxNode | undefined
   if (e.type === 'binary_operator') return graphAtom(e.childForFieldName('left')!, flow) ?? graphAtom(e.childForFieldName('right')!, flow);
   if (e.type === 'parenthesized_expression') return graphAtom(e.namedChild(0)!, flow);
   // In a container built on the spot, the element that carries it ({'loss': loss} → loss).
-  if (e.type === 'list' || e.type === 'tuple' || e.type === 'set') return e.namedChildren.map((x) => x && graphAtom(x, flow)).find((x) => !!x) ?? undefined;
-  if (e.type === 'conditional_expression') return [e.namedChild(0), e.namedChild(2)].map((x) => x && graphAtom(x, flow)).find((x) => !!x) ?? undefined;
-  if (e.type === 'dictionary') return e.namedChildren.map((p) => (p?.type === 'pair' ? graphAtom(p.childForFieldName('value')!, flow) : undefined)).find((x) => !!x);
+  if (e.type === 'list' || e.type === 'tuple' || e.type === 'set')
+    return e.namedChildren.map((x) => x && graphAtom(x, flow)).find((x) => !!x) ?? undefined;
+  if (e.type === 'conditional_expression')
+    return [e.namedChild(0), e.namedChild(2)].map((x) => x && graphAtom(x, flow)).find((x) => !!x) ?? undefined;
+  if (e.type === 'dictionary')
+    return e.namedChildren.map((p) => (p?.type === 'pair' ? graphAtom(p.childForFieldName('value')!, flow) : undefined)).find((x) => !!x);
   return flow.carries(e) ? e : undefined;
 }

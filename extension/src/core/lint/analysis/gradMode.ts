@@ -74,7 +74,9 @@ function disabledFrom(scope: SyntaxNode, qualify: Qualify): number {
     if (c.parent?.type !== 'expression_statement') continue;
     const f = c.childForFieldName('function');
     const q = qualify(f);
-    const off = (q === 'torch.set_grad_enabled' || q === 'torch.autograd.set_grad_enabled') && /^\(\s*False\s*\)$/.test(c.childForFieldName('arguments')?.text ?? '');
+    const off =
+      (q === 'torch.set_grad_enabled' || q === 'torch.autograd.set_grad_enabled') &&
+      /^\(\s*False\s*\)$/.test(c.childForFieldName('arguments')?.text ?? '');
     const inner = f?.type === 'attribute' && f.childForFieldName('attribute')?.text === '__enter__' ? f.childForFieldName('object') : null;
     const entered = inner?.type === 'call' && NO_GRAD.has(qualify(inner.childForFieldName('function')) ?? '');
     if ((off || entered) && scopeOf(c).equals(scope)) return c.startIndex;
@@ -105,7 +107,10 @@ function callersAllNoGrad(fn: SyntaxNode, qualify: Qualify): boolean {
     // Callers first: one with grad on settles it, before the name's other uses are looked for.
     const v = carried(fn, 'callers-off', () => {
       const calls = callersOf(fn);
-      return calls.every((c) => underNoGrad(c, qualify)) && ((uses) => calls.length + uses.length > 0 && uses.every((r) => underNoGrad(r, qualify)))(referencesOf(fn));
+      return (
+        calls.every((c) => underNoGrad(c, qualify)) &&
+        ((uses) => calls.length + uses.length > 0 && uses.every((r) => underNoGrad(r, qualify)))(referencesOf(fn))
+      );
     });
     if (!cycle) ix?.memo.set(key, v);
     return v;
@@ -123,7 +128,8 @@ export function underNoGrad(n: SyntaxNode, qualify: Qualify, viaCallers = true):
       if (memo(p, `enter:${p.id}`, () => enteredNoGradAt(p, qualify)) <= n.startIndex) return true;
     }
     if (p.type === 'function_definition' && memo(p, `def:${p.id}`, () => defDisablesGrad(p, qualify))) return true;
-    if ((p.type === 'function_definition' || p.type === 'module') && memo(p, `off:${p.id}`, () => disabledFrom(p, qualify)) < n.startIndex) return true;
+    if ((p.type === 'function_definition' || p.type === 'module') && memo(p, `off:${p.id}`, () => disabledFrom(p, qualify)) < n.startIndex)
+      return true;
     if (viaCallers && p.type === 'function_definition' && callersAllNoGrad(p, qualify)) return true;
   }
   return false;

@@ -20,28 +20,51 @@ export function growsAcrossSteps(name: string, at: SyntaxNode, loop: SyntaxNode)
   for (const id of ids) {
     let p = id.parent;
     while (p && (p.type === 'pattern_list' || p.type === 'tuple_pattern' || p.type === 'list_pattern')) p = p.parent;
-    if (p?.type === 'assignment' && !p.equals(at) && bindsName(p.childForFieldName('left'), name) && scopeOf(p).equals(scope)) binds.push(p);
+    if (p?.type === 'assignment' && !p.equals(at) && bindsName(p.childForFieldName('left'), name) && scopeOf(p).equals(scope))
+      binds.push(p);
   }
   // A bind inside the loop bounds it, unless it is a lazy first-step initialization (`if acc is None: acc = …`,
   // which also sets up the accumulators beside it).
-  const lazy = (x: SyntaxNode) => ancestors(x).some((p) => p.type === 'if_statement' && /^([\w.]+\s+is\s+None|not\s+[\w.]+)$/.test(p.childForFieldName('condition')?.text ?? ''));
+  const lazy = (x: SyntaxNode) =>
+    ancestors(x).some(
+      (p) => p.type === 'if_statement' && /^([\w.]+\s+is\s+None|not\s+[\w.]+)$/.test(p.childForFieldName('condition')?.text ?? ''),
+    );
   if (binds.some((x) => x.startIndex > loop.startIndex && x.endIndex <= loop.endIndex && !lazy(x))) return false;
   if (!binds.some((x) => x.endIndex <= loop.startIndex)) return false;
   // Reset in an enclosing loop, and this one repeats a few times over no data (`for _ in range(hp.rep_discriminator)`):
   // bounded by that count, released every outer pass.
   const outers = ancestors(loop).filter(isLoop);
-  const resetOutside = binds.filter((x) => x.endIndex <= loop.startIndex).every((x) => outers.some((o) => o.startIndex < x.startIndex && x.endIndex <= o.endIndex));
-  if (resetOutside && loop.type === 'for_statement' && /^range\(/.test(iterOf(loop)) && !DATA_ITER.test(iterOf(loop)) && !/len\(/.test(iterOf(loop))) return false;
+  const resetOutside = binds
+    .filter((x) => x.endIndex <= loop.startIndex)
+    .every((x) => outers.some((o) => o.startIndex < x.startIndex && x.endIndex <= o.endIndex));
+  if (
+    resetOutside &&
+    loop.type === 'for_statement' &&
+    /^range\(/.test(iterOf(loop)) &&
+    !DATA_ITER.test(iterOf(loop)) &&
+    !/len\(/.test(iterOf(loop))
+  )
+    return false;
   // Made anew in an outer loop that steps the optimizer, around micro-batches that back-propagate but do not step: it holds one step's
   // micro-batches (allennlp's batch_group_outputs), not every step's.
-  if (loopFacts(loop).backward.length > 0 && !stepsOptimizer(loop) && binds.some((x) => x.endIndex <= loop.startIndex && ancestors(loop).some((o) => isLoop(o) && o.startIndex < x.startIndex && stepsOptimizer(o)))) return false;
+  if (
+    loopFacts(loop).backward.length > 0 &&
+    !stepsOptimizer(loop) &&
+    binds.some(
+      (x) => x.endIndex <= loop.startIndex && ancestors(loop).some((o) => isLoop(o) && o.startIndex < x.startIndex && stepsOptimizer(o)),
+    )
+  )
+    return false;
   if (gatheredAfter(ids, loop, scope)) return false;
   // Back-propagated later, directly or through what is taken out of it (`loss = losses[i]`, `for loss in losses`).
   const aliases = [name, ...takenFrom(scope, name, loop)];
   const word = new RegExp(`\\b(${aliases.join('|')})\\b`);
   const later = nameOccurrences(scope, 'backward', true)
     .map((n) => (n.parent?.type === 'attribute' ? n.parent.parent : n.parent))
-    .filter((c): c is SyntaxNode => c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope));
+    .filter(
+      (c): c is SyntaxNode =>
+        c?.type === 'call' && c.startIndex > at.startIndex && /(^|\.)backward$/.test(calleeOf(c).text) && scopeOf(c).equals(scope),
+    );
   return !later.some((c) => word.test(c.text));
 }
 
@@ -52,7 +75,12 @@ function takenFrom(scope: SyntaxNode, name: string, loop: SyntaxNode): string[] 
     if (id.startIndex < loop.endIndex) continue;
     const p = id.parent;
     const a = p?.type === 'subscript' ? p.parent : p;
-    const left = a?.type === 'assignment' && a.childForFieldName('right')?.equals(p!.type === 'subscript' ? p! : id) ? a.childForFieldName('left') : a?.type === 'for_statement' && a.childForFieldName('right')?.equals(id) ? a.childForFieldName('left') : null;
+    const left =
+      a?.type === 'assignment' && a.childForFieldName('right')?.equals(p!.type === 'subscript' ? p! : id)
+        ? a.childForFieldName('left')
+        : a?.type === 'for_statement' && a.childForFieldName('right')?.equals(id)
+          ? a.childForFieldName('left')
+          : null;
     if (left?.type === 'identifier') out.push(left.text);
   }
   return out;

@@ -23,5 +23,7 @@ export function guarded(n: SyntaxNode, stop: SyntaxNode): boolean {
 
 /** Whether n is inside a `try` that handles ImportError or AttributeError (a version guard). */
 export function versionGuarded(n: SyntaxNode): boolean {
-  return ancestors(n).some((p) => p.type === 'try_statement' && /except\s*\(?[^:]*\b(ImportError|AttributeError|ModuleNotFoundError)\b/.test(p.text));
+  return ancestors(n).some(
+    (p) => p.type === 'try_statement' && /except\s*\(?[^:]*\b(ImportError|AttributeError|ModuleNotFoundError)\b/.test(p.text),
+  );
 }

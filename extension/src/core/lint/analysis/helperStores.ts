@@ -23,7 +23,9 @@ export interface HelperStore {
  * `carries` says whether an argument carries a graph at the call.
  */
 export function helperStores(ctx: RuleContext, loop: LoopFacts, call: SyntaxNode, carries: (arg: SyntaxNode) => boolean): HelperStore[] {
-  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((a): a is SyntaxNode => !!a && a.type !== 'keyword_argument');
+  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+    (a): a is SyntaxNode => !!a && a.type !== 'keyword_argument',
+  );
   if (args.length < 2) return [];
   const graphArgs = args.map((a) => carries(a));
   const containers = args.map((a) => a.type === 'identifier' && growsAcrossSteps(a.text, call, loop.node));
@@ -32,12 +34,24 @@ export function helperStores(ctx: RuleContext, loop: LoopFacts, call: SyntaxNode
   const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
   return calledFunctions(call).flatMap((fn) => {
     const names = paramNames(fn, method);
-    return storesInto(fn, names.filter((_, i) => graphArgs[i]), new Set(names.filter((_, i) => containers[i])), ctx.qualify, noGrad);
+    return storesInto(
+      fn,
+      names.filter((_, i) => graphArgs[i]),
+      new Set(names.filter((_, i) => containers[i])),
+      ctx.qualify,
+      noGrad,
+    );
   });
 }
 
 /** The stores in fn's body of a graph-carrying value into one of `held`, with its parameters `seeds` carrying graphs. */
-function storesInto(fn: SyntaxNode, seeds: readonly string[], held: ReadonlySet<string>, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): HelperStore[] {
+function storesInto(
+  fn: SyntaxNode,
+  seeds: readonly string[],
+  held: ReadonlySet<string>,
+  qualify: Qualify,
+  noGrad: (n: SyntaxNode) => boolean,
+): HelperStore[] {
   const body = fn.childForFieldName('body');
   if (!body || !seeds.length || !held.size) return [];
   const out: HelperStore[] = [];

@@ -7,7 +7,8 @@ import { classOfMethod } from './scopes';
  * batch-end hooks, HF Trainer's `compute_loss`/`training_step`, Ignite/Accelerate-style `train_step`.
  * State kept on `self` in them outlives the batch, as a list defined before a loop does.
  */
-const PER_BATCH = /^(training_step|train_step|validation_step|test_step|predict_step|compute_loss|prediction_step|on_(train|validation|test|predict)_batch_end|(training|validation|test)_step_end)$/;
+const PER_BATCH =
+  /^(training_step|train_step|validation_step|test_step|predict_step|compute_loss|prediction_step|on_(train|validation|test|predict)_batch_end|(training|validation|test)_step_end)$/;
 
 /** The per-batch methods in root (functions named as above, defined in a class). */
 export function perBatchHooks(root: SyntaxNode): SyntaxNode[] {
@@ -25,5 +26,7 @@ export function selfAttribute(n: SyntaxNode | null): string | undefined {
 export function resetInHook(fn: SyntaxNode, attr: string): boolean {
   const esc = attr.replace(/\./g, '\\.');
   // `self.x = []` rebinds it; `self.x = self.x + loss` adds to it.
-  return new RegExp(`(^|[^\\w.])${esc}\\s*=(?!=)(?![^\\n]*${esc})|${esc}\\.clear\\(|del\\s+${esc}\\b`, 'm').test(fn.childForFieldName('body')?.text ?? '');
+  return new RegExp(`(^|[^\\w.])${esc}\\s*=(?!=)(?![^\\n]*${esc})|${esc}\\.clear\\(|del\\s+${esc}\\b`, 'm').test(
+    fn.childForFieldName('body')?.text ?? '',
+  );
 }

@@ -11,7 +11,11 @@ export function importBindings(root: SyntaxNode, statements: readonly SyntaxNode
   const out = new Map<string, string>();
   for (const st of statements) {
     // The statement's own text, without comments, parentheses and line continuations: a list of `name [as alias]`.
-    const t = st.text.replace(/#[^\n]*/g, '').replace(/[()\\]/g, ' ').replace(/\s+/g, ' ').trim();
+    const t = st.text
+      .replace(/#[^\n]*/g, '')
+      .replace(/[()\\]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     const from = /^from ([\w.]+) import (.*)$/.exec(t);
     if (from && from[1]!.startsWith('.')) continue;
     for (const part of (from ? from[2]! : t.replace(/^import /, '')).split(',')) {

@@ -22,12 +22,14 @@ const MODEL_API = /^(generate|sample|predict|infer|rollout|beam_search|greedy)\w
 export function trainsIn(scope: SyntaxNode): boolean {
   // A module's own statements only: a script is not searched whole.
   return memo(scope, `trains:${scope.id}`, () =>
-    ownStatements(scope).flatMap((p) => anchored(p, /backward|step|zero_grad|autograd|optim|\bopt\b/, ['call'])).some((c) => {
-      if (!scopeOf(c).equals(scope)) return false;
-      const { text, method } = calleeOf(c);
-      // Handing an optimizer to a call (`model.train(phase, loader, optimizer)`) is training, wherever the step is.
-      return isBackward(text, method) || isStep(text) || /(^|\.)autograd\.grad$/.test(text) || givesOptimizer(c);
-    }),
+    ownStatements(scope)
+      .flatMap((p) => anchored(p, /backward|step|zero_grad|autograd|optim|\bopt\b/, ['call']))
+      .some((c) => {
+        if (!scopeOf(c).equals(scope)) return false;
+        const { text, method } = calleeOf(c);
+        // Handing an optimizer to a call (`model.train(phase, loader, optimizer)`) is training, wherever the step is.
+        return isBackward(text, method) || isStep(text) || /(^|\.)autograd\.grad$/.test(text) || givesOptimizer(c);
+      }),
   );
 }
 
@@ -35,7 +37,11 @@ export function trainsIn(scope: SyntaxNode): boolean {
 function givesOptimizer(c: SyntaxNode): boolean {
   return (c.childForFieldName('arguments')?.namedChildren ?? []).some((a) => {
     const v = a?.type === 'keyword_argument' ? a.childForFieldName('value') : a;
-    return (v?.type === 'identifier' || v?.type === 'attribute') && /(^|\.|_)(optim\w*|opt)(_\w+)?$/i.test(v.text) && !/^torch\.optim/.test(calleeOf(c).text);
+    return (
+      (v?.type === 'identifier' || v?.type === 'attribute') &&
+      /(^|\.|_)(optim\w*|opt)(_\w+)?$/i.test(v.text) &&
+      !/^torch\.optim/.test(calleeOf(c).text)
+    );
   });
 }
 
@@ -49,7 +55,8 @@ function reboundNames(loop: SyntaxNode): Set<string> {
     else if (/pattern_list|tuple_pattern|list_pattern/.test(n.type)) for (const c of n.namedChildren) add(c);
   };
   if (loop.type === 'for_statement') add(loop.childForFieldName('left'));
-  for (const a of within(loop.childForFieldName('body') ?? loop, ['assignment', 'augmented_assignment', 'for_statement'])) add(a.childForFieldName('left'));
+  for (const a of within(loop.childForFieldName('body') ?? loop, ['assignment', 'augmented_assignment', 'for_statement']))
+    add(a.childForFieldName('left'));
   return out;
 }
 
@@ -76,7 +83,6 @@ export function testCode(fn: SyntaxNode): boolean {
   return false;
 }
 
-
 /** fn's callers in the file exist and none trains, is part of a step or the model, or returns the graph on. */
 function keptByCallers(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): boolean {
   const callers = callersOf(fn);
@@ -85,14 +91,21 @@ function keptByCallers(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode)
     callers.every((c) => {
       const s = scopeOf(c);
       if (trainsIn(s)) return false;
-      return s.type !== 'function_definition' || (!NOT_INFERENCE.test(s.childForFieldName('name')?.text ?? '') && !graphSummary(s, qualify, noGrad).returnsGraph);
+      return (
+        s.type !== 'function_definition' ||
+        (!NOT_INFERENCE.test(s.childForFieldName('name')?.text ?? '') && !graphSummary(s, qualify, noGrad).returnsGraph)
+      );
     })
   );
 }
 
 /** Whether code directly in `scope` calls a helper of this file that trains (calls.ts helperFacts). */
 function trainsViaHelper(scope: SyntaxNode): boolean {
-  return memo(scope, `trainsvia:${scope.id}`, () => within(scope, ['call']).some((c) => /^(?:(?:self|cls)\.)?\w+$/.test(calleeOf(c).text) && calledFunctions(c).some((fn) => helperFacts(fn).train)));
+  return memo(scope, `trainsvia:${scope.id}`, () =>
+    within(scope, ['call']).some(
+      (c) => /^(?:(?:self|cls)\.)?\w+$/.test(calleeOf(c).text) && calledFunctions(c).some((fn) => helperFacts(fn).train),
+    ),
+  );
 }
 
 /** Whether a call's arguments read one of `names`. */
@@ -137,14 +150,24 @@ export function forwardOnly(loop: SyntaxNode, qualify: Qualify, noGrad: (n: Synt
  * evaluation, inference, sampling or a rollout whatever it is named. The model calls it runs on
  * changing inputs are returned (none: not one).
  */
-export function inferenceCalls(loop: SyntaxNode, modelCalls: readonly SyntaxNode[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean, testFile: boolean): SyntaxNode[] {
+export function inferenceCalls(
+  loop: SyntaxNode,
+  modelCalls: readonly SyntaxNode[],
+  qualify: Qualify,
+  noGrad: (n: SyntaxNode) => boolean,
+  testFile: boolean,
+): SyntaxNode[] {
   if (testFile || !modelCalls.length || !forwardOnly(loop, qualify, noGrad)) return [];
   const facts = modulesOf(loop);
   const names = reboundNames(loop);
-  return modelCalls.filter((c) => (strong(c, facts) || helperRunsStrong(c, facts, noGrad)) && reads(c, names) && !names.has(calleeOf(c).text));
+  return modelCalls.filter(
+    (c) => (strong(c, facts) || helperRunsStrong(c, facts, noGrad)) && reads(c, names) && !names.has(calleeOf(c).text),
+  );
 }
 
 /** A helper of this file that runs a model (as strong() reads one) itself, with grad on: `feats = extract(path, model)`. */
 function helperRunsStrong(c: SyntaxNode, facts: ModuleFacts, noGrad: (n: SyntaxNode) => boolean): boolean {
-  return calledFunctions(c).some((fn) => !NOT_INFERENCE.test(fn.childForFieldName('name')?.text ?? '') && ownCalls(fn).some((x) => !noGrad(x) && strong(x, facts)));
+  return calledFunctions(c).some(
+    (fn) => !NOT_INFERENCE.test(fn.childForFieldName('name')?.text ?? '') && ownCalls(fn).some((x) => !noGrad(x) && strong(x, facts)),
+  );
 }

@@ -48,7 +48,8 @@ export function loopFacts(loop: SyntaxNode): LoopFacts {
 }
 
 /** What a loop walks: a `for`'s iterable, a `while`'s condition. */
-export const iterOf = (loop: SyntaxNode): string => (loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : (loop.childForFieldName('condition')?.text ?? ''));
+export const iterOf = (loop: SyntaxNode): string =>
+  loop.type === 'for_statement' ? (loop.childForFieldName('right')?.text ?? '') : (loop.childForFieldName('condition')?.text ?? '');
 
 function computeLoopFacts(loop: SyntaxNode): LoopFacts {
   const iter = iterOf(loop);
@@ -60,7 +61,11 @@ function computeLoopFacts(loop: SyntaxNode): LoopFacts {
   const fn = scopeOf(loop);
   // So does a loop over chunks of one batch: `for i in range(0, n, chunk)` slicing `x[i : i + chunk]`.
   const target = loop.type === 'for_statement' ? loop.childForFieldName('left')?.text : undefined;
-  const chunks = !!target && /^\w+$/.test(target) && /^range\(\s*0\s*,[^,]+,[^,]+\)$/s.test(iter) && new RegExp(`\\[\\s*${target}\\s*:`).test(loop.childForFieldName('body')?.text ?? '');
+  const chunks =
+    !!target &&
+    /^\w+$/.test(target) &&
+    /^range\(\s*0\s*,[^,]+,[^,]+\)$/s.test(iter) &&
+    new RegExp(`\\[\\s*${target}\\s*:`).test(loop.childForFieldName('body')?.text ?? '');
   const intraStep = chunks || (fn.type === 'function_definition' && /^(forward|__call__)$/.test(fn.childForFieldName('name')?.text ?? ''));
   const step = !intraStep && (s.backward.length > 0 || s.step || (s.model && DATA_ITER.test(iter)));
   return { node: loop, step, train: s.backward.length > 0 || s.step, backward: s.backward };
@@ -80,12 +85,18 @@ export function stepLoopOf(n: SyntaxNode): LoopFacts | undefined {
 
 /** Every step loop, outer ones too (an epoch loop around a batch loop): with stepLoopOf, each statement belongs to exactly one. */
 export function stepLoops(root: SyntaxNode): LoopFacts[] {
-  return memo(root, `steploops:${root.id}`, () => nodesOf(root, ['for_statement', 'while_statement']).map(loopFacts).filter((f) => f.step));
+  return memo(root, `steploops:${root.id}`, () =>
+    nodesOf(root, ['for_statement', 'while_statement'])
+      .map(loopFacts)
+      .filter((f) => f.step),
+  );
 }
 
 /** Whether a node in `loop` is the loop's own, not a step loop's nested in it (found by ranges: no parent walk). */
 export function ownedBy(loop: LoopFacts, root: SyntaxNode): (n: SyntaxNode) => boolean {
-  const inner = stepLoops(root).filter((l) => l !== loop && loop.node.startIndex <= l.node.startIndex && l.node.endIndex <= loop.node.endIndex);
+  const inner = stepLoops(root).filter(
+    (l) => l !== loop && loop.node.startIndex <= l.node.startIndex && l.node.endIndex <= loop.node.endIndex,
+  );
   return (n) => !inner.some((l) => l.node.startIndex <= n.startIndex && n.endIndex <= l.node.endIndex);
 }
 

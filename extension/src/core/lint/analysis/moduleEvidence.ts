@@ -34,7 +34,8 @@ export interface UnitEvidence {
   bindings: Binding[];
 }
 
-const MODULE_METHOD = /(?<![\w.])((?:self\.)?\w+)\s*\.\s*(eval|parameters|named_parameters|modules|named_modules|children|named_children|buffers|register_forward_hook|register_forward_pre_hook)\s*\(/g;
+const MODULE_METHOD =
+  /(?<![\w.])((?:self\.)?\w+)\s*\.\s*(eval|parameters|named_parameters|modules|named_modules|children|named_children|buffers|register_forward_hook|register_forward_pre_hook)\s*\(/g;
 /** `model.to(device)` as a statement of its own: a tensor's `.to()` returns a copy (dropped here), a module moves itself. */
 const MOVED = /^[ \t]*((?:self\.)?\w+)[ \t]*\.[ \t]*(?:to|cuda|cpu|half|float|double|bfloat16)[ \t]*\(/gm;
 const BINDING = /^[ \t]*((?:self\.)?\w+)[ \t]*(?::[^=\n]+)?=[ \t]*([\w.]+)[ \t]*\(([ \t]*(?:self\.)?\w+)?/gm;
@@ -76,7 +77,8 @@ export function unitsEvidence(file: SyntaxNode): UnitEvidence[] {
 
 function extract(u: SyntaxNode, text: string): UnitEvidence {
   const classAt = (offset: number): string => {
-    for (let n: SyntaxNode | null = u.descendantForIndex(u.startIndex + offset); n; n = n.equals(u) ? null : n.parent) if (n.type === 'class_definition') return n.childForFieldName('name')?.text ?? '';
+    for (let n: SyntaxNode | null = u.descendantForIndex(u.startIndex + offset); n; n = n.equals(u) ? null : n.parent)
+      if (n.type === 'class_definition') return n.childForFieldName('name')?.text ?? '';
     return '';
   };
   const key = (name: string, offset: number) => (name.startsWith('self.') ? `${classAt(offset)}:${name}` : name);
@@ -86,16 +88,27 @@ function extract(u: SyntaxNode, text: string): UnitEvidence {
     if (c?.type !== 'class_definition' || c.childForFieldName('name')?.text !== m[1]) continue;
     const bases = (c.childForFieldName('superclasses')?.namedChildren ?? []).map((b) => b?.text ?? '');
     const body = c.childForFieldName('body')?.text ?? '';
-    const free = bases.length === 1 && /^(torch\.)?(nn\.)?Module$/.test(bases[0]!) && !/self\.\w+\s*=\s*[\w.]+\s*\(|Parameter|register_|setattr|add_module/.test(body);
-    classes.push({ name: m[1]!, bases, forward: /^[ \t]*def[ \t]+forward[ \t]*\(/m.test(body), call: /def\s+__call__\s*\(/.test(body), free });
+    const free =
+      bases.length === 1 &&
+      /^(torch\.)?(nn\.)?Module$/.test(bases[0]!) &&
+      !/self\.\w+\s*=\s*[\w.]+\s*\(|Parameter|register_|setattr|add_module/.test(body);
+    classes.push({
+      name: m[1]!,
+      bases,
+      forward: /^[ \t]*def[ \t]+forward[ \t]*\(/m.test(body),
+      call: /def\s+__call__\s*\(/.test(body),
+      free,
+    });
   }
   const used: string[] = [];
-  if (/\.\s*(eval|parameters|named_parameters|modules|named_modules|children|named_children|buffers|register_forward)/.test(text)) for (const m of text.matchAll(MODULE_METHOD)) if (m[1] !== 'self') used.push(key(m[1]!, m.index));
+  if (/\.\s*(eval|parameters|named_parameters|modules|named_modules|children|named_children|buffers|register_forward)/.test(text))
+    for (const m of text.matchAll(MODULE_METHOD)) if (m[1] !== 'self') used.push(key(m[1]!, m.index));
   if (/\.[ \t]*(to|cuda|cpu|half|float|double|bfloat16)[ \t]*\(/.test(text)) {
     for (const m of text.matchAll(MOVED)) {
       let n: SyntaxNode | null = u.descendantForIndex(u.startIndex + m.index + m[0].length - 1);
       while (n && n.type !== 'call' && !n.equals(u)) n = n.parent;
-      if (n?.type === 'call' && n.parent?.type === 'expression_statement' && m[1] !== 'self') used.push(key(m[1]!, m.index + m[0].indexOf(m[1]!)));
+      if (n?.type === 'call' && n.parent?.type === 'expression_statement' && m[1] !== 'self')
+        used.push(key(m[1]!, m.index + m[0].indexOf(m[1]!)));
     }
   }
   const annotated: [string, string][] = [];

@@ -36,6 +36,7 @@ export function mayCallModule(n: SyntaxNode, text: string): boolean {
   const names = modulesOf(n).names;
   if (!names.size) return false;
   const cls = classOfNode(n);
-  for (const m of text.matchAll(/((?:self\.)?\w+)\s*(?:\[[^\]]*\]\s*)?[.(]/g)) if (names.has(m[1]!.startsWith('self.') ? `${cls}:${m[1]}` : m[1]!)) return true;
+  for (const m of text.matchAll(/((?:self\.)?\w+)\s*(?:\[[^\]]*\]\s*)?[.(]/g))
+    if (names.has(m[1]!.startsWith('self.') ? `${cls}:${m[1]}` : m[1]!)) return true;
   return false;
 }

@@ -17,9 +17,11 @@ const BUILDS_MODULE = [
   /^torch\.(hub\.load|jit\.load)$/,
 ];
 /** torch.nn classes without parameters (activations, losses, dropout, pooling, distances): calling one is a function of its inputs. */
-const PARAMETER_FREE = /(Loss|Softmax\w*|Softmin|ReLU\d*|ELU|GELU|SiLU|Mish|Tanh\w*|Sigmoid|Hardtanh|Hardswish|Hardsigmoid|Softplus|Softsign|Softshrink|Hardshrink|Tanhshrink|Threshold|GLU|LogSigmoid|Dropout\w*|CosineSimilarity|PairwiseDistance|\w*Pool\w*|Upsample\w*|Flatten|Unflatten|Identity|Unfold|Fold|PixelShuffle|PixelUnshuffle|ChannelShuffle|\w*Pad\dd)$/;
+const PARAMETER_FREE =
+  /(Loss|Softmax\w*|Softmin|ReLU\d*|ELU|GELU|SiLU|Mish|Tanh\w*|Sigmoid|Hardtanh|Hardswish|Hardsigmoid|Softplus|Softsign|Softshrink|Hardshrink|Tanhshrink|Threshold|GLU|LogSigmoid|Dropout\w*|CosineSimilarity|PairwiseDistance|\w*Pool\w*|Upsample\w*|Flatten|Unflatten|Identity|Unfold|Fold|PixelShuffle|PixelUnshuffle|ChannelShuffle|\w*Pad\dd)$/;
 /** Calls that give back the module they are given (or called on). */
-const SAME_MODULE_FN = /^(copy\.deepcopy|torch\.compile|torch\.nn\.parallel\.\w+|torch\.nn\.DataParallel|torch\.distributed\.fsdp\.\w+|torch\.jit\.script)$/;
+const SAME_MODULE_FN =
+  /^(copy\.deepcopy|torch\.compile|torch\.nn\.parallel\.\w+|torch\.nn\.DataParallel|torch\.distributed\.fsdp\.\w+|torch\.jit\.script)$/;
 const SAME_MODULE_METHOD = /^(to|cuda|cpu|half|float|double|bfloat16|eval|train|requires_grad_|to_empty)$/;
 /** Methods only a module has (an optimizer has state_dict too, a Trainer train(): left out). */
 
@@ -62,7 +64,11 @@ export function moduleFacts(file: SyntaxNode, bindings: ReadonlyMap<string, stri
     if (hit) return hit.facts;
     // The same statements' evidence as last time (what most edits leave): the same facts.
     const units = unitsEvidence(file);
-    const same = combined && combined.bindings === bindings && combined.units.length === units.length && combined.units.every((u, i) => u === units[i]);
+    const same =
+      combined &&
+      combined.bindings === bindings &&
+      combined.units.length === units.length &&
+      combined.units.every((u, i) => u === units[i]);
     const facts = same ? combined!.facts : computeFacts(units, bindings);
     combined = { units, bindings, facts };
     kept.unshift({ text, bindings, facts });
@@ -99,13 +105,22 @@ function computeFacts(units: readonly UnitEvidence[], bindings: ReadonlyMap<stri
     // A pipeline runs under no_grad itself (diffusers, transformers): calling it builds no graph.
     if (!q || /Pipeline/.test(q) || !BUILDS_MODULE.some((p) => p.test(q))) return false;
     // A container of modules is a model when it holds one with parameters (not nn.Sequential(STFT(), Spectrogram())).
-    return !/^torch\.nn\.(Sequential|ModuleList|ModuleDict)$/.test(q) || b.built.some((n) => (n.startsWith('nn.') ? !PARAMETER_FREE.test(n.slice(3)) : classes.has(n)));
+    return (
+      !/^torch\.nn\.(Sequential|ModuleList|ModuleDict)$/.test(q) ||
+      b.built.some((n) => (n.startsWith('nn.') ? !PARAMETER_FREE.test(n.slice(3)) : classes.has(n)))
+    );
   };
   // By callee: a file builds the same few classes many times.
   const seen = new Map<string, boolean>();
   const parameterFree = (callee: string) => {
     let v = seen.get(callee);
-    if (v === undefined) seen.set(callee, (v = PARAMETER_FREE.test(callee.slice(callee.lastIndexOf('.') + 1)) && /^(torch\.nn|[\w.]*Loss$)/.test(qualifyDotted(bindings, callee) ?? callee)));
+    if (v === undefined)
+      seen.set(
+        callee,
+        (v =
+          PARAMETER_FREE.test(callee.slice(callee.lastIndexOf('.') + 1)) &&
+          /^(torch\.nn|[\w.]*Loss$)/.test(qualifyDotted(bindings, callee) ?? callee)),
+      );
     return v;
   };
   for (const u of units) {
@@ -132,5 +147,11 @@ function computeFacts(units: readonly UnitEvidence[], bindings: ReadonlyMap<stri
   for (const n of names) if (/(^|[.:_])pipe(line)?$/i.test(n)) names.delete(n);
   for (const f of functions) names.delete(f);
   const made = [...instances].map(([k, v]) => `${k}=${v}`).sort();
-  return { names, functions, instances, classes: [...classes], key: `modules:${[...names].sort().join(',')}|${[...functions].sort().join(',')}|${made.join(',')}` };
+  return {
+    names,
+    functions,
+    instances,
+    classes: [...classes],
+    key: `modules:${[...names].sort().join(',')}|${[...functions].sort().join(',')}|${made.join(',')}`,
+  };
 }

@@ -41,12 +41,21 @@ function methodOf(file: SyntaxNode, cls: string, name: string): SyntaxNode | und
 }
 
 /** What a method does with its parameters `seeds` (given graphs): adds one to, or stores one in, `self`'s state. */
-function keeps(fn: SyntaxNode, seeds: readonly string[], qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): { kind: 'add' | 'store'; at: SyntaxNode } | undefined {
+function keeps(
+  fn: SyntaxNode,
+  seeds: readonly string[],
+  qualify: Qualify,
+  noGrad: (n: SyntaxNode) => boolean,
+): { kind: 'add' | 'store'; at: SyntaxNode } | undefined {
   const body = fn.childForFieldName('body');
   if (!body || !seeds.length) return undefined;
   for (const { node, flow } of GradFlow.traceFrom(body, seeds, qualify, noGrad)) {
     if (noGrad(node)) continue;
-    if (node.type !== 'call' && accumulations(node, qualify).some((a) => a.name.startsWith('self.') && a.added.some((x) => graphAtom(x, flow)))) return { kind: 'add', at: node };
+    if (
+      node.type !== 'call' &&
+      accumulations(node, qualify).some((a) => a.name.startsWith('self.') && a.added.some((x) => graphAtom(x, flow)))
+    )
+      return { kind: 'add', at: node };
     const s = stored(node);
     if (s?.name.startsWith('self.') && graphAtom(s.value, flow)) return { kind: 'store', at: node };
   }
@@ -54,11 +63,19 @@ function keeps(fn: SyntaxNode, seeds: readonly string[], qualify: Qualify, noGra
 }
 
 /** `meter.update(loss, n)` in a step loop, on an object that outlives the step, keeping the graph-carrying argument. */
-export function objectState(call: SyntaxNode, loop: SyntaxNode, carries: (arg: SyntaxNode) => boolean, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): ObjectState | undefined {
+export function objectState(
+  call: SyntaxNode,
+  loop: SyntaxNode,
+  carries: (arg: SyntaxNode) => boolean,
+  qualify: Qualify,
+  noGrad: (n: SyntaxNode) => boolean,
+): ObjectState | undefined {
   if (!mayKeepInObject(call)) return undefined;
   const { node: f, method } = calleeOf(call);
   const obj = f!.childForFieldName('object')!.text;
-  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((a): a is SyntaxNode => !!a && a.type !== 'keyword_argument');
+  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
+    (a): a is SyntaxNode => !!a && a.type !== 'keyword_argument',
+  );
   const graphArgs = args.map(carries);
   const first = args.findIndex((_, i) => graphArgs[i]);
   if (first < 0) return undefined;
@@ -73,7 +90,12 @@ export function objectState(call: SyntaxNode, loop: SyntaxNode, carries: (arg: S
     return /Meter$/.test(cls) && method === 'update' && first === 0 ? { name: obj, atom, kind: 'add', how: `${cls}.update` } : undefined;
   }
   const params = paramNames(fn, true);
-  const k = keeps(fn, params.filter((_, i) => graphArgs[i]), qualify, noGrad);
+  const k = keeps(
+    fn,
+    params.filter((_, i) => graphArgs[i]),
+    qualify,
+    noGrad,
+  );
   return k ? { name: obj, atom, kind: k.kind, how: `${cls}.${method}`, at: k.at } : undefined;
 }
 

@@ -41,6 +41,7 @@ export function enclosingClass(n: SyntaxNode): SyntaxNode | undefined {
 export function bindsName(left: SyntaxNode | null, name: string): boolean {
   if (!left) return false;
   if (left.type === 'identifier') return left.text === name;
-  if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern') return left.namedChildren.some((c) => bindsName(c, name));
+  if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern')
+    return left.namedChildren.some((c) => bindsName(c, name));
   return false;
 }

@@ -18,7 +18,11 @@ export function stepOutputsKept(fn: SyntaxNode): boolean {
 }
 
 /** Each `return {…}` of fn with its entries (other than "loss") whose values carry a graph: `{"loss": loss, "aux": aux}` → aux. */
-export function graphEntries(fn: SyntaxNode, qualify: Qualify, noGrad: (n: SyntaxNode) => boolean): { ret: SyntaxNode; values: SyntaxNode[] }[] {
+export function graphEntries(
+  fn: SyntaxNode,
+  qualify: Qualify,
+  noGrad: (n: SyntaxNode) => boolean,
+): { ret: SyntaxNode; values: SyntaxNode[] }[] {
   const body = fn.childForFieldName('body');
   if (!body) return [];
   const flow = new GradFlow(qualify, noGrad);

@@ -22,20 +22,29 @@ export function stored(n: SyntaxNode): { name: string; value: SyntaxNode } | und
   const left = n.childForFieldName('left');
   const right = n.childForFieldName('right');
   if (!left || !right) return undefined;
-  if (n.type === 'augmented_assignment' && n.childForFieldName('operator')?.text === '+=' && (left.type === 'identifier' || selfAttribute(left)) && right.type === 'list' && right.namedChild(0)) return { name: left.text, value: right.namedChild(0)! };
+  if (
+    n.type === 'augmented_assignment' &&
+    n.childForFieldName('operator')?.text === '+=' &&
+    (left.type === 'identifier' || selfAttribute(left)) &&
+    right.type === 'list' &&
+    right.namedChild(0)
+  )
+    return { name: left.text, value: right.namedChild(0)! };
   const base = left.type === 'subscript' ? left.childForFieldName('value') : null;
   // `d["loss"] = v` (a constant key) overwrites one entry every time: it holds the last value, not each one.
   const key = left.type === 'subscript' ? left.childForFieldName('subscript') : null;
   // (Unless it is a tensor buffer, written in place: each write chains onto the buffer's graph, `metrics[1] = losses.mean()`.)
-  if (key && /^(string|integer|true|false|none)$/.test(key.type) && !(base?.type === 'identifier' && tensorBuffer(n, base.text))) return undefined;
+  if (key && /^(string|integer|true|false|none)$/.test(key.type) && !(base?.type === 'identifier' && tensorBuffer(n, base.text)))
+    return undefined;
   if (n.type === 'assignment' && base && (base.type === 'identifier' || selfAttribute(base))) return { name: base.text, value: right };
   return undefined;
 }
 
-
 /** Whether `name` was made a tensor in n's function or script (`buf = torch.zeros(n, device=d)`). */
 function tensorBuffer(n: SyntaxNode, name: string): boolean {
-  return new RegExp(`(?<![\\w.])${name}\\s*=\\s*torch\\.(zeros|ones|empty|full|zeros_like|ones_like|empty_like|full_like)\\(`).test(scopeOf(n).text);
+  return new RegExp(`(?<![\\w.])${name}\\s*=\\s*torch\\.(zeros|ones|empty|full|zeros_like|ones_like|empty_like|full_like)\\(`).test(
+    scopeOf(n).text,
+  );
 }
 
 /** A call that may store for its caller: two or more values given to a helper of this file (helperStores.ts). */
@@ -51,4 +60,3 @@ export function mayKeepInObject(c: SyntaxNode): boolean {
   if (!c.childForFieldName('arguments')?.namedChildCount) return false;
   return method === 'update' || definitionSites(c.tree.rootNode).has(method);
 }
-

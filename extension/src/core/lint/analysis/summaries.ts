@@ -19,10 +19,15 @@ export interface GraphSummary {
 
 /** A function's positional parameter names, `self`/`cls` of a method left out when called as `self.f(…)`. */
 export function paramNames(fn: SyntaxNode, method: boolean): string[] {
-  const names = (fn.childForFieldName('parameters')?.namedChildren ?? []).map((p) => (p?.type === 'identifier' ? p.text : p?.type === 'typed_parameter' ? (p.namedChild(0)?.text ?? '') : (p?.childForFieldName('name')?.text ?? '')));
+  const names = (fn.childForFieldName('parameters')?.namedChildren ?? []).map((p) =>
+    p?.type === 'identifier'
+      ? p.text
+      : p?.type === 'typed_parameter'
+        ? (p.namedChild(0)?.text ?? '')
+        : (p?.childForFieldName('name')?.text ?? ''),
+  );
   return method ? names.slice(1) : names;
 }
-
 
 /**
  * Where the file defines each name (`def name`): one pass over the text per tree; nodes are found
@@ -131,7 +136,8 @@ export function ofCall<T>(c: SyntaxNode, part: string, compute: (fn: SyntaxNode)
 export function mergeGraph(xs: readonly GraphSummary[]): GraphSummary {
   const out: GraphSummary = { returnsGraph: xs.some((x) => x.returnsGraph) };
   if (xs.some((x) => x.fromArgs)) out.fromArgs = true;
-  for (const x of xs) if (x.parts) out.parts = out.parts && out.parts.length === x.parts.length ? out.parts.map((v, i) => v || x.parts![i]!) : x.parts;
+  for (const x of xs)
+    if (x.parts) out.parts = out.parts && out.parts.length === x.parts.length ? out.parts.map((v, i) => v || x.parts![i]!) : x.parts;
   return out;
 }
 

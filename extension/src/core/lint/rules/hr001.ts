@@ -49,13 +49,19 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   // A statement of a loop nested in this one is that loop's; with no accumulation of its own, no data flow to follow.
   const owned = ownedBy(loop, ctx.root);
   const backpropagated = (name: string) => loop.backward.some((c) => c.text.includes(name));
-  if (!within(body, ['augmented_assignment', 'assignment', 'call']).some((a) => owned(a) && ((a.type === 'call' && mayKeepInObject(a)) || accumulations(a, ctx.qualify).length))) return;
+  if (
+    !within(body, ['augmented_assignment', 'assignment', 'call']).some(
+      (a) => owned(a) && ((a.type === 'call' && mayKeepInObject(a)) || accumulations(a, ctx.qualify).length),
+    )
+  )
+    return;
   for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
     if (noGrad(a) || !owned(a)) continue;
     if (a.type === 'call') {
       const o = objectState(a, loop.node, (x) => flow.carries(x), ctx.qualify, noGrad);
       // Once per place it is kept: six `meter.update(loss_i)` calls are one `self.sum += val * n`.
-      if (o?.kind === 'add' && !out.some((f) => f.rule === 'HR001' && f.startIndex === (o.at ?? a).startIndex)) out.push(viaObject(ctx, loop, a, o));
+      if (o?.kind === 'add' && !out.some((f) => f.rule === 'HR001' && f.startIndex === (o.at ?? a).startIndex))
+        out.push(viaObject(ctx, loop, a, o));
       for (const acc of accumulations(a, ctx.qualify)) checkOne(ctx, loop, a, acc, flow, backpropagated, out);
       continue;
     }
@@ -63,7 +69,15 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   }
 }
 
-function checkOne(ctx: RuleContext, loop: LoopFacts, a: SyntaxNode, acc: Accumulation, flow: GradFlow, backpropagated: (name: string) => boolean, out: Finding[]): void {
+function checkOne(
+  ctx: RuleContext,
+  loop: LoopFacts,
+  a: SyntaxNode,
+  acc: Accumulation,
+  flow: GradFlow,
+  backpropagated: (name: string) => boolean,
+  out: Finding[],
+): void {
   const atom = acc.added.map((x) => graphAtom(x, flow)).find((x) => !!x);
   if (!atom) {
     if (acc.added.length === 1 && !acc.joined) outsideStep(ctx, loop, a, { name: acc.name, rhs: acc.added[0]! }, flow, out);
@@ -73,20 +87,43 @@ function checkOne(ctx: RuleContext, loop: LoopFacts, a: SyntaxNode, acc: Accumul
   const v = atom.text;
   const backedUp = backpropagated(v) || partOfBackpropagated(loop.node.childForFieldName('body')!, v, backpropagated);
   // A tensor joined onto the accumulator (`torch.cat([acc, out])`) stays a tensor: detach it.
-  const fixes = acc.joined ? [{ ...rewrite(atom, 'detach', ctx), preferred: true }] : [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
+  const fixes = acc.joined
+    ? [{ ...rewrite(atom, 'detach', ctx), preferred: true }]
+    : [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)];
   const advice = acc.joined ? `Join \`${v}.detach()\`` : `Accumulate \`${v}.item()\` or \`${v}.detach()\``;
-  const evidence = { line: a.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: acc.name };
+  const evidence = {
+    line: a.startPosition.row,
+    loopLine: loop.node.startPosition.row,
+    loopEndLine: loop.node.endPosition.row,
+    name: acc.name,
+  };
   out.push(
     backedUp
-      ? findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${v}\`, which still has a grad_fn: the backward pass already freed its saved tensors, but each step's graph history stays reachable from \`${acc.name}\` until it is freed. ${advice}.`, fixes, evidence)
-      : findingAt('HR001', 'error', a, `\`${acc.name}\` accumulates \`${v}\`, which carries an autograd graph that is never backpropagated: every step's graph and its saved activations stay alive on the GPU until \`${acc.name}\` is freed. ${advice} (or run this loop under torch.no_grad()).`, fixes, evidence),
+      ? findingAt(
+          'HR001',
+          'warning',
+          a,
+          `\`${acc.name}\` accumulates \`${v}\`, which still has a grad_fn: the backward pass already freed its saved tensors, but each step's graph history stays reachable from \`${acc.name}\` until it is freed. ${advice}.`,
+          fixes,
+          evidence,
+        )
+      : findingAt(
+          'HR001',
+          'error',
+          a,
+          `\`${acc.name}\` accumulates \`${v}\`, which carries an autograd graph that is never backpropagated: every step's graph and its saved activations stay alive on the GPU until \`${acc.name}\` is freed. ${advice} (or run this loop under torch.no_grad()).`,
+          fixes,
+          evidence,
+        ),
   );
 }
 
 /** `meter.update(loss)`: the object adds what it is given to its own state, once per step. */
 function viaObject(ctx: RuleContext, loop: LoopFacts, call: SyntaxNode, o: ObjectState): Finding {
   const v = o.atom.text;
-  const cost = loop.backward.length ? "each step's graph history stays reachable from it" : "each step's graph and its saved activations stay alive on the GPU";
+  const cost = loop.backward.length
+    ? "each step's graph history stays reachable from it"
+    : "each step's graph and its saved activations stay alive on the GPU";
   return findingAt(
     'HR001',
     loop.backward.length ? 'warning' : 'error',
@@ -102,15 +139,30 @@ function viaObject(ctx: RuleContext, loop: LoopFacts, call: SyntaxNode, o: Objec
  * a float there is fine (the catalog's trap), so only when the code itself shows the sum is a tensor,
  * by calling `.item()` (or `.detach()`, `.cpu()`) on it. A warning: the helper may return detached values.
  */
-function outsideStep(ctx: RuleContext, loop: LoopFacts, a: SyntaxNode, acc: { name: string; rhs: SyntaxNode }, flow: GradFlow, out: Finding[]): void {
+function outsideStep(
+  ctx: RuleContext,
+  loop: LoopFacts,
+  a: SyntaxNode,
+  acc: { name: string; rhs: SyntaxNode },
+  flow: GradFlow,
+  out: Finding[],
+): void {
   const v = acc.rhs;
-  if (v.type !== 'identifier' || !flow.fromOutsideStep(v.text) || acc.name.startsWith('self.') || !growsAcrossSteps(acc.name, a, loop.node)) return;
+  if (v.type !== 'identifier' || !flow.fromOutsideStep(v.text) || acc.name.startsWith('self.') || !growsAcrossSteps(acc.name, a, loop.node))
+    return;
   const scope = scopeOf(loop.node);
   const esc = acc.name.replace(/[.]/g, '\\.');
   const shown = new RegExp(`(?<![\\w.])${esc}\\.(item|detach|cpu)\\(`).exec(ctx.text.slice(scope.startIndex, scope.endIndex));
   if (!shown) return;
   out.push(
-    findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${v.text}\`, returned by a training step defined in another file, and \`${acc.name}.${shown[1]}()\` shows the sum is a tensor: unless that step returns detached values, every step's graph stays reachable from \`${acc.name}\`. Accumulate \`${v.text}.item()\` or \`${v.text}.detach()\`.`, [rewrite(v, 'item', ctx), rewrite(v, 'detach', ctx)], { line: a.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: acc.name }),
+    findingAt(
+      'HR001',
+      'warning',
+      a,
+      `\`${acc.name}\` accumulates \`${v.text}\`, returned by a training step defined in another file, and \`${acc.name}.${shown[1]}()\` shows the sum is a tensor: unless that step returns detached values, every step's graph stays reachable from \`${acc.name}\`. Accumulate \`${v.text}.item()\` or \`${v.text}.detach()\`.`,
+      [rewrite(v, 'item', ctx), rewrite(v, 'detach', ctx)],
+      { line: a.startPosition.row, loopLine: loop.node.startPosition.row, loopEndLine: loop.node.endPosition.row, name: acc.name },
+    ),
   );
 }
 
@@ -126,18 +178,36 @@ export function hr001(ctx: RuleContext): Finding[] {
     for (const { node: a, flow } of GradFlow.trace(body, ctx.qualify, noGrad)) {
       // `self.losses.update([coarse, refine])`: a meter kept on the object adds each batch's losses.
       const o = a.type === 'call' && !noGrad(a) ? objectState(a, fn, (x) => flow.carries(x), ctx.qualify, noGrad) : undefined;
-      if (o?.kind === 'add' && o.name.startsWith('self.') && !out.some((f) => f.rule === 'HR001' && f.startIndex === (o.at ?? a).startIndex)) {
+      if (
+        o?.kind === 'add' &&
+        o.name.startsWith('self.') &&
+        !out.some((f) => f.rule === 'HR001' && f.startIndex === (o.at ?? a).startIndex)
+      ) {
         out.push(
-          findingAt('HR001', 'warning', o.at ?? a, `\`${o.name}\` accumulates \`${o.atom.text}\` (\`${o.how}\` adds it to the object's state) once per batch (the framework calls this method for every batch), which still has a grad_fn: each batch's graph history stays reachable from \`${o.name}\`. Pass \`.item()\` or \`.detach()\` values.`, [], { line: a.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: o.name }),
+          findingAt(
+            'HR001',
+            'warning',
+            o.at ?? a,
+            `\`${o.name}\` accumulates \`${o.atom.text}\` (\`${o.how}\` adds it to the object's state) once per batch (the framework calls this method for every batch), which still has a grad_fn: each batch's graph history stays reachable from \`${o.name}\`. Pass \`.item()\` or \`.detach()\` values.`,
+            [],
+            { line: a.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: o.name },
+          ),
         );
       }
       for (const acc of a.type === 'call' ? [] : accumulations(a, ctx.qualify)) {
-      if (!acc.name.startsWith('self.') || noGrad(a) || resetInHook(fn, acc.name)) continue;
-      const atom = acc.added.map((x) => graphAtom(x, flow)).find((x) => !!x);
-      if (!atom) continue;
-      out.push(
-        findingAt('HR001', 'warning', a, `\`${acc.name}\` accumulates \`${atom.text}\`, which still has a grad_fn, once per batch (the framework calls this method for every batch): each batch's graph history stays reachable from \`${acc.name}\`. Accumulate \`${atom.text}.item()\` or \`${atom.text}.detach()\`.`, [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)], { line: a.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: acc.name }),
-      );
+        if (!acc.name.startsWith('self.') || noGrad(a) || resetInHook(fn, acc.name)) continue;
+        const atom = acc.added.map((x) => graphAtom(x, flow)).find((x) => !!x);
+        if (!atom) continue;
+        out.push(
+          findingAt(
+            'HR001',
+            'warning',
+            a,
+            `\`${acc.name}\` accumulates \`${atom.text}\`, which still has a grad_fn, once per batch (the framework calls this method for every batch): each batch's graph history stays reachable from \`${acc.name}\`. Accumulate \`${atom.text}.item()\` or \`${atom.text}.detach()\`.`,
+            [rewrite(atom, 'item', ctx), rewrite(atom, 'detach', ctx)],
+            { line: a.startPosition.row, loopLine: fn.startPosition.row, loopEndLine: fn.endPosition.row, name: acc.name },
+          ),
+        );
       }
     }
   }

@@ -53,9 +53,19 @@ export function hr003(ctx: RuleContext): Finding[] {
       if (fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'append' || obj?.type !== 'identifier' || !arg) continue;
       if (!onDevice(body, arg, c) || /\.(cpu|numpy|tolist|item)\(/.test(arg.text) || !growsAcrossSteps(obj.text, c, loop)) continue;
       out.push(
-        findingAt('HR003', 'info', c, `\`${obj.text}\` collects model outputs on the GPU: device memory grows with the dataset until the loop ends. Move them to the host as they come.`, [
-          { title: `Keep a host copy: ${arg.text}.detach().cpu()`, preferred: true, edits: [{ start: arg.startIndex, end: arg.endIndex, text: `${arg.text}.detach().cpu()` }] },
-        ]),
+        findingAt(
+          'HR003',
+          'info',
+          c,
+          `\`${obj.text}\` collects model outputs on the GPU: device memory grows with the dataset until the loop ends. Move them to the host as they come.`,
+          [
+            {
+              title: `Keep a host copy: ${arg.text}.detach().cpu()`,
+              preferred: true,
+              edits: [{ start: arg.startIndex, end: arg.endIndex, text: `${arg.text}.detach().cpu()` }],
+            },
+          ],
+        ),
       );
     }
   }

@@ -1,5 +1,15 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { callersNoGrad, dataLoopAround, isTestFile, evalFromCallers, evalNamed, flagSwitched, gateOf, modeCalls, underGradSwitch } from '../analysis/evalContext';
+import {
+  callersNoGrad,
+  dataLoopAround,
+  isTestFile,
+  evalFromCallers,
+  evalNamed,
+  flagSwitched,
+  gateOf,
+  modeCalls,
+  underGradSwitch,
+} from '../analysis/evalContext';
 import { MAY_CALL_MODEL, runsModule, takesGradients } from '../analysis/calls';
 import { inferenceCalls } from '../analysis/inferenceLoop';
 import { evalStepCalls } from '../analysis/evalStep';
@@ -22,7 +32,11 @@ function wrapFix(loop: SyntaxNode, ctx: RuleContext, torch: string, context = 'n
   if (!/^\s*$/.test(indent)) return undefined;
   const unit = /\t/.test(indent) ? '\t' : '    ';
   const body = ctx.text.slice(start, loop.endIndex).replace(/^(?=.*\S)/gm, unit);
-  return { title: `Wrap the loop in \`with ${torch}.${context}:\``, preferred: true, edits: [{ start, end: loop.endIndex, text: `${indent}with ${torch}.${context}:\n${body}` }] };
+  return {
+    title: `Wrap the loop in \`with ${torch}.${context}:\``,
+    preferred: true,
+    edits: [{ start, end: loop.endIndex, text: `${indent}with ${torch}.${context}:\n${body}` }],
+  };
 }
 
 /** Decorates the enclosing function with `@torch.no_grad()`. */
@@ -30,7 +44,11 @@ function decorateFix(fn: SyntaxNode, ctx: RuleContext, torch: string): Fix {
   const head = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
   const start = ctx.text.lastIndexOf('\n', head.startIndex - 1) + 1;
   const indent = ctx.text.slice(start, head.startIndex);
-  return { title: `Decorate the function with @${torch}.no_grad()`, preferred: false, edits: [{ start, end: start, text: `${indent}@${torch}.no_grad()\n` }] };
+  return {
+    title: `Decorate the function with @${torch}.no_grad()`,
+    preferred: false,
+    edits: [{ start, end: start, text: `${indent}@${torch}.no_grad()\n` }],
+  };
 }
 
 /** Whether text calls a function the file defines (`extract(path, model)`, `self._forward(batch)`): a helper that may run the model. */
@@ -68,7 +86,14 @@ export function hr004(ctx: RuleContext): Finding[] {
     let calledInBody: SyntaxNode[] | undefined;
     const bodyCalls = () => (calledInBody ??= within(loop.childForFieldName('body') ?? loop, ['call']));
     // One loop for both phases, switched by a flag: its eval passes run with grad on unless the code switches grad per phase.
-    const flagged = hinted && f.train && flagSwitched(loop, f.backward, bodyCalls().filter((c) => /(optim\w*|opt|scaler)\.step$|zero_grad$/i.test(calleeOf(c).text)));
+    const flagged =
+      hinted &&
+      f.train &&
+      flagSwitched(
+        loop,
+        f.backward,
+        bodyCalls().filter((c) => /(optim\w*|opt|scaler)\.step$|zero_grad$/i.test(calleeOf(c).text)),
+      );
     if (f.train && !flagged) continue;
     // Named for evaluation, the last mode switch before the loop in its scope put the model in eval mode, or a caller did
     // (or the loop's own body switches to eval and never back: solaris's `self.model.eval()` before each tile's forward).
@@ -77,19 +102,34 @@ export function hr004(ctx: RuleContext): Finding[] {
     const inLoop = modes.filter((m) => m.at > loop.startIndex && m.at <= loop.endIndex);
     const built = (t: string) => {
       const self = new RegExp(`(?<![\\w.])${t.replace(/\./g, '\\.')}(?!\\w)`);
-      return within(loop.childForFieldName('body') ?? loop, ['assignment']).some((a) => a.childForFieldName('left')?.text === t && !self.test(a.childForFieldName('right')?.text ?? ''));
+      return within(loop.childForFieldName('body') ?? loop, ['assignment']).some(
+        (a) => a.childForFieldName('left')?.text === t && !self.test(a.childForFieldName('right')?.text ?? ''),
+      );
     };
-    const evalMode = modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
-    const named = hinted && (flagged || (fn && evalNamed(fn, ctx.bindings, f.step)) || evalMode || (fn && f.step && evalFromCallers(fn, ctx.qualify)));
+    const evalMode =
+      modes.filter((m) => m.at <= loop.startIndex).at(-1)?.eval || (inLoop.length > 0 && inLoop.every((m) => m.eval && !built(m.target)));
+    const named =
+      hinted && (flagged || (fn && evalNamed(fn, ctx.bindings, f.step)) || evalMode || (fn && f.step && evalFromCallers(fn, ctx.qualify)));
     // Else evaluation by what the loop does (a sampler, `for img in tqdm(images)`): a cheap text test first.
-    if (!named && !MAY_CALL_MODEL.test(loop.text) && !mayCallModule(ctx.file, loop.text) && !(callsFileFunction(ctx.file, loop.text) && bodyCalls().some((c) => calledFunctions(c).some((h) => MAY_CALL_MODEL.test(h.text) || mayCallModule(ctx.file, h.text))))) continue;
+    if (
+      !named &&
+      !MAY_CALL_MODEL.test(loop.text) &&
+      !mayCallModule(ctx.file, loop.text) &&
+      !(
+        callsFileFunction(ctx.file, loop.text) &&
+        bodyCalls().some((c) => calledFunctions(c).some((h) => MAY_CALL_MODEL.test(h.text) || mayCallModule(ctx.file, h.text)))
+      )
+    )
+      continue;
     if (underNoGrad(loop, ctx.qualify) || underGradSwitch(loop, ctx.qualify) || (fn && callersNoGrad(fn, ctx.qualify))) continue;
     // A helper that takes gradients (an attack, a saliency map) needs grad on, whatever the loop walks.
     if (bodyCalls().some((c) => calledFunctions(c).some(takesGradients))) continue;
     // A call picked by the loop's own target (`self.blocks[i](x)`, `layer(x)`) walks the model's layers, not data.
     const targets = loop.type === 'for_statement' ? (loop.childForFieldName('left')?.text.match(/[A-Za-z_]\w*/g) ?? []) : [];
     const layerwise = (c: SyntaxNode) => targets.some((t) => new RegExp(`(?<![\\w.])${t}(?!\\w)`).test(calleeOf(c).text));
-    const running = bodyCalls().filter((c) => runsModel(c) && !layerwise(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify));
+    const running = bodyCalls().filter(
+      (c) => runsModel(c) && !layerwise(c) && !underNoGrad(c, ctx.qualify) && !underGradSwitch(c, ctx.qualify),
+    );
     const calls = named ? running : inferenceCalls(loop, running, ctx.qualify, noGrad, testFile);
     if (!calls.length) continue;
     reported.push(loop);
@@ -99,12 +139,19 @@ export function hr004(ctx: RuleContext): Finding[] {
       const cond = gateOf(f.backward[0] ?? calls[0]!, loop);
       const fixes = torch && cond ? [wrapFix(loop, ctx, torch, `set_grad_enabled(${cond})`)].filter((x): x is Fix => !!x) : [];
       out.push(
-        findingAt('HR004', 'warning', loop.child(0)!, `This loop trains and evaluates, switched by \`${cond ?? 'a flag'}\`: in evaluation it still runs \`${callee}(…)\` with autograd on, recording graphs and keeping activations for a backward that never comes. Run it under \`torch.set_grad_enabled(${cond ?? 'flag'})\`.`, fixes, {
-          line: loop.startPosition.row,
-          loopLine: loop.startPosition.row,
-          loopEndLine: loop.endPosition.row,
-          name: callee,
-        }),
+        findingAt(
+          'HR004',
+          'warning',
+          loop.child(0)!,
+          `This loop trains and evaluates, switched by \`${cond ?? 'a flag'}\`: in evaluation it still runs \`${callee}(…)\` with autograd on, recording graphs and keeping activations for a backward that never comes. Run it under \`torch.set_grad_enabled(${cond ?? 'flag'})\`.`,
+          fixes,
+          {
+            line: loop.startPosition.row,
+            loopLine: loop.startPosition.row,
+            loopEndLine: loop.endPosition.row,
+            name: callee,
+          },
+        ),
       );
       continue;
     }
@@ -112,12 +159,19 @@ export function hr004(ctx: RuleContext): Finding[] {
     const target = dataLoopAround(calls[0]!, loop, (l) => loopFacts(l).step);
     const fixes = torch ? [wrapFix(target, ctx, torch), fn ? decorateFix(fn, ctx, torch) : undefined].filter((x): x is Fix => !!x) : [];
     out.push(
-      findingAt('HR004', 'warning', target.child(0)!, `This evaluation loop runs \`${callee}(…)\` with autograd on: every forward pass records a graph and keeps its activations for a backward that never comes. Run it under torch.no_grad() (or torch.inference_mode()).`, fixes, {
-        line: target.startPosition.row,
-        loopLine: target.startPosition.row,
-        loopEndLine: target.endPosition.row,
-        name: callee,
-      }),
+      findingAt(
+        'HR004',
+        'warning',
+        target.child(0)!,
+        `This evaluation loop runs \`${callee}(…)\` with autograd on: every forward pass records a graph and keeps its activations for a backward that never comes. Run it under torch.no_grad() (or torch.inference_mode()).`,
+        fixes,
+        {
+          line: target.startPosition.row,
+          loopLine: target.startPosition.row,
+          loopEndLine: target.endPosition.row,
+          name: callee,
+        },
+      ),
     );
   }
   // A trainer's own per-batch eval method (not Lightning's, which runs without grad): no loop of its own.
@@ -127,12 +181,19 @@ export function hr004(ctx: RuleContext): Finding[] {
     const name = fn.childForFieldName('name')?.text ?? '';
     const callee = calleeOf(calls[0]!).text;
     out.push(
-      findingAt('HR004', 'warning', calls[0]!, `\`${name}\` puts the model in eval mode and runs \`${callee}(…)\` with autograd on: every batch it is called for records a graph and keeps its activations for a backward that never comes. Decorate it with @torch.no_grad() (or run its body under torch.inference_mode()).`, torch ? [decorateFix(fn, ctx, torch)] : [], {
-        line: calls[0]!.startPosition.row,
-        loopLine: fn.startPosition.row,
-        loopEndLine: fn.endPosition.row,
-        name: callee,
-      }),
+      findingAt(
+        'HR004',
+        'warning',
+        calls[0]!,
+        `\`${name}\` puts the model in eval mode and runs \`${callee}(…)\` with autograd on: every batch it is called for records a graph and keeps its activations for a backward that never comes. Decorate it with @torch.no_grad() (or run its body under torch.inference_mode()).`,
+        torch ? [decorateFix(fn, ctx, torch)] : [],
+        {
+          line: calls[0]!.startPosition.row,
+          loopLine: fn.startPosition.row,
+          loopEndLine: fn.endPosition.row,
+          name: callee,
+        },
+      ),
     );
   }
   return out;
@@ -146,7 +207,9 @@ export const HR004 = defineRule({
   // An eval loop without no_grad that also accumulates graphs is the costly combination: an error.
   settle(mine, all, given) {
     if (given) return;
-    for (const f of mine) if (all.some((g) => (g.rule === 'HR001' || g.rule === 'HR002') && g.evidence?.loopLine === f.evidence?.loopLine)) f.severity = 'error';
+    for (const f of mine)
+      if (all.some((g) => (g.rule === 'HR001' || g.rule === 'HR002') && g.evidence?.loopLine === f.evidence?.loopLine))
+        f.severity = 'error';
   },
   run: hr004,
 });

@@ -42,7 +42,15 @@ export function hr005(ctx: RuleContext): Finding[] {
         ),
       );
     } else if (c.parent?.type === 'expression_statement' && !!enclosingLoop(c)) {
-      out.push(findingAt('HR005', 'info', c, 'empty_cache() in a loop: it frees no memory tensors still use, and costs a cudaMalloc for every block needed again.', []));
+      out.push(
+        findingAt(
+          'HR005',
+          'info',
+          c,
+          'empty_cache() in a loop: it frees no memory tensors still use, and costs a cudaMalloc for every block needed again.',
+          [],
+        ),
+      );
     }
   }
   return out;

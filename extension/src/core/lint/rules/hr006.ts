@@ -16,9 +16,13 @@ export function hr006(ctx: RuleContext): Finding[] {
     if (!args || versionGuarded(c) || keyword(c, 'use_reentrant')) continue;
     if (args.namedChildren.some((a) => a?.type === 'dictionary_splat')) continue; // **kwargs may carry it
     out.push(
-      findingAt('HR006', 'warning', c, 'checkpoint() without use_reentrant: PyTorch warns and will change the default; the non-reentrant variant (use_reentrant=False) is the recommended one and supports more (keyword arguments, nested checkpoints, inputs without grad).', [
-        { title: 'Add use_reentrant=False', preferred: true, edits: [addArgument(c, 'use_reentrant=False', ctx)] },
-      ]),
+      findingAt(
+        'HR006',
+        'warning',
+        c,
+        'checkpoint() without use_reentrant: PyTorch warns and will change the default; the non-reentrant variant (use_reentrant=False) is the recommended one and supports more (keyword arguments, nested checkpoints, inputs without grad).',
+        [{ title: 'Add use_reentrant=False', preferred: true, edits: [addArgument(c, 'use_reentrant=False', ctx)] }],
+      ),
     );
   }
   return out;

@@ -17,7 +17,8 @@ const DEPRECATED: Record<string, { device: 'cuda' | 'cpu'; name: string }> = {
 /** `torch.cuda.amp.autocast(x)` → `torch.amp.autocast("cuda", x)`: only where the callee is spelled out in full. */
 function fix(callee: SyntaxNode, call: SyntaxNode | undefined, d: { device: string; name: string }, ctx: RuleContext): Fix | undefined {
   const m = /^(.*)\.(cuda|cpu)\.amp\.(\w+)$/.exec(callee.text);
-  if (!m || ctx.qualify(callee.childForFieldName('object')?.childForFieldName('object')?.childForFieldName('object') ?? null) !== 'torch') return undefined;
+  if (!m || ctx.qualify(callee.childForFieldName('object')?.childForFieldName('object')?.childForFieldName('object') ?? null) !== 'torch')
+    return undefined;
   const newCallee = `${m[1]}.amp.${m[3]}`;
   const kw = d.name.startsWith('custom_');
   const device = kw ? `device_type="${d.device}"` : `"${d.device}"`;
@@ -45,7 +46,15 @@ export function hr007(ctx: RuleContext): Finding[] {
     if (!d || seen.has(expr.startIndex) || versionGuarded(n)) continue;
     seen.add(expr.startIndex);
     const f = fix(expr, n.type === 'call' ? n : undefined, d, ctx);
-    out.push(findingAt('HR007', 'warning', expr, `${q} is deprecated: use torch.amp.${d.name} with the device ("${d.device}") as its ${d.name.startsWith('custom_') ? 'device_type keyword' : 'first argument'}.`, f ? [f] : []));
+    out.push(
+      findingAt(
+        'HR007',
+        'warning',
+        expr,
+        `${q} is deprecated: use torch.amp.${d.name} with the device ("${d.device}") as its ${d.name.startsWith('custom_') ? 'device_type keyword' : 'first argument'}.`,
+        f ? [f] : [],
+      ),
+    );
   }
   return out;
 }

@@ -13,9 +13,13 @@ export function hr008(ctx: RuleContext): Finding[] {
     const kw = keyword(c, 'set_to_none');
     if (kw?.childForFieldName('value')?.text !== 'False') continue;
     out.push(
-      findingAt('HR008', 'info', c, 'zero_grad(set_to_none=False) keeps every .grad tensor allocated between steps and spends a kernel writing zeros into it; the default (None) frees them until backward() needs them again.', [
-        { title: 'Remove set_to_none=False (the default sets grads to None)', preferred: true, edits: [removeArgument(kw, ctx)] },
-      ]),
+      findingAt(
+        'HR008',
+        'info',
+        c,
+        'zero_grad(set_to_none=False) keeps every .grad tensor allocated between steps and spends a kernel writing zeros into it; the default (None) frees them until backward() needs them again.',
+        [{ title: 'Remove set_to_none=False (the default sets grads to None)', preferred: true, edits: [removeArgument(kw, ctx)] }],
+      ),
     );
   }
   return out;

@@ -20,7 +20,13 @@ export function hr009(ctx: RuleContext): Finding[] {
     const backward = calls.findIndex((cs) => cs.some((t) => /\.backward$/.test(t)));
     if (forward < 0 || zero < 0 || backward < 0 || !(forward < zero && zero < backward)) continue;
     out.push(
-      findingAt('HR009', 'info', stmts[zero]!, "zero_grad() after the forward pass: the previous step's gradients stay allocated through the forward, on top of its activations, raising the peak by the size of the gradients. Call it at the start of the step (or right after optimizer.step()).", []),
+      findingAt(
+        'HR009',
+        'info',
+        stmts[zero]!,
+        "zero_grad() after the forward pass: the previous step's gradients stay allocated through the forward, on top of its activations, raising the peak by the size of the gradients. Call it at the start of the step (or right after optimizer.step()).",
+        [],
+      ),
     );
   }
   return out;

@@ -16,7 +16,14 @@ export function hr010(ctx: RuleContext): Finding[] {
     const f = c ? calleeOf(c).node : null;
     const method = f?.type === 'attribute' ? f.childForFieldName('attribute')?.text : undefined;
     const made = f?.childForFieldName('object');
-    if (!c || !f || (method !== 'cuda' && method !== 'to') || made?.type !== 'call' || !FACTORIES.test(qualifiedCallee(made, ctx.qualify) ?? '')) continue;
+    if (
+      !c ||
+      !f ||
+      (method !== 'cuda' && method !== 'to') ||
+      made?.type !== 'call' ||
+      !FACTORIES.test(qualifiedCallee(made, ctx.qualify) ?? '')
+    )
+      continue;
     if (!enclosingLoop(c)) continue;
     if (keyword(made, 'device')) continue;
     const args = c.childForFieldName('arguments')!.namedChildren.filter((a): a is SyntaxNode => !!a);
@@ -28,9 +35,21 @@ export function hr010(ctx: RuleContext): Finding[] {
       const add = addArgument(made, `device=${device}`, ctx);
       // Keep the factory call as written, with the device in it, and drop the copy after it.
       const factory = ctx.text.slice(made.startIndex, add.start) + add.text + ctx.text.slice(add.end, made.endIndex);
-      fixes.push({ title: `Create it on the device: device=${device}`, preferred: true, edits: [{ start: c.startIndex, end: c.endIndex, text: factory }] });
+      fixes.push({
+        title: `Create it on the device: device=${device}`,
+        preferred: true,
+        edits: [{ start: c.startIndex, end: c.endIndex, text: factory }],
+      });
     }
-    out.push(findingAt('HR010', 'info', c, `A tensor made on the host and copied to the GPU (.${method}()) on every iteration: a host allocation and a transfer each time. Create it on the device (device=…), or once before the loop.`, fixes));
+    out.push(
+      findingAt(
+        'HR010',
+        'info',
+        c,
+        `A tensor made on the host and copied to the GPU (.${method}()) on every iteration: a host allocation and a transfer each time. Create it on the device (device=…), or once before the loop.`,
+        fixes,
+      ),
+    );
   }
   return out;
 }

@@ -41,7 +41,8 @@ const DATASET_HOOKS = ['__getitem__', '__getitems__', '__iter__', '__next__', 'c
 // One pass over the text (a session asks on every edit): the keywords and Compose lists, each match
 // checked to start a word by hand (a \b in the pattern doubles its cost on a 5,000-line file).
 // The name after a keyword is read ahead, not taken: `transform = Compose([...])` has a list to read.
-const WORKER_NAMES = /(collate_fn|worker_init_fn|target_transform|transforms?)\s*=\s*(?=(?:self\.)?(\w+)(\s*\()?)|Compose\(\s*\[([^\]]*)\]/g;
+const WORKER_NAMES =
+  /(collate_fn|worker_init_fn|target_transform|transforms?)\s*=\s*(?=(?:self\.)?(\w+)(\s*\()?)|Compose\(\s*\[([^\]]*)\]/g;
 type WorkerNames = { fns: Set<string>; transforms: Set<string>; spans: (readonly [number, number])[] };
 let lastNames: { text: string; names: WorkerNames } | undefined;
 
@@ -73,7 +74,10 @@ export function workersKey(file: SyntaxNode, text: string): FileKey {
   const w = workerNames(text);
   const loaders = dataLoaders(file, text);
   return {
-    key: loaders.map((c) => c.text).join('|') + (text.includes('set_start_method') && /set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '') + `|${[...w.fns].join(',')}|${[...w.transforms].join(',')}`,
+    key:
+      loaders.map((c) => c.text).join('|') +
+      (text.includes('set_start_method') && /set_start_method\(\s*["']spawn/.test(text) ? '|spawn' : '') +
+      `|${[...w.fns].join(',')}|${[...w.transforms].join(',')}`,
     spans: [...loaders.map((c) => [c.startIndex, c.endIndex] as const), ...w.spans],
     data: w,
   };
@@ -102,10 +106,15 @@ function datasetOf(def: SyntaxNode, ctx: RuleContext): SyntaxNode | undefined {
 function workerEntry(def: SyntaxNode, name: string, ctx: RuleContext, names: () => WorkerNames): string | undefined {
   if (DATASET_HOOKS.includes(name) && datasetOf(def, ctx)) return name;
   // A collate hook of a data class from another library (texar's `DataBase`, whose loader calls it in its workers).
-  if (/^(collate|collate_fn|collater)$/.test(name) && (classOfMethod(def)?.childForFieldName('superclasses')?.namedChildren ?? []).some((b) => /Data/.test(b?.text ?? ''))) return `${name} (a data class's collate hook)`;
+  if (
+    /^(collate|collate_fn|collater)$/.test(name) &&
+    (classOfMethod(def)?.childForFieldName('superclasses')?.namedChildren ?? []).some((b) => /Data/.test(b?.text ?? ''))
+  )
+    return `${name} (a data class's collate hook)`;
   if (names().fns.has(name)) return `${name} (run by the DataLoader's workers)`;
   const cls = classOfMethod(def)?.childForFieldName('name')?.text;
-  if ((name === '__call__' || name === 'forward') && cls && names().transforms.has(cls)) return `${cls}.${name} (a transform the Dataset runs per item)`;
+  if ((name === '__call__' || name === 'forward') && cls && names().transforms.has(cls))
+    return `${cls}.${name} (a transform the Dataset runs per item)`;
   return undefined;
 }
 
@@ -117,13 +126,23 @@ export function hr011(ctx: RuleContext): Finding[] {
   // From the methods (not the class), so that re-linting one method finds the same.
   for (const def of nodesOf(ctx.root, 'function_definition')) {
     // The names the session's file key read, while it stands; else read here.
-    const where = workerEntry(def, def.childForFieldName('name')?.text ?? '', ctx, () => (names ??= (ctx.fileData?.('HR011') as WorkerNames | undefined) ?? workerNames(ctx.text)));
+    const where = workerEntry(
+      def,
+      def.childForFieldName('name')?.text ?? '',
+      ctx,
+      () => (names ??= (ctx.fileData?.('HR011') as WorkerNames | undefined) ?? workerNames(ctx.text)),
+    );
     if (!where) continue;
     for (const c of nodesOf(def, 'call')) {
       if (!cudaPlacement(c)) continue;
       forked ??= forkedWorkers(ctx);
       out.push(
-        findingAt('HR011', forked ? 'error' : 'warning', c, `CUDA in ${where}: DataLoader workers run this in separate processes, each creating its own CUDA context (hundreds of MiB of device memory per worker)${forked ? ', and CUDA cannot be re-initialized in a forked worker' : ''}. Return CPU tensors and move the batch in the training loop (pin_memory=True, .to(device, non_blocking=True)).`),
+        findingAt(
+          'HR011',
+          forked ? 'error' : 'warning',
+          c,
+          `CUDA in ${where}: DataLoader workers run this in separate processes, each creating its own CUDA context (hundreds of MiB of device memory per worker)${forked ? ', and CUDA cannot be re-initialized in a forked worker' : ''}. Return CPU tensors and move the batch in the training loop (pin_memory=True, .to(device, non_blocking=True)).`,
+        ),
       );
     }
   }

@@ -12,16 +12,26 @@ export function hr015(ctx: RuleContext): Finding[] {
   for (const ex of nodesOf(ctx.root, 'except_clause')) {
     if (!ex) continue;
     const types = ex.namedChildren.filter((c) => c && c.type !== 'block' && c.type !== 'comment');
-    const names = types.flatMap((t) => (t!.type === 'as_pattern' ? [t!.namedChild(0)] : [t])).flatMap((t) => (t?.type === 'tuple' ? t.namedChildren : [t]));
+    const names = types
+      .flatMap((t) => (t!.type === 'as_pattern' ? [t!.namedChild(0)] : [t]))
+      .flatMap((t) => (t?.type === 'tuple' ? t.namedChildren : [t]));
     if (!names.some((n) => n && (n.text === 'RuntimeError' || OOM.has(ctx.qualify(n) ?? '')))) continue;
     const body = ex.namedChildren.find((c) => c?.type === 'block');
-    const retry = body ? within(body, ['call']).find((c) => {
-      const t = calleeOf(c).text;
-      return isModelCall(t) || /(^|\.)(train\w*|\w*_step|forward)$/.test(t);
-    }) : undefined;
+    const retry = body
+      ? within(body, ['call']).find((c) => {
+          const t = calleeOf(c).text;
+          return isModelCall(t) || /(^|\.)(train\w*|\w*_step|forward)$/.test(t);
+        })
+      : undefined;
     if (!retry) continue;
     out.push(
-      findingAt('HR015', 'warning', retry, 'Retrying inside the except block: the exception\'s traceback still references the failed attempt\'s frames, so its tensors cannot be freed and the retry runs on top of them. Set a flag in the except block and retry after it (PyTorch FAQ).', []),
+      findingAt(
+        'HR015',
+        'warning',
+        retry,
+        "Retrying inside the except block: the exception's traceback still references the failed attempt's frames, so its tensors cannot be freed and the retry runs on top of them. Set a flag in the except block and retry after it (PyTorch FAQ).",
+        [],
+      ),
     );
   }
   return out;

@@ -16,12 +16,23 @@ export function hr016(ctx: RuleContext): Finding[] {
     const word = name ? new RegExp(`^${name}\\b`) : undefined;
     const flows =
       (c.parent?.type === 'argument_list' && /load_state_dict$/.test(c.parent.parent?.childForFieldName('function')?.text ?? '')) ||
-      (!!word && anchored(scopeOf(c), /\bload_state_dict\b/, ['call']).some((x) => scopeOf(x).equals(scopeOf(c)) && x.startIndex > c.startIndex && /load_state_dict$/.test(calleeOf(x).text) && word.test(x.childForFieldName('arguments')?.namedChild(0)?.text ?? '')));
+      (!!word &&
+        anchored(scopeOf(c), /\bload_state_dict\b/, ['call']).some(
+          (x) =>
+            scopeOf(x).equals(scopeOf(c)) &&
+            x.startIndex > c.startIndex &&
+            /load_state_dict$/.test(calleeOf(x).text) &&
+            word.test(x.childForFieldName('arguments')?.namedChild(0)?.text ?? ''),
+        ));
     if (!flows) continue;
     out.push(
-      findingAt('HR016', 'info', c, 'torch.load without map_location restores tensors to the device they were saved from: the checkpoint lands on the GPU beside the model it is copied into, doubling the weights\' memory for a moment (an OOM at resume time). Load to the CPU; load_state_dict copies to the model\'s device.', [
-        { title: 'Load to the CPU: map_location="cpu"', preferred: true, edits: [addArgument(c, 'map_location="cpu"', ctx)] },
-      ]),
+      findingAt(
+        'HR016',
+        'info',
+        c,
+        "torch.load without map_location restores tensors to the device they were saved from: the checkpoint lands on the GPU beside the model it is copied into, doubling the weights' memory for a moment (an OOM at resume time). Load to the CPU; load_state_dict copies to the model's device.",
+        [{ title: 'Load to the CPU: map_location="cpu"', preferred: true, edits: [addArgument(c, 'map_location="cpu"', ctx)] }],
+      ),
     );
   }
   return out;

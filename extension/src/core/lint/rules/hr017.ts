@@ -13,7 +13,8 @@ const VERSION = (manifest as { torch_version: string }).torch_version.split('+')
 const NAMES = new Map(Object.entries(MODULES).map(([k, v]) => [k, new Set(v.names)]));
 /** Accelerators that out-of-tree plugins attach to `torch` at import time (torch_npu, torch_mlu, …). */
 const PLUGIN_BACKENDS = new Set(['npu', 'mlu', 'musa', 'hpu', 'neuron', 'sdaa', 'dipu', 'gcu', 'ipu', 'maia', 'xla']);
-const MEMORY_APIS = 'torch.cuda.empty_cache(), torch.cuda.memory_stats(), torch.cuda.memory_reserved(), or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True';
+const MEMORY_APIS =
+  'torch.cuda.empty_cache(), torch.cuda.memory_stats(), torch.cuda.memory_reserved(), or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True';
 
 function distance(a: string, b: string): number {
   const d = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -36,9 +37,19 @@ function report(ctx: RuleContext, mod: string, name: string, at: SyntaxNode): Fi
     .filter(([, d]) => d <= Math.max(2, Math.floor(name.length / 4)))
     .sort((a, b) => a[1] - b[1])
     .slice(0, 3);
-  const fixes: Fix[] = near.map(([n], i) => ({ title: `Did you mean ${mod}.${n}?`, preferred: i === 0, edits: [{ start: at.startIndex, end: at.endIndex, text: n }] }));
+  const fixes: Fix[] = near.map(([n], i) => ({
+    title: `Did you mean ${mod}.${n}?`,
+    preferred: i === 0,
+    edits: [{ start: at.startIndex, end: at.endIndex, text: n }],
+  }));
   const memory = /mem|cache|coalesce|defrag|fragment|alloc/i.test(name) ? ` For memory, the real APIs are ${MEMORY_APIS}.` : '';
-  return findingAt('HR017', 'error', at, `${mod} has no \`${name}\` (torch ${VERSION}): this raises AttributeError when it runs.${near.length ? ` Did you mean ${near.map(([n]) => n).join(', ')}?` : ''}${memory}`, fixes);
+  return findingAt(
+    'HR017',
+    'error',
+    at,
+    `${mod} has no \`${name}\` (torch ${VERSION}): this raises AttributeError when it runs.${near.length ? ` Did you mean ${near.map(([n]) => n).join(', ')}?` : ''}${memory}`,
+    fixes,
+  );
 }
 
 /**
@@ -51,10 +62,16 @@ function boundLocally(n: SyntaxNode): boolean {
   const body = fn.type === 'function_definition' ? fn.childForFieldName('body') : null;
   if (!body) return false;
   const name = n.text;
-  const param = (p: SyntaxNode | null) => p && (p.type === 'identifier' ? p : (p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier')));
+  const param = (p: SyntaxNode | null) =>
+    p && (p.type === 'identifier' ? p : (p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier')));
   if (fn.childForFieldName('parameters')?.namedChildren.some((p) => param(p)?.text === name)) return true;
   return within(body, ['assignment', 'augmented_assignment', 'for_statement', 'with_statement']).some((s) =>
-    s.type === 'with_statement' ? !!s.namedChildren.find((c) => c?.type === 'with_clause')?.descendantsOfType('as_pattern_target').some((t) => t?.text === name) : bindsName(s.childForFieldName('left'), name),
+    s.type === 'with_statement'
+      ? !!s.namedChildren
+          .find((c) => c?.type === 'with_clause')
+          ?.descendantsOfType('as_pattern_target')
+          .some((t) => t?.text === name)
+      : bindsName(s.childForFieldName('left'), name),
   );
 }
 
@@ -74,7 +91,10 @@ function torchAttributes(ctx: RuleContext): SyntaxNode[] {
     // Read the chain from the text first: only a link the manifest lacks is looked up in the tree.
     let mod = ctx.bindings.get(m[1]!)!;
     let unknown = false;
-    for (const link of m[2]!.split('.').slice(1).map((l) => l.trim())) {
+    for (const link of m[2]!
+      .split('.')
+      .slice(1)
+      .map((l) => l.trim())) {
       const known = NAMES.get(mod);
       if (!known) break;
       if (!link.startsWith('_') && !known.has(link)) unknown = true;
@@ -93,7 +113,11 @@ function torchAttributes(ctx: RuleContext): SyntaxNode[] {
  * that asks for the name or the version (`hasattr(…)`, `torch.__version__`, mmengine's
  * `TORCH_VERSION == 'parrots'` for another backend's names; not a word that only contains it, `PONG_VERSIONED`).
  */
-const deliberate = (n: SyntaxNode): boolean => versionGuarded(n) || ancestors(n).some((p) => p.type === 'if_statement' && /hasattr|getattr|(?<![a-z])version(?![a-z])/i.test(p.childForFieldName('condition')?.text ?? ''));
+const deliberate = (n: SyntaxNode): boolean =>
+  versionGuarded(n) ||
+  ancestors(n).some(
+    (p) => p.type === 'if_statement' && /hasattr|getattr|(?<![a-z])version(?![a-z])/i.test(p.childForFieldName('condition')?.text ?? ''),
+  );
 
 /** HR017 nonexistent-torch-api: a torch name that does not exist (a popular article invented torch.cuda.memory.efficient_coalesce). */
 export function hr017(ctx: RuleContext): Finding[] {

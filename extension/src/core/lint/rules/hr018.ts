@@ -17,7 +17,18 @@ const RENAMED: Record<string, string> = {
   'torch.cuda.memory.reset_max_memory_cached': 'reset_peak_memory_stats',
 };
 const CONSTRUCTOR = /^torch\.cuda\.(Float|Double|Half|BFloat16|Long|Int|Short|Char|Byte|Bool)Tensor$/;
-const DTYPE: Record<string, string> = { Float: 'float32', Double: 'float64', Half: 'float16', BFloat16: 'bfloat16', Long: 'int64', Int: 'int32', Short: 'int16', Char: 'int8', Byte: 'uint8', Bool: 'bool' };
+const DTYPE: Record<string, string> = {
+  Float: 'float32',
+  Double: 'float64',
+  Half: 'float16',
+  BFloat16: 'bfloat16',
+  Long: 'int64',
+  Int: 'int32',
+  Short: 'int16',
+  Char: 'int8',
+  Byte: 'uint8',
+  Bool: 'bool',
+};
 
 function renameFix(n: SyntaxNode, to: string): Fix | undefined {
   if (n.type !== 'attribute') return undefined; // an imported name: its import must change too
@@ -25,7 +36,11 @@ function renameFix(n: SyntaxNode, to: string): Fix | undefined {
   return { title: `Use ${to}`, preferred: true, edits: [{ start: attr.startIndex, end: attr.endIndex, text: to }] };
 }
 
-const NAMES = [...Object.keys(RENAMED).map((k) => k.slice(k.lastIndexOf('.') + 1)), ...Object.keys(DTYPE).map((t) => `${t}Tensor`), 'sdp_kernel'];
+const NAMES = [
+  ...Object.keys(RENAMED).map((k) => k.slice(k.lastIndexOf('.') + 1)),
+  ...Object.keys(DTYPE).map((t) => `${t}Tensor`),
+  'sdp_kernel',
+];
 
 /** HR018 deprecated-memory-api: cached → reserved, reset_max_* → reset_peak_memory_stats, typed CUDA constructors, sdp_kernel. */
 export function hr018(ctx: RuleContext): Finding[] {
@@ -37,7 +52,15 @@ export function hr018(ctx: RuleContext): Finding[] {
     const to = RENAMED[q];
     if (to) {
       const fix = renameFix(f, to);
-      out.push(findingAt('HR018', 'warning', f, `${q} is deprecated: torch.cuda.${to} says the same with the allocator's current names (cached memory is "reserved" memory).`, fix ? [fix] : []));
+      out.push(
+        findingAt(
+          'HR018',
+          'warning',
+          f,
+          `${q} is deprecated: torch.cuda.${to} says the same with the allocator's current names (cached memory is "reserved" memory).`,
+          fix ? [fix] : [],
+        ),
+      );
       continue;
     }
     const m = CONSTRUCTOR.exec(q);
@@ -46,12 +69,40 @@ export function hr018(ctx: RuleContext): Finding[] {
       // Only data (a list) converts safely: FloatTensor(3, 4) is a shape, with uninitialised memory.
       const fix: Fix[] =
         args.length === 1 && args[0]!.type === 'list' && f.type === 'attribute'
-          ? [{ title: `Use torch.tensor(…, dtype=torch.${DTYPE[m[1]!]}, device="cuda")`, preferred: true, edits: [{ start: c.startIndex, end: c.endIndex, text: `${f.text.replace(/\.cuda\.\w+$/, '')}.tensor(${args[0]!.text}, dtype=${f.text.replace(/\.cuda\.\w+$/, '')}.${DTYPE[m[1]!]}, device="cuda")` }] }]
+          ? [
+              {
+                title: `Use torch.tensor(…, dtype=torch.${DTYPE[m[1]!]}, device="cuda")`,
+                preferred: true,
+                edits: [
+                  {
+                    start: c.startIndex,
+                    end: c.endIndex,
+                    text: `${f.text.replace(/\.cuda\.\w+$/, '')}.tensor(${args[0]!.text}, dtype=${f.text.replace(/\.cuda\.\w+$/, '')}.${DTYPE[m[1]!]}, device="cuda")`,
+                  },
+                ],
+              },
+            ]
           : [];
-      out.push(findingAt('HR018', 'warning', f, `${q} is a legacy constructor: use torch.tensor(data, dtype=torch.${DTYPE[m[1]!]}, device="cuda") for data, or torch.empty/zeros(shape, …, device="cuda") for a shape.`, fix));
+      out.push(
+        findingAt(
+          'HR018',
+          'warning',
+          f,
+          `${q} is a legacy constructor: use torch.tensor(data, dtype=torch.${DTYPE[m[1]!]}, device="cuda") for data, or torch.empty/zeros(shape, …, device="cuda") for a shape.`,
+          fix,
+        ),
+      );
       continue;
     }
-    if (q === 'torch.backends.cuda.sdp_kernel') out.push(findingAt('HR018', 'warning', f, 'torch.backends.cuda.sdp_kernel is deprecated: use torch.nn.attention.sdpa_kernel with a list of SDPBackend values.'));
+    if (q === 'torch.backends.cuda.sdp_kernel')
+      out.push(
+        findingAt(
+          'HR018',
+          'warning',
+          f,
+          'torch.backends.cuda.sdp_kernel is deprecated: use torch.nn.attention.sdpa_kernel with a list of SDPBackend values.',
+        ),
+      );
   }
   return out;
 }

@@ -3,7 +3,11 @@ import type { RuleContext, TextEdit } from '../types';
 
 /** A call's keyword argument by name. */
 export function keyword(call: SyntaxNode, name: string): SyntaxNode | undefined {
-  return call.childForFieldName('arguments')?.namedChildren.find((a) => a?.type === 'keyword_argument' && a.childForFieldName('name')?.text === name) ?? undefined;
+  return (
+    call
+      .childForFieldName('arguments')
+      ?.namedChildren.find((a) => a?.type === 'keyword_argument' && a.childForFieldName('name')?.text === name) ?? undefined
+  );
 }
 
 /** Deletes an argument with the comma that joins it to its neighbours, leaving the rest as written. */

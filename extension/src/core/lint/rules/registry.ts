@@ -19,4 +19,23 @@ import { HR018 } from './hr018';
 import type { RuleDef } from './rule';
 
 /** Every rule, in the order they run: a new rule is its file and a line here (docs/adding-a-rule.md). */
-export const RULE_LIST: readonly RuleDef[] = [HR001, HR002, HR003, HR004, HR005, HR006, HR007, HR008, HR009, HR010, HR011, HR012, HR013, HR014, HR015, HR016, HR017, HR018];
+export const RULE_LIST: readonly RuleDef[] = [
+  HR001,
+  HR002,
+  HR003,
+  HR004,
+  HR005,
+  HR006,
+  HR007,
+  HR008,
+  HR009,
+  HR010,
+  HR011,
+  HR012,
+  HR013,
+  HR014,
+  HR015,
+  HR016,
+  HR017,
+  HR018,
+];

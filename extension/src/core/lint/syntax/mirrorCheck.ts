@@ -7,9 +7,27 @@ import type { SyntaxNode } from './syntaxNode';
  * `step`-th index and at each zero-width node. syntaxTree.ts runs it once per grammar before trusting the mirror; tests run it
  * over real and broken files.
  */
-export function firstDifference(a: SyntaxNode, b: SyntaxNode, fields: readonly string[] | ((n: SyntaxNode) => readonly string[]), step = 0): string | undefined {
+export function firstDifference(
+  a: SyntaxNode,
+  b: SyntaxNode,
+  fields: readonly string[] | ((n: SyntaxNode) => readonly string[]),
+  step = 0,
+): string | undefined {
   const facts = (n: SyntaxNode) =>
-    JSON.stringify([n.id, n.type, n.startIndex, n.endIndex, n.startPosition, n.endPosition, n.childCount, n.namedChildCount, n.isNamed, n.isMissing, n.isError, n.hasError]);
+    JSON.stringify([
+      n.id,
+      n.type,
+      n.startIndex,
+      n.endIndex,
+      n.startPosition,
+      n.endPosition,
+      n.childCount,
+      n.namedChildCount,
+      n.isNamed,
+      n.isMissing,
+      n.isError,
+      n.hasError,
+    ]);
   const ids = (xs: readonly (SyntaxNode | null)[]) => xs.map((x) => x?.id ?? 0).join(',');
   // Nodes by kind, asked before any node is read (a scan of the subtrees) and after (over nodes read).
   // Not ERROR: web-tree-sitter's own search misses most kinds when ERROR is among them (unsorted symbols).

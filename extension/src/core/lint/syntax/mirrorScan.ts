@@ -86,14 +86,32 @@ export function scanKinds(root: MirrorNode, want: readonly string[], out: Mirror
   const { t } = root.m;
   let path = spare.pop() ?? newPath(64);
   try {
-    scanWith(root, want, tableOf(t.types, want), prune && tableOf(t.types, prune.enter), prune && tableOf(t.symbolNames, prune.skipHidden), path, (p) => (path = p), out);
+    scanWith(
+      root,
+      want,
+      tableOf(t.types, want),
+      prune && tableOf(t.types, prune.enter),
+      prune && tableOf(t.symbolNames, prune.skipHidden),
+      path,
+      (p) => (path = p),
+      out,
+    );
   } finally {
     path.node.fill(undefined);
     spare.push(path);
   }
 }
 
-function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array, into: Uint8Array | undefined, skip: Uint8Array | undefined, path: Path, grown: (p: Path) => void, out: MirrorNode[]): void {
+function scanWith(
+  root: MirrorNode,
+  want: readonly string[],
+  wanted: Uint8Array,
+  into: Uint8Array | undefined,
+  skip: Uint8Array | undefined,
+  path: Path,
+  grown: (p: Path) => void,
+  out: MirrorNode[],
+): void {
   const { m } = root;
   path.node[0] = root;
   path.next[0] = 0;
@@ -129,7 +147,8 @@ function scanWith(root: MirrorNode, want: readonly string[], wanted: Uint8Array,
     }
     if (!w.relevant) {
       // A hidden node with visible children has heap data (q): its symbol at 40, error cost at 32.
-      if (w.visibleKids && !(skip && skip[m.u16[(w.q + 40) >> 1]!] === 1 && m.u32[(w.q + 32) >> 2] === 0)) enter(w.q, w.byte, w.field, depth);
+      if (w.visibleKids && !(skip && skip[m.u16[(w.q + 40) >> 1]!] === 1 && m.u32[(w.q + 32) >> 2] === 0))
+        enter(w.q, w.byte, w.field, depth);
       continue;
     }
     const sym = w.symbol;

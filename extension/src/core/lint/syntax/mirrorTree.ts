@@ -260,7 +260,11 @@ export class MirrorNode implements SyntaxNode, ScanNode {
       if (w.index < entries[k]!.child) continue;
       if (entries[k]!.inherited) {
         // The field is on one of the child's own children: a visible child's, or hoisted into ours.
-        const r = !w.kids ? null : w.relevant ? this.children[pos]!.fieldIn(w.q, field, 0, depth + 1) : this.fieldIn(w.q, field, pos, depth + 1);
+        const r = !w.kids
+          ? null
+          : w.relevant
+            ? this.children[pos]!.fieldIn(w.q, field, 0, depth + 1)
+            : this.fieldIn(w.q, field, pos, depth + 1);
         if (r || k + 1 === entries.length) return r;
         k++;
       } else if (w.relevant || w.visibleKids > 0) return this.children[pos]!;
@@ -338,7 +342,24 @@ export class MirrorNode implements SyntaxNode, ScanNode {
  * of a line's simple statements (`x = f(y)`; `import a; b()`), which holds no compound statement.
  */
 const STATEMENT_PRUNE: Prune = {
-  enter: ['block', 'if_statement', 'elif_clause', 'else_clause', 'for_statement', 'while_statement', 'try_statement', 'except_clause', 'except_group_clause', 'finally_clause', 'with_statement', 'function_definition', 'class_definition', 'decorated_definition', 'match_statement', 'case_clause'],
+  enter: [
+    'block',
+    'if_statement',
+    'elif_clause',
+    'else_clause',
+    'for_statement',
+    'while_statement',
+    'try_statement',
+    'except_clause',
+    'except_group_clause',
+    'finally_clause',
+    'with_statement',
+    'function_definition',
+    'class_definition',
+    'decorated_definition',
+    'match_statement',
+    'case_clause',
+  ],
   skipHidden: ['_simple_statements'],
 };
 

@@ -38,7 +38,15 @@ function mirrorTrusted(language: Language, t: LanguageTables): boolean {
     try {
       const heap = wasmHeap();
       // The fields each node's rule can give (all 32 on every node would cost 100 ms once per process).
-      ok = !!sample && !!heap && firstDifference(mirrorRoot(sample, SAMPLE, t, heap), sample.rootNode as unknown as SyntaxNode, (n) => (n as MirrorNode).fieldNames(), 3) === undefined;
+      ok =
+        !!sample &&
+        !!heap &&
+        firstDifference(
+          mirrorRoot(sample, SAMPLE, t, heap),
+          sample.rootNode as unknown as SyntaxNode,
+          (n) => (n as MirrorNode).fieldNames(),
+          3,
+        ) === undefined;
     } catch {
       ok = false;
     } finally {
