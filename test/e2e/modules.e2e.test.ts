@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
-import { formatBytes } from '../../extension/src/core/format';
+import { formatBytes } from '../../extension/src/shared/format';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { formatBytes, parseBytes, parseSizeWithUnit } from '../../extension/src/core/format';
+import { formatBytes, parseBytes, parseSizeWithUnit } from '../../extension/src/shared/format';
 import { CLI, headroom } from './cliProcess';
 import { fixture, ROOT } from './helpers';
 

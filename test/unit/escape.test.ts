@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../extension/src/cli/main';
 import { renderReport } from '../../extension/src/cli/render';
-import { formatBytes } from '../../extension/src/core/format';
+import { formatBytes } from '../../extension/src/shared/format';
 import type { AnalyzeReport } from '../../extension/src/core/report';
-import { markdownText, messageText, plain, plainLines } from '../../extension/src/core/text';
+import { markdownText, messageText } from '../../extension/src/core/text';
+import { plain, plainLines } from '../../extension/src/shared/text';
 import { fixture } from './helpers';
 
 /** Any character a terminal or a bidi renderer acts on; only LF may appear, and only between lines. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { formatBytes } from '../../extension/src/core/format';
+import { formatBytes } from '../../extension/src/shared/format';
 import { PAGE_CHARS } from '../../extension/src/core/tools/page';
 import { pythonBytes, ROOT } from './helpers';
 

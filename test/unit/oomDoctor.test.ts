@@ -7,7 +7,7 @@ import { doctorFor } from '../../extension/src/core/diagnose/doctor';
 import { diagnoseMessage } from '../../extension/src/core/diagnose/messageDoctor';
 import { diagnoseSnapshot } from '../../extension/src/core/diagnose/oom';
 import { renderDiagnosis } from '../../extension/src/core/diagnose/oomText';
-import { formatBytes } from '../../extension/src/core/format';
+import { formatBytes } from '../../extension/src/shared/format';
 import { isFromWebview } from '../../extension/src/core/protocol';
 import { parseOomMessages } from '../../extension/src/core/oomMessage';
 import { deviceFactsBeside, deviceTotalBeside } from '../../extension/src/core/run/deviceFacts';

@@ -1,5 +1,7 @@
 import type { BreakdownView, FromWebview } from '../../extension/src/core/protocol';
-import { bytes, el, shown } from './format';
+import { formatBytes as bytes } from '../../extension/src/shared/format';
+import { el } from './dom';
+import { plain as shown } from '../../extension/src/shared/text';
 
 /**
  * The model code beneath a top line, as `headroom analyze` prints it: a row per frame chain,

@@ -1,6 +1,8 @@
 import type { DoctorJson, FromWebview, ModuleRow, ToWebview } from '../../extension/src/core/protocol';
 import { renderBreakdown } from './breakdown';
-import { bytes, el, shown } from './format';
+import { formatBytes as bytes } from '../../extension/src/shared/format';
+import { el } from './dom';
+import { plain as shown } from '../../extension/src/shared/text';
 import { renderRanks } from './ranks';
 import { renderSegmentMap } from './segmentMap';
 import { heldAt, renderScale } from './scale';

@@ -1,5 +1,6 @@
 import type { RanksView } from '../../extension/src/core/protocol';
-import { bytes, duration, el } from './format';
+import { formatBytes as bytes, duration } from '../../extension/src/shared/format';
+import { el } from './dom';
 
 const b = (x: number | null): string => (x === null ? '—' : bytes(x));
 

@@ -1,5 +1,6 @@
 import type { FromWebview, ScaleView } from '../../extension/src/core/protocol';
-import { bytes, el } from './format';
+import { formatBytes as bytes } from '../../extension/src/shared/format';
+import { el } from './dom';
 
 // The slider moves in quarter steps of log2(scale): ⅛× to 8× the recorded batch.
 const MIN = -3;

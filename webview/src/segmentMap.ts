@@ -1,5 +1,6 @@
 import type { DoctorJson } from '../../extension/src/core/protocol';
-import { bytes, el } from './format';
+import { formatBytes as bytes } from '../../extension/src/shared/format';
+import { el } from './dom';
 
 type Oom = DoctorJson['ooms'][number];
 

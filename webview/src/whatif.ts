@@ -1,5 +1,6 @@
 import type { FromWebview, WhatifView } from '../../extension/src/core/protocol';
-import { bytes, el } from './format';
+import { formatBytes as bytes } from '../../extension/src/shared/format';
+import { el } from './dom';
 
 const change = (x: number, base: number) =>
   base > 0 ? `${x >= base ? '+' : '−'}${Math.abs(Math.round(((x - base) / base) * 100))} %` : '';

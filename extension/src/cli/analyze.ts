@@ -16,7 +16,7 @@ import type { Io } from './io';
 import { loadForCli } from './load';
 import { pickSnapshot } from './runPick';
 import { renderReport } from './render';
-import { plain, plainLines } from '../core/text';
+import { plain, plainLines } from '../shared/text';
 
 export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT|RUN [--device N] [--at peak|end|TRACE_INDEX] [--top K] [--json]
                         [--by line|module] [--include GLOB]... [--exclude GLOB]...

@@ -1,4 +1,4 @@
-import { parseSizeWithUnit } from '../core/format';
+import { parseSizeWithUnit } from '../shared/format';
 import { parseLimitAssignment } from '../core/limits';
 import type { Limits } from '../core/limits';
 

@@ -5,11 +5,11 @@ import { reportBreakdowns } from '../core/analysis/breakdownView';
 import { callTree } from '../core/analysis/callTree';
 import type { CallTree } from '../core/analysis/callNode';
 import type { ParamsCredit } from '../core/analysis/params';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import type { AnalyzeReport } from '../core/report';
 import type { Snapshot } from '../core/snapshot/model';
 import { ClassNames } from '../core/source/classNames';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 
 /** The call tree at the report's instant, and the breakdown of every line that gets one (keyed as lines are). */
 export function breakdowns(

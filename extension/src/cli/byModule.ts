@@ -1,6 +1,6 @@
 import type { ModuleBreakdown } from '../core/analysis/modules';
 import { Category, CATEGORY_LABELS } from '../core/timeline/categories';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 
 /** `analyze --by module`'s JSON: snake_case like the rest of the report. */
 export function moduleJson(b: ModuleBreakdown): unknown {

@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 import { parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { shippedFile } from './shipped';

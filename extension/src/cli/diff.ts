@@ -1,10 +1,10 @@
 import { analyzeDevice, attributeAt, defaultDevice } from '../core/analysis/analyze';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import { diffAttributions, signedBytes } from '../core/source/diff';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
-import { plain, plainLines } from '../core/text';
+import { plain, plainLines } from '../shared/text';
 
 export const DIFF_USAGE = `usage: headroom diff BEFORE AFTER [--device N] [--top K] [--json]
 

@@ -6,7 +6,7 @@ import { withRunEvidence } from '../core/diagnose/oomEvidence';
 import { oomJson } from '../core/diagnose/oomJson';
 import { renderDiagnosis } from '../core/diagnose/oomText';
 import { LOG_BYTES, readLogTail } from '../core/logFile';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 import type { Io } from './io';
 
 /** Standard input's last LOG_BYTES (an OOM ends its log; a paste is small). */

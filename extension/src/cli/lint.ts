@@ -4,7 +4,7 @@ import { lintText, RULES } from '../core/lint/lint';
 import { NotLintedError } from '../core/lint/notLinted';
 import { PythonParser } from '../core/lint/syntax/parser';
 import type { RuleId } from '../core/lint/types';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 import { flag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import type { LintedFile, LintFormat } from './lintOutput';

@@ -1,5 +1,5 @@
 import type { Finding, Severity } from '../core/lint/types';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 
 /** One linted file: its path as shown (relative to the working folder when inside it). */
 export interface LintedFile {

@@ -1,8 +1,8 @@
 import { loadSnapshotFile, loadSnapshotStream } from '../core/snapshot/load';
 import type { Snapshot } from '../core/snapshot/model';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import { limitsUsage } from '../core/limits';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 import { cliLimits } from './args';
 
 /** For the usage text: how to raise the reader's limits. */

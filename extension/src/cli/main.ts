@@ -14,7 +14,7 @@ import { WHATIF_USAGE, whatifCommand } from './whatif';
 import { WHEEL_USAGE, wheelCommand } from './wheel';
 import type { Io } from './io';
 import { processIo } from './io';
-import { plain, plainLines } from '../core/text';
+import { plain, plainLines } from '../shared/text';
 import { VERSION } from './version';
 
 /** One screen: what each command is for; `headroom help COMMAND` has its options and examples. */

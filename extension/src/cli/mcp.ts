@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { isSnapshotError } from '../core/errors';
 import { PythonParser } from '../core/lint/syntax/parser';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 import { headroomTools } from '../core/tools/registry';
 import { ToolInputError } from '../core/tools/types';
 import { UsageError } from './args';

@@ -1,12 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import { crossRank, rankProcesses } from '../core/run/ranks';
 import { rankRead } from '../core/run/rankRead';
 import type { CrossRank, RankRead } from '../core/run/ranks';
 import { bestSnapshot, readRun } from '../core/run/runFolder';
 import type { ProcessRun } from '../core/run/runFolder';
-import { plain, plainLines } from '../core/text';
+import { plain, plainLines } from '../shared/text';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';

@@ -1,12 +1,12 @@
 import { BUCKET_LABELS } from '../core/analysis/attribution';
 import { KIND_NOTES, mainKind } from '../core/kinds/kindLabels';
 import type { KindLabel } from '../core/kinds/kindLabels';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import type { AnalyzeReport } from '../core/report';
 import { lineKey } from '../core/analysis/callNode';
 import { renderBreakdown } from './breakdown';
 import type { LineBreakdown } from '../core/analysis/breakdown';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 
 /** The kind column: the kind holding most of a line's bytes, "+" when others hold over a tenth. */
 const KIND_WIDTH = 19;

@@ -16,7 +16,7 @@ import { loadAddon, runSmi } from '../core/gpu/sources';
 import type { GpuProbe } from '../core/gpu/types';
 import { RunServer } from '../core/run/server';
 import { liveStatus, statusText } from '../core/run/status';
-import { plain, plainLines } from '../core/text';
+import { plain, plainLines } from '../shared/text';
 import { agentDir } from './agentDir';
 import { explainNothingRecorded } from '../core/run/nothingRecorded';
 import { flag, intFlag, parseArgs, UsageError } from './args';

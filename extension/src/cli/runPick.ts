@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { bestSnapshot, readRun } from '../core/run/runFolder';
 import type { ProcessRun } from '../core/run/runFolder';
-import { plain } from '../core/text';
+import { plain } from '../shared/text';
 import { UsageError } from './args';
 
 export interface Picked {

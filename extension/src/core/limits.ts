@@ -1,5 +1,5 @@
 import { SnapshotError } from './errors';
-import { parseBytes } from './format';
+import { parseBytes } from '../shared/format';
 
 /**
  * The one limits policy for every snapshot reader (file, gzip stream, in-memory bytes). Each limit

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { isSnapshotError } from '../core/errors';
 import type { SnapshotErrorCode } from '../core/errors';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import { limitsFromSetting } from '../core/limits';
 import { messageText } from '../core/text';
 import { loadSnapshotFile } from '../core/snapshot/load';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import type { DeviceAnalysis } from '../core/analysis/analyze';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import { limitsFromSetting } from '../core/limits';
 import type { RanksView } from '../core/protocol';
 import { crossRank, distributedRunOf, rankProcesses } from '../core/run/ranks';

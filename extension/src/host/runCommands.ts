@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import { buildReport } from '../core/report';
 import { isProcessFolder, processLabel } from '../core/run/processes';
 import { readRun } from '../core/run/runFolder';

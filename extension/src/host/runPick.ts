@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import { processLabel } from '../core/run/processes';
 import { bestSnapshot, readRun } from '../core/run/runFolder';
 import type { BackwardWindow, ProcessRun, Run } from '../core/run/runFolder';

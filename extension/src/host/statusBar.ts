@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import { formatBytes } from '../core/format';
+import { formatBytes } from '../shared/format';
 import { processMemory } from '../core/gpu/process';
 import { sourceLabel } from '../core/gpu/probe';
 import { processLabel } from '../core/run/processes';
 import { gib, liveStatus, statusText } from '../core/run/status';
-import { markdownText, plain } from '../core/text';
+import { markdownText } from '../core/text';
+import { plain } from '../shared/text';
 import { CommandId } from './commandIds';
 import type { GpuMonitor } from './gpu/monitor';
 import type { LiveRun, RunController } from './runs';

@@ -1,5 +1,5 @@
 import type { FlameInit, FlameNode, ToFlame } from '../../../extension/src/core/flame/protocol';
-import { count } from '../format';
+import { count } from '../../../extension/src/shared/format';
 import type { FlameHost } from './host';
 import { findNode, hasPruned, keyOf, layoutFlame, parentsOf, pathTo, samePath } from './layout';
 import type { FlameRect } from './layout';

@@ -1,4 +1,4 @@
-import { shown } from '../format';
+import { plain as shown } from '../../../extension/src/shared/text';
 import { cssVar } from '../timeline/colors';
 import type { FlameRect } from './layout';
 

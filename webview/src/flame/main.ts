@@ -1,4 +1,4 @@
-import { el } from '../format';
+import { el } from '../dom';
 import { FlameApp } from './app';
 import { connectFlameHost } from './host';
 import { bindFlameInput } from './input';

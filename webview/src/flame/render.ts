@@ -1,5 +1,7 @@
 import type { FlameNode } from '../../../extension/src/core/flame/protocol';
-import { bytes, count, el, shown } from '../format';
+import { formatBytes as bytes, count } from '../../../extension/src/shared/format';
+import { el } from '../dom';
+import { plain as shown } from '../../../extension/src/shared/text';
 import type { FlameMatches } from './search';
 
 // The page's words about frames: names read out, tooltips, the breadcrumb, the details, the search's count.

@@ -1,5 +1,7 @@
 import type { ElementInfo, FromTimeline, LodRequest, TimelineInit, ToTimeline } from '../../../extension/src/core/timeline/protocol';
-import { count, el, shown, shownLines } from '../format';
+import { count } from '../../../extension/src/shared/format';
+import { el } from '../dom';
+import { plain as shown, plainLines as shownLines } from '../../../extension/src/shared/text';
 import { Chart } from './chart';
 import type { Series } from './chart';
 import { readTheme, shade } from './colors';

@@ -1,6 +1,6 @@
 import type { Marker, MarkerKind } from '../../../extension/src/core/timeline/protocol';
 import type { Theme } from './colors';
-import { bytes, count, duration } from '../format';
+import { formatBytes as bytes, count, duration } from '../../../extension/src/shared/format';
 import { columnAt, rasterize } from './raster';
 import type { Paint, Placed } from './raster';
 import { byteTicks, ticks, toScreen } from './viewport';

@@ -1,5 +1,7 @@
 import type { ElementInfo, StackFrameInfo } from '../../../extension/src/core/timeline/protocol';
-import { bytes, count, duration, el, shown } from '../format';
+import { formatBytes as bytes, count, duration } from '../../../extension/src/shared/format';
+import { el } from '../dom';
+import { plain as shown } from '../../../extension/src/shared/text';
 
 export type OpenFrame = (file: string, line: number) => void;
 

@@ -1,4 +1,4 @@
-import { bytes, count } from '../format';
+import { formatBytes as bytes, count } from '../../../extension/src/shared/format';
 import type { TimelineApp } from './app';
 import { showFlame } from './flameLink';
 import { bandAt, bandsOf, columnAt } from './raster';

@@ -1,5 +1,7 @@
 import type { KeyInfo, LodFrame } from '../../../extension/src/core/timeline/protocol';
-import { bytes, el, shown } from '../format';
+import { formatBytes as bytes } from '../../../extension/src/shared/format';
+import { el } from '../dom';
+import { plain as shown } from '../../../extension/src/shared/text';
 import { cssOf } from './colors';
 
 const TOP = 12;

@@ -1,5 +1,5 @@
 import type { KeyingName } from '../../../extension/src/core/timeline/protocol';
-import { el } from '../format';
+import { el } from '../dom';
 import { TimelineApp } from './app';
 import { readTheme } from './colors';
 import { connectHost } from './host';

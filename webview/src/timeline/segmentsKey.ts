@@ -1,4 +1,5 @@
-import { bytes, el } from '../format';
+import { formatBytes as bytes } from '../../../extension/src/shared/format';
+import { el } from '../dom';
 import type { Theme } from './colors';
 import { cssOf } from './colors';
 

@@ -1,5 +1,6 @@
 import type { PoolSummary, SegState, ToTimeline } from '../../../extension/src/core/timeline/protocol';
-import { bytes, count, el } from '../format';
+import { formatBytes as bytes, count } from '../../../extension/src/shared/format';
+import { el } from '../dom';
 import type { Theme } from './colors';
 import { cssOf } from './colors';
 import { SegmentsKey } from './segmentsKey';

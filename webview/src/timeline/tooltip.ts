@@ -1,5 +1,5 @@
 import type { ElementInfo, LodRequest } from '../../../extension/src/core/timeline/protocol';
-import { bytes, count, duration } from '../format';
+import { formatBytes as bytes, count, duration } from '../../../extension/src/shared/format';
 import type { Placed } from './raster';
 
 /**

@@ -1,5 +1,5 @@
-import { formatBytes as b } from '../format';
-import { plain } from '../text';
+import { formatBytes as b } from '../../shared/format';
+import { plain } from '../../shared/text';
 import type { WhatifReport } from './whatif';
 import { limitText } from './whatifView';
 

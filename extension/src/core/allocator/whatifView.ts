@@ -1,4 +1,4 @@
-import { formatBytes as b } from '../format';
+import { formatBytes as b } from '../../shared/format';
 import type { WhatifView } from '../protocol';
 import type { WhatifContext, WhatifReport } from './whatif';
 import { WHATIF_CANNOT_KNOW } from './whatif';

@@ -1,6 +1,6 @@
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import type { ParamKind } from '../run/paramsFile';
-import { plain } from '../text';
+import { plain } from '../../shared/text';
 import type { Credited, ParamsCredit } from './params';
 
 const KIND: Record<ParamKind, string> = { parameter: 'parameter', gradient: 'gradient', optimizer_state: 'optimizer state' };

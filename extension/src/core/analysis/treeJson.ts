@@ -35,9 +35,7 @@ export function treeJson(n: CallNode, minBytes: number, depth = 0): CallNodeJson
 }
 
 /** A breakdown as `--json` carries it under its line: each row's chain of frames. */
-export function breakdownJson(
-  rows: readonly BreakdownRow[],
-): {
+export function breakdownJson(rows: readonly BreakdownRow[]): {
   depth: number;
   bytes: number;
   share: number;

@@ -28,14 +28,12 @@ export function doctorFor(s: Snapshot, a: DeviceAnalysis, device: DeviceFacts = 
         : {
             leaking: leak.leaking,
             summary: describeLeak(leak).slice(0, 1),
-            lines: leak.lines
-              .slice(0, 5)
-              .map((l) => ({
-                file: l.file,
-                line: l.line,
-                name: l.name,
-                keeps: `keeps ${keepsPerIteration(l)}, created there and never freed`,
-              })),
+            lines: leak.lines.slice(0, 5).map((l) => ({
+              file: l.file,
+              line: l.line,
+              name: l.name,
+              keeps: `keeps ${keepsPerIteration(l)}, created there and never freed`,
+            })),
           },
   };
 }

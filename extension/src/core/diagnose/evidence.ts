@@ -1,6 +1,6 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
 import { FrameKind } from '../analysis/userCode';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import type { Finding } from '../lint/types';
 import type { Snapshot } from '../snapshot/model';
 import type { LeakReport } from './leaks';

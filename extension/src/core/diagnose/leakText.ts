@@ -1,4 +1,4 @@
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 
 /** What a leaking line creates per iteration, as the detector measured it. */
 export interface LineGrowth {

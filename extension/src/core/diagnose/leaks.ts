@@ -1,6 +1,6 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
-import { plain } from '../text';
-import { formatBytes } from '../format';
+import { plain } from '../../shared/text';
+import { formatBytes } from '../../shared/format';
 import { keepsPerIteration } from './leakText';
 import { Origin } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';

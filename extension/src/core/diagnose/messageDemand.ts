@@ -1,4 +1,4 @@
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import type { MessageFacts } from './messageFacts';
 import { releaseNonPyTorch } from './messageRemedies';
 import { selfExtra } from './messageVerdict';

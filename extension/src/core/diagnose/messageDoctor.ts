@@ -1,4 +1,4 @@
-import { formatBytes as b } from '../format';
+import { formatBytes as b } from '../../shared/format';
 import type { OomMessage } from '../oomMessage';
 import { messageFacts } from './messageFacts';
 import { demandFromMessage } from './messageDemand';

@@ -1,4 +1,4 @@
-import { formatBytes as b } from '../format';
+import { formatBytes as b } from '../../shared/format';
 import type { OomMessage } from '../oomMessage';
 import type { MessageFacts } from './messageFacts';
 import { freeOthers, record, releaseNonPyTorch } from './messageRemedies';

@@ -1,10 +1,10 @@
 import type { DeviceAnalysis } from '../analysis/analyze';
-import { plain } from '../text';
+import { plain } from '../../shared/text';
 import { attributeAt, resolveAt } from '../analysis/analyze';
 import type { PoolFree } from '../analysis/fragmentation';
 import type { OomEvent } from '../analysis/ooms';
 import { liveAt } from '../analysis/replay';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import { FrameKind } from '../analysis/userCode';
 import type { OomMessage } from '../oomMessage';
 import type { MessageFacts } from './messageFacts';

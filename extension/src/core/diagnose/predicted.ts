@@ -5,7 +5,7 @@ import { predictAllocator } from '../allocator/predict';
 import type { Prediction } from '../allocator/predict';
 import type { DeviceAnalysis } from '../analysis/analyze';
 import type { OomEvent } from '../analysis/ooms';
-import { formatBytes as b } from '../format';
+import { formatBytes as b } from '../../shared/format';
 import type { Snapshot } from '../snapshot/model';
 import { recordedLimit } from './recordedLimit';
 import type { Remedy } from './remedies';

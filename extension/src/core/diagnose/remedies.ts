@@ -1,6 +1,6 @@
 import type { AllocatorState } from '../timeline/segments';
-import { plain } from '../text';
-import { formatBytes } from '../format';
+import { plain } from '../../shared/text';
+import { formatBytes } from '../../shared/format';
 import type { ActivationHolder, BatchEstimate } from './need';
 
 // The OOM doctor's remedies: what each changes and what to expect, from the figures at hand.

@@ -36,21 +36,19 @@ const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFin
 /** One record of gpu-at-oom.jsonl, kept only with the types the doctor reads (the file may be anyone's). */
 function parseReading(e: Record<string, unknown>): GpuAtOom | undefined {
   if (!isNum(e.t) || !isNum(e.device) || !Array.isArray(e.run) || !isObj(e.reading) || !Array.isArray(e.reading.devices)) return undefined;
-  const devices = e.reading.devices
-    .filter(isObj)
-    .flatMap((d) =>
-      isNum(d.index)
-        ? [
-            {
-              ...d,
-              index: d.index,
-              processes: (Array.isArray(d.processes) ? d.processes : [])
-                .filter((q): q is Record<string, unknown> => isObj(q) && isNum(q.pid))
-                .map((q) => ({ pid: q.pid as number, used: isNum(q.used) ? q.used : null })),
-            },
-          ]
-        : [],
-    );
+  const devices = e.reading.devices.filter(isObj).flatMap((d) =>
+    isNum(d.index)
+      ? [
+          {
+            ...d,
+            index: d.index,
+            processes: (Array.isArray(d.processes) ? d.processes : [])
+              .filter((q): q is Record<string, unknown> => isObj(q) && isNum(q.pid))
+              .map((q) => ({ pid: q.pid as number, used: isNum(q.used) ? q.used : null })),
+          },
+        ]
+      : [],
+  );
   return { t: e.t, device: e.device, run: e.run.filter(isNum), reading: { ...e.reading, devices } as unknown as GpuSnapshot };
 }
 

@@ -1,4 +1,4 @@
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import { sourceLabel } from './probe';
 import type { GpuResult } from './types';
 

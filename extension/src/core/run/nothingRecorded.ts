@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSideRecords, readSideText } from '../safeFile';
-import { plain } from '../text';
+import { plain } from '../../shared/text';
 
 /** Why a run holds no snapshot: the agent's own reason, or what the run folder's contents imply. */
 export type NothingRecorded = 'no-torch' | 'no-cuda' | 'no-memory' | 'agent-disabled' | 'no-agent' | 'unknown';

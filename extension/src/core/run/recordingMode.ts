@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import { runBeside } from './runFolder';
 import type { ProcessRun, Run } from './runFolder';
 

@@ -1,4 +1,4 @@
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import { processLabel } from './processes';
 import type { Sample } from './protocol';
 

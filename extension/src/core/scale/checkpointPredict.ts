@@ -3,7 +3,7 @@ import { configFrom } from '../allocator/config';
 import { NO_LIMIT } from '../allocator/limit';
 import type { Limit } from '../allocator/limit';
 import { predictAllocator } from '../allocator/predict';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import type { Snapshot } from '../snapshot/model';
 import { checkpointPlan, reorder } from './checkpoint';
 import type { CallSite } from './checkpoint';

@@ -4,7 +4,7 @@ import { configFrom } from '../allocator/config';
 import { NO_LIMIT } from '../allocator/limit';
 import type { Limit } from '../allocator/limit';
 import { predictAllocator } from '../allocator/predict';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases } from '../timeline/categories';
 import { REASONS, Role } from './roles';

@@ -1,4 +1,4 @@
-import { formatBytes as b } from '../format';
+import { formatBytes as b } from '../../shared/format';
 import type { CheckpointPrediction } from './checkpointPredict';
 import type { ScalePrediction } from './predict';
 import type { ScaleReport } from './report';

@@ -1,5 +1,5 @@
 import type { Attribution } from '../analysis/attribution';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import { kindEntries } from '../kinds/kindLabels';
 import type { KindLabel } from '../kinds/kindLabels';
 

@@ -1,6 +1,6 @@
 import { attributeAt } from '../analysis/analyze';
 import { byModule, hasModuleScopes } from '../analysis/modules';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import { diffAttributions, differingModules, signedBytes } from '../source/diff';
 import { openSource, PAGE_PROP, int, str } from './input';
 import { paged } from './page';

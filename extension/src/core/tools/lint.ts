@@ -2,7 +2,7 @@ import { closeSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { attributeAt } from '../analysis/analyze';
 import { detectLeaks } from '../diagnose/leaks';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import { lintText } from '../lint/lint';
 import type { PythonParser } from '../lint/syntax/parser';
 import { openRegularSync } from '../safeFile';

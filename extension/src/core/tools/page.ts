@@ -1,4 +1,4 @@
-import { plain } from '../text';
+import { plain } from '../../shared/text';
 import { ToolInputError } from './types';
 
 /** An answer's default size: about 500 tokens. Longer answers are paged. */

@@ -1,6 +1,6 @@
 import { BUCKET_LABELS } from '../analysis/attribution';
 import { byModule, hasModuleScopes } from '../analysis/modules';
-import { formatBytes } from '../format';
+import { formatBytes } from '../../shared/format';
 import { KIND_NOTES, kindsClause } from '../kinds/kindLabels';
 import { buildReport } from '../report';
 import { windowNote } from '../run/recordingMode';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { At } from '../../core/analysis/analyze';
 import { analyzeDevice, attributeAt } from '../../core/analysis/analyze';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import { loadWithProgress } from '../loadWithProgress';
 import type { OpenSnapshotDeps } from '../openSnapshot';
 import { showSnapshot } from '../openSnapshot';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import { mainKind } from '../../core/kinds/kindLabels';
-import { plain } from '../../core/text';
+import { plain } from '../../shared/text';
 import type { MemoryView, ViewLine } from './view';
 
 const HEAT = [0, 1, 2, 3, 4];

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import { kindEntries, kindsShort } from '../../core/kinds/kindLabels';
 import { lineHistory, stackOf } from '../../core/source/lineFacts';
 import { markdownText } from '../../core/text';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { breakdownRows, compactRows, foldedGroups, rowNames, wantsBreakdown } from '../../core/analysis/breakdown';
 import { lineKey } from '../../core/analysis/callNode';
 import type { CallTree } from '../../core/analysis/callNode';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import { libraryFileHere } from '../../core/source/libraryFile';
 import { markdownText } from '../../core/text';
 import { CommandId } from '../commandIds';

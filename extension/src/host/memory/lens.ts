@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import { mainKind } from '../../core/kinds/kindLabels';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';

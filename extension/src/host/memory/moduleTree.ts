@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { byModule } from '../../core/analysis/modules';
 import type { ModuleStat } from '../../core/analysis/modules';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import type { WorkspaceMapping } from './mapping';
 import { group, leaf } from './treeItems';
 import type { Node } from './treeItems';

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { plain } from '../../core/text';
+import { plain } from '../../shared/text';
 import { linesRanByFile } from '../../core/diagnose/evidence';
 import type { RunEvidence } from '../../core/diagnose/evidence';
 import { detectLeaks, projection } from '../../core/diagnose/leaks';
 import type { LeakReport } from '../../core/diagnose/leaks';
 import { diagnoseSnapshot } from '../../core/diagnose/oom';
 import { deviceFactsBeside } from '../../core/run/deviceFacts';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import { keepsPerIteration } from '../../core/diagnose/leakText';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';

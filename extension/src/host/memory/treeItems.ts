@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { plain } from '../../core/text';
+import { plain } from '../../shared/text';
 
 /** A node of the Headroom view: an item, and its children when it has any. */
 export type Node = vscode.TreeItem & { children?: () => Promise<Node[]> | Node[] };

@@ -9,7 +9,7 @@ import type { Instant } from '../../core/analysis/replay';
 import { TreeCache } from '../../core/analysis/treeCache';
 import { paramsBeside } from '../../core/run/paramsFile';
 import type { ParamRecords } from '../../core/run/paramsFile';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import { annotate, DEFAULT_ANNOTATE, heatOf } from '../../core/source/annotations';
 import type { LineAnnotation } from '../../core/source/annotations';
 import { diffAttributions, signedBytes } from '../../core/source/diff';

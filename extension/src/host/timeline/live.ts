@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Sample } from '../../core/run/protocol';
 import type { LiveMarker, LiveSample, ToTimeline } from '../../core/timeline/protocol';
-import { formatBytes } from '../../core/format';
+import { formatBytes } from '../../shared/format';
 import type { GpuMonitor } from '../gpu/monitor';
 import type { LiveRun, RunController } from '../runs';
 

@@ -1,3 +1,5 @@
+// How every surface writes figures: the engine, the CLI, the editor and the webview pages import
+// this one module (it imports nothing, so the webview may).
 /** No size on a 64-bit machine reaches 16 EiB; anything larger (or not a number) came from a broken file. */
 const LIMIT = 2 ** 64;
 
@@ -58,4 +60,20 @@ export function parseBytes(text: string): number | undefined {
  */
 export function parseSizeWithUnit(text: string): number | undefined {
   return /[a-zA-Z]\s*$/.test(text) ? parseBytes(text) : undefined;
+}
+
+const COUNT = new Intl.NumberFormat('en-US');
+
+/** 1,647,145: one shared formatter (toLocaleString builds one per call, too slow per frame). */
+export function count(n: number): string {
+  return COUNT.format(n);
+}
+
+/** A duration in µs, in the largest unit that keeps it readable. */
+export function duration(us: number): string {
+  const a = Math.abs(us);
+  if (a >= 60e6) return `${(us / 60e6).toFixed(a >= 600e6 ? 0 : 1)} min`;
+  if (a >= 1e6) return `${(us / 1e6).toFixed(a >= 10e6 ? 1 : 2)} s`;
+  if (a >= 1e3) return `${(us / 1e3).toFixed(a >= 10e3 ? 0 : 1)} ms`;
+  return `${Math.round(us)} µs`;
 }
