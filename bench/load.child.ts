@@ -1,6 +1,7 @@
 // One measured run (a fresh process, so peak RSS is this load's): load + index a snapshot the way
 // the extension does, then print timings and memory as JSON.
-import { analyzeDevice, attributeAt } from '../extension/src/core/analysis/analyze';
+import { analyzeDevice } from '../extension/src/core/analysis/analyze';
+import { attributeAt } from '../extension/src/core/analysis/attributeAt';
 import { loadSnapshotFile } from '../extension/src/core/snapshot/load';
 
 async function main(): Promise<void> {

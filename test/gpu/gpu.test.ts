@@ -7,7 +7,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeDevice, attributeAt, resolveAt } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice, resolveAt } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { recordingMode, windowNote } from '../../extension/src/core/run/recordingMode';
 import { bestSnapshot, readRun } from '../../extension/src/core/run/runFolder';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';

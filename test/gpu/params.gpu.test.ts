@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
-import type { DeviceAnalysis } from '../../extension/src/core/analysis/analyze';
+import type { DeviceAnalysis } from '../../extension/src/core/analysis/deviceAnalysis';
 import { creditParams } from '../../extension/src/core/analysis/params';
 import { renderParamsCredit } from '../../extension/src/core/analysis/paramsText';
 import { readParamsFile } from '../../extension/src/core/run/paramsFile';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
-import type { DeviceAnalysis } from '../../extension/src/core/analysis/analyze';
+import type { DeviceAnalysis } from '../../extension/src/core/analysis/deviceAnalysis';
 import { breakdownRows, compactRows } from '../../extension/src/core/analysis/breakdown';
 import { breakdownViews } from '../../extension/src/core/analysis/breakdownView';
 import { callTree } from '../../extension/src/core/analysis/callTree';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
-import { attributeAt } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { breakdownRows, libraryCoverage, wantsBreakdown } from '../../extension/src/core/analysis/breakdown';
 import { callTree } from '../../extension/src/core/analysis/callTree';
 import { lineKey } from '../../extension/src/core/analysis/callNode';

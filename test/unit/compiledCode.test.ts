@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeDevice, attributeAt } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { ROOT } from './helpers';
 

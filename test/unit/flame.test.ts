@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeDevice, attributeAt } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { callTree } from '../../extension/src/core/analysis/callTree';
 import type { CallNode } from '../../extension/src/core/analysis/callNode';
 import { isFromFlame } from '../../extension/src/core/flame/protocol';

@@ -4,7 +4,8 @@
 // (torch/utils/viz/process_alloc_data.js), with the text made by Python's traceback module.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeDevice, attributeAt } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { parseSnapshot } from '../../extension/src/core/snapshot/load';
 import { MAX_TEXT_FRAMES } from '../../extension/src/core/snapshot/traceText';
 import { pythonBytes } from './helpers';

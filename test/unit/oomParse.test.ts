@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { explainOomText, MAX_EXPLAINED } from '../../extension/src/core/diagnose/explainText';
 import { parseOomMessages } from '../../extension/src/core/oomMessage';
-import type { OomMessage } from '../../extension/src/core/oomMessage';
+import type { OomMessage } from '../../extension/src/core/oom/types';
 import { ROOT } from './helpers';
 
 // The parser on the ways people paste: every format, wrapped at any column, behind any line prefix,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
-import type { DeviceAnalysis } from '../../extension/src/core/analysis/analyze';
+import type { DeviceAnalysis } from '../../extension/src/core/analysis/deviceAnalysis';
 import { creditParams } from '../../extension/src/core/analysis/params';
 import { renderParamsCredit } from '../../extension/src/core/analysis/paramsText';
 import { isSnapshotError } from '../../extension/src/core/errors';

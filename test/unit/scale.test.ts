@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { analyzeDevice, defaultDevice } from '../../extension/src/core/analysis/analyze';
-import type { DeviceAnalysis } from '../../extension/src/core/analysis/analyze';
+import type { DeviceAnalysis } from '../../extension/src/core/analysis/deviceAnalysis';
 import { fitTwoRuns } from '../../extension/src/core/scale/fit';
 import { predictScale } from '../../extension/src/core/scale/predict';
 import { scaleReport } from '../../extension/src/core/scale/report';

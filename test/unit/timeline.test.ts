@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeDevice, attributeAt, defaultDevice, resolveAt } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice, defaultDevice, resolveAt } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { liveAt, reservedAt } from '../../extension/src/core/analysis/replay';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { lod } from '../../extension/src/core/timeline/lod';
 import type { LodFrame, LodRequest } from '../../extension/src/core/timeline/lod';
 import { buildTimeline } from '../../extension/src/core/timeline/model';
-import type { TimelineModel } from '../../extension/src/core/timeline/model';
+import type { TimelineModel } from '../../extension/src/core/timeline/modelTypes';
 import { fixtures } from './helpers';
 
 /** Deterministic pseudo-random windows (xorshift), so a failure names a reproducible window. */

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeDevice, attributeAt } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { recordingMode, windowNote, windowNoteBeside } from '../../extension/src/core/run/recordingMode';
 import { readRun } from '../../extension/src/core/run/runFolder';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';

@@ -1,4 +1,4 @@
-import type { At } from '../core/analysis/analyze';
+import type { At } from '../core/analysis/deviceAnalysis';
 import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import { byModule } from '../core/analysis/modules';
 import { buildReport } from '../core/report';

@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../core/analysis/analyze';
+import type { DeviceAnalysis } from '../core/analysis/deviceAnalysis';
 import { rowNames, rowWhere } from '../core/analysis/breakdown';
 import type { LineBreakdown } from '../core/analysis/breakdown';
 import { reportBreakdowns } from '../core/analysis/breakdownView';

@@ -1,5 +1,5 @@
 import { analyzeDevice } from '../core/analysis/analyze';
-import type { DeviceAnalysis } from '../core/analysis/analyze';
+import type { DeviceAnalysis } from '../core/analysis/deviceAnalysis';
 import { describeLeak, detectLeaks } from '../core/diagnose/leaks';
 import { diagnoseSnapshot } from '../core/diagnose/oom';
 import { oomJson } from '../core/diagnose/oomJson';

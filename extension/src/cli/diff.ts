@@ -1,4 +1,5 @@
-import { analyzeDevice, attributeAt, defaultDevice } from '../core/analysis/analyze';
+import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
+import { attributeAt } from '../core/analysis/attributeAt';
 import { formatBytes } from '../shared/format';
 import { diffAttributions, signedBytes } from '../core/source/diff';
 import { flag, intFlag, parseArgs, UsageError } from './args';

@@ -1,47 +1,9 @@
+// Finds the CUDA out-of-memory messages in any text (a traceback, a log, a pasted issue) in every
+// format PyTorch has printed (docs/oom-formats.md), read from a flattened copy so that wrapping,
+// line prefixes, markup and colour codes do not hide them.
 import { flatten } from './oom/flatten';
 import { FORMATS } from './oom/formats';
-import type { OomFormat } from './oom/formats';
-
-export type { OomFormat } from './oom/formats';
-
-/**
- * Finds the CUDA out-of-memory messages in any text (a traceback, a log, a pasted issue) in every
- * format PyTorch has printed (docs/oom-formats.md), read from a flattened copy so that wrapping,
- * line prefixes, markup and colour codes do not hide them.
- */
-export interface OomProcess {
-  /** null = "this process" (the sentence that includes non-PyTorch memory). */
-  pid: number | null;
-  usedBytes: number;
-}
-
-export interface OomMessage {
-  format: OomFormat;
-  /** Offset of the message in the text it was found in, and of its end. */
-  offset: number;
-  end: number;
-  /** The message as it was given (wrapping, prefixes and all). */
-  text: string;
-  /** A figure the format prints is missing: the message was cut short. */
-  truncated: boolean;
-  device?: number;
-  /** "Tried to allocate": the rounded segment request, not the tensor size. */
-  triedBytes?: number;
-  totalBytes?: number;
-  freeBytes?: number;
-  processes: OomProcess[];
-  /** The per-process cap ("… allowed;"), when a memory fraction is set; cudaMallocAsync's "PyTorch limit". */
-  allowedBytes?: number;
-  /** "allocated by PyTorch" (modern: includes private-pool free bytes) / "already allocated" (legacy). */
-  allocatedBytes?: number;
-  privatePoolBytes?: number;
-  /** "reserved by PyTorch but unallocated" (modern); the ≤1.4 "cached" means the same. */
-  reservedUnallocatedBytes?: number;
-  /** "reserved in total by PyTorch" (1.5–2.0). */
-  reservedBytes?: number;
-  /** cudaMallocAsync: "Requested". */
-  requestedBytes?: number;
-}
+import type { OomMessage } from './oom/types';
 
 // Lines that may hold part of a message: the flattening works on windows around them, so a long
 // log costs one scan, not a copy of itself.

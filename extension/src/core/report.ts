@@ -1,5 +1,6 @@
-import type { At, DeviceAnalysis } from './analysis/analyze';
-import { attributeAt, resolveAt } from './analysis/analyze';
+import type { At, DeviceAnalysis } from './analysis/deviceAnalysis';
+import { attributeAt } from './analysis/attributeAt';
+import { resolveAt } from './analysis/analyze';
 import type { Attribution, BucketKind } from './analysis/attribution';
 import type { Fragmentation } from './analysis/fragmentation';
 import { kindEntries } from './kinds/kindLabels';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { At, DeviceAnalysis } from '../core/analysis/analyze';
+import type { At, DeviceAnalysis } from '../core/analysis/deviceAnalysis';
 import type { CallWindow } from '../core/analysis/backward';
 import { breakdownViews } from '../core/analysis/breakdownView';
 import { callTree } from '../core/analysis/callTree';

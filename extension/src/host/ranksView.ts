@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
-import type { DeviceAnalysis } from '../core/analysis/analyze';
+import type { DeviceAnalysis } from '../core/analysis/deviceAnalysis';
 import { formatBytes } from '../shared/format';
 import { limitsFromSetting } from '../core/limits';
 import type { RanksView } from '../core/protocol';

@@ -10,7 +10,8 @@ import { Config } from './config';
 import { showSnapshot, showSummaryPanel } from './openSnapshot';
 import type { OpenSnapshotDeps } from './openSnapshot';
 import { chooseProcess, pick, processesWithSnapshots, processTitle, runContext } from './runPick';
-import type { FinishedRun, LiveRun, RunController } from './runs';
+import type { LiveRun } from '../core/run/liveRun';
+import type { FinishedRun, RunController } from './runs';
 
 function activePythonFile(uri?: vscode.Uri): vscode.Uri | undefined {
   if (uri instanceof vscode.Uri) return uri;

@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Limit } from '../core/allocator/limit';
 import { whatifContext } from '../core/allocator/whatif';
-import type { DeviceAnalysis } from '../core/analysis/analyze';
+import type { DeviceAnalysis } from '../core/analysis/deviceAnalysis';
 import type { ScaleView, ToWebview } from '../core/protocol';
 import { maxBatchSearch } from '../core/scale/maxBatch';
 import { predictScale } from '../core/scale/predict';

@@ -3,7 +3,7 @@ import { AllocConfError } from '../core/allocator/confString';
 import { predictSetting, whatifContext } from '../core/allocator/whatif';
 import type { WhatifContext, WhatifReport } from '../core/allocator/whatif';
 import { SUMMARY_SETTINGS, whatifView } from '../core/allocator/whatifView';
-import type { DeviceAnalysis } from '../core/analysis/analyze';
+import type { DeviceAnalysis } from '../core/analysis/deviceAnalysis';
 import type { ToWebview } from '../core/protocol';
 import type { Snapshot } from '../core/snapshot/model';
 

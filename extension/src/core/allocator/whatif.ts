@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { recordedLimit } from '../diagnose/recordedLimit';
 import type { Snapshot } from '../snapshot/model';
 import { applyAllocConf } from './confString';

@@ -1,36 +1,16 @@
 import type { Snapshot } from '../snapshot/model';
 import { traceOf } from '../snapshot/model';
-import { attribute } from './attribution';
-import type { Attribution } from './attribution';
 import { classifyBackward } from './backward';
-import type { BackwardInfo, CallWindow } from './backward';
+import type { CallWindow } from './backward';
+import type { At, DeviceAnalysis } from './deviceAnalysis';
 import { allocatedAfter, exactAllocated } from './exactAllocated';
-import type { ExactAllocated } from './exactAllocated';
 import { fragmentation } from './fragmentation';
-import type { Fragmentation } from './fragmentation';
 import { oomEvents } from './ooms';
-import type { OomEvent } from './ooms';
-import { allocatedAt, liveAt, replay } from './replay';
-import type { Instant, Replay } from './replay';
+import { allocatedAt, replay } from './replay';
+import type { Instant } from './replay';
 import { roundingFrom } from './rounding';
 import { FrameClassifier } from './userCode';
-import { blockKinds } from '../kinds/blockKinds';
 import type { UserCodeRule } from './userCode';
-
-/** The instant to attribute: the peak, the end of the trace, or a trace index. */
-export type At = 'peak' | 'end' | number;
-
-/** One device, indexed: the replay plus what every surface needs to ask it questions. */
-export interface DeviceAnalysis {
-  device: number;
-  replay: Replay;
-  /** PyTorch's allocated bytes from the allocator replay where it is exact (core/allocator), else why the figures are estimates. */
-  allocated: ExactAllocated | { exact: false; why: string };
-  backward: BackwardInfo;
-  classifier: FrameClassifier;
-  fragmentation: Fragmentation;
-  ooms: OomEvent[];
-}
 
 /** @param calls backward() windows the agent recorded in the run folder, when the snapshot came from a run. */
 export function analyzeDevice(s: Snapshot, device: number, rule?: UserCodeRule, calls?: readonly CallWindow[]): DeviceAnalysis {
@@ -80,20 +60,4 @@ export function resolveAt(a: DeviceAnalysis, at: At): Instant {
     requestedBytes: at < 0 ? r.start.requestedBytes : r.requested[at]!,
     allocatedBytes: a.allocated.exact ? allocatedAfter(a.allocated, at) : allocatedAt(r.elements, at),
   };
-}
-
-/**
- * withKinds: each line's bytes by kind too (leaked, library workspaces…), for the surfaces that show
- * them (the report, the editor's annotations); they cost the leak check and the lifetime roles once
- * per analysis, which diff, compare and the OOM doctor do not need.
- */
-export function attributeAt(s: Snapshot, a: DeviceAnalysis, instant: Instant, withKinds = false): Attribution {
-  return attribute(
-    s,
-    a.replay.elements,
-    liveAt(a.replay.elements, instant.index),
-    a.classifier,
-    a.backward,
-    withKinds ? blockKinds(s, a) : undefined,
-  );
 }

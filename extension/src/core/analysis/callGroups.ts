@@ -1,5 +1,5 @@
 import type { Snapshot } from '../snapshot/model';
-import type { DeviceAnalysis } from './analyze';
+import type { DeviceAnalysis } from './deviceAnalysis';
 import type { BucketKind } from './attribution';
 import { NOT_BACKWARD } from './backward';
 import type { Path, StackPaths } from './callPaths';

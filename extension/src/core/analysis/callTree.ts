@@ -1,6 +1,6 @@
 import type { Snapshot } from '../snapshot/model';
 import type { ClassNames } from '../source/classNames';
-import type { DeviceAnalysis } from './analyze';
+import type { DeviceAnalysis } from './deviceAnalysis';
 import { BUCKET_LABELS } from './attribution';
 import type { BucketKind } from './attribution';
 import { groupBlocks } from './callGroups';

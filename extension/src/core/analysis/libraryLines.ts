@@ -1,5 +1,5 @@
 import type { Snapshot } from '../snapshot/model';
-import type { DeviceAnalysis } from './analyze';
+import type { DeviceAnalysis } from './deviceAnalysis';
 import { attribute } from './attribution';
 import type { LineStat } from './attribution';
 import { liveAt } from './replay';

@@ -1,6 +1,6 @@
 import type { ModuleRow } from '../protocol';
 import type { Snapshot } from '../snapshot/model';
-import type { DeviceAnalysis } from './analyze';
+import type { DeviceAnalysis } from './deviceAnalysis';
 import { byModule, hasModuleScopes } from './modules';
 
 /** Rows the summary page shows at most: the largest modules, kept in model order. */

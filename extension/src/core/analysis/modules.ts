@@ -1,7 +1,7 @@
 import { backwardPhases, categorize, Category, CATEGORY_LABELS } from '../timeline/categories';
 import type { Snapshot } from '../snapshot/model';
 import { traceOf } from '../snapshot/model';
-import type { DeviceAnalysis } from './analyze';
+import type { DeviceAnalysis } from './deviceAnalysis';
 import { liveAt } from './replay';
 import { Origin } from './replay';
 import { FrameKind, isTorchOrGenerated } from './userCode';

@@ -1,5 +1,5 @@
 import type { ParamKind, ParamRecords } from '../run/paramsFile';
-import type { DeviceAnalysis } from './analyze';
+import type { DeviceAnalysis } from './deviceAnalysis';
 import { matchParams } from './paramsMatch';
 import { liveAt } from './replay';
 

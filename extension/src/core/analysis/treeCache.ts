@@ -1,7 +1,7 @@
 import type { Snapshot } from '../snapshot/model';
 import { ClassNames } from '../source/classNames';
 import type { LocateFile } from '../source/classNames';
-import type { DeviceAnalysis } from './analyze';
+import type { DeviceAnalysis } from './deviceAnalysis';
 import type { ParamRecords } from '../run/paramsFile';
 import { callTree } from './callTree';
 import { creditParams } from './params';

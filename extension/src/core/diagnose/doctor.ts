@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import type { DoctorJson } from '../protocol';
 import type { DeviceFacts } from '../run/deviceFacts';
 import type { Snapshot } from '../snapshot/model';

@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { FrameKind } from '../analysis/userCode';
 import { formatBytes } from '../../shared/format';
 import type { Finding } from '../lint/types';

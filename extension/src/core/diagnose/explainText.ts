@@ -1,5 +1,5 @@
 import { parseOomMessages } from '../oomMessage';
-import type { OomMessage } from '../oomMessage';
+import type { OomMessage } from '../oom/types';
 import { diagnoseMessage } from './messageDoctor';
 import type { OomDiagnosis } from './oom';
 import { oomContext } from './oomContext';

@@ -1,9 +1,10 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { Origin } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
 import { backwardPhases } from '../timeline/categories';
-import { eventAt } from '../timeline/lod';
-import type { LeakBasis } from './leaks';
+import { eventAt } from '../timeline/eventAt';
+
+export type LeakBasis = 'optimizer step' | 'backward' | 'repeating line';
 
 /**
  * Iteration boundaries from the run's structure: the outermost repeating unit of work. Growth is

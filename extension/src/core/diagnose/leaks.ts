@@ -1,10 +1,11 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { plain } from '../../shared/text';
 import { formatBytes } from '../../shared/format';
 import { keepsPerIteration } from './leakText';
 import { Origin } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
 import { iterationBoundaries } from './leakBoundaries';
+import type { LeakBasis } from './leakBoundaries';
 
 /**
  * Runtime leak detection: live bytes measured at the same point of every iteration; when they grow
@@ -41,8 +42,6 @@ export interface LeakReport {
   /** A steady growth below minBytesPerIteration. */
   tolerated?: boolean;
 }
-
-export type LeakBasis = 'optimizer step' | 'backward' | 'repeating line';
 
 export interface LeakOptions {
   /** Iterations ignored at the start (caches, optimizer state, lazy init). */

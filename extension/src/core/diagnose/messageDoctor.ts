@@ -1,5 +1,5 @@
 import { formatBytes as b } from '../../shared/format';
-import type { OomMessage } from '../oomMessage';
+import type { OomMessage } from '../oom/types';
 import { messageFacts } from './messageFacts';
 import { demandFromMessage } from './messageDemand';
 import { nativeExpandable, raiseCapFrom } from './messageRemedies';

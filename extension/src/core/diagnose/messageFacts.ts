@@ -1,4 +1,4 @@
-import type { OomMessage } from '../oomMessage';
+import type { OomMessage } from '../oom/types';
 
 /**
  * What an OOM message's figures say once read together (format doc §14): PyTorch's reserve in

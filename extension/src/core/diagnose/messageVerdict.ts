@@ -1,5 +1,5 @@
 import { formatBytes as b } from '../../shared/format';
-import type { OomMessage } from '../oomMessage';
+import type { OomMessage } from '../oom/types';
 import type { MessageFacts } from './messageFacts';
 import { freeOthers, record, releaseNonPyTorch } from './messageRemedies';
 import type { OomDiagnosis } from './oom';

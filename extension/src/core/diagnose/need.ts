@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import type { OomEvent } from '../analysis/ooms';
 import type { Snapshot } from '../snapshot/model';
 import { CATEGORY_LABELS } from '../timeline/categories';

@@ -1,12 +1,13 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { plain } from '../../shared/text';
-import { attributeAt, resolveAt } from '../analysis/analyze';
+import { attributeAt } from '../analysis/attributeAt';
+import { resolveAt } from '../analysis/analyze';
 import type { PoolFree } from '../analysis/fragmentation';
 import type { OomEvent } from '../analysis/ooms';
 import { liveAt } from '../analysis/replay';
 import { formatBytes } from '../../shared/format';
 import { FrameKind } from '../analysis/userCode';
-import type { OomMessage } from '../oomMessage';
+import type { OomMessage } from '../oom/types';
 import type { MessageFacts } from './messageFacts';
 import type { DeviceFacts } from '../run/deviceFacts';
 import type { Snapshot } from '../snapshot/model';

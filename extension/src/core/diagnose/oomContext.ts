@@ -1,4 +1,4 @@
-import type { OomMessage } from '../oomMessage';
+import type { OomMessage } from '../oom/types';
 
 /**
  * What the text around a message says about the job that ran out: a traceback through backward

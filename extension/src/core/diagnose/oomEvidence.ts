@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { analyzeDevice } from '../analysis/analyze';
 import { SnapshotError } from '../errors';
-import type { OomMessage } from '../oomMessage';
+import type { OomMessage } from '../oom/types';
 import { deviceFactsBeside } from '../run/deviceFacts';
 import { runFolders } from '../run/processes';
 import { readRun } from '../run/runFolder';

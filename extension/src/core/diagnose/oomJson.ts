@@ -1,4 +1,4 @@
-import type { OomMessage } from '../oomMessage';
+import type { OomMessage } from '../oom/types';
 import { poolRow } from './oom';
 import type { OomDiagnosis } from './oom';
 

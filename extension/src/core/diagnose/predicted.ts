@@ -3,7 +3,7 @@ import { configFrom } from '../allocator/config';
 import type { AllocConfig } from '../allocator/config';
 import { predictAllocator } from '../allocator/predict';
 import type { Prediction } from '../allocator/predict';
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import type { OomEvent } from '../analysis/ooms';
 import { formatBytes as b } from '../../shared/format';
 import type { Snapshot } from '../snapshot/model';

@@ -2,7 +2,7 @@ import { configFrom } from '../allocator/config';
 import { segmentSize } from '../allocator/limit';
 import type { Limit } from '../allocator/limit';
 import { predictAllocator } from '../allocator/predict';
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import type { OomEvent } from '../analysis/ooms';
 import { reservedAt } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';

@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { Origin } from '../analysis/replay';
 import { detectLeaks, iterationOf } from '../diagnose/leaks';
 import type { Snapshot } from '../snapshot/model';

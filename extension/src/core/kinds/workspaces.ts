@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { NOT_BACKWARD } from '../analysis/backward';
 import { Origin } from '../analysis/replay';
 import { FrameKind } from '../analysis/userCode';

@@ -1,18 +1,5 @@
-import type { OomMessage, OomProcess } from '../oomMessage';
+import type { OomMessage, OomProcess } from './types';
 import { ASYNC, flat, LEGACY, MODERN, PROC, S } from './patterns';
-
-/** The formats PyTorch has printed for a CUDA OOM (docs/oom-formats.md), and how each is read. */
-export type OomFormat =
-  | 'thc'
-  | 'cached'
-  | 'reserved'
-  | 'reserved-hint'
-  | 'modern'
-  | 'async'
-  | 'absurd'
-  | 'cuda-error'
-  | 'cublas'
-  | 'fragment';
 
 type Parsed = Omit<OomMessage, 'offset' | 'end' | 'text'>;
 export interface Format {

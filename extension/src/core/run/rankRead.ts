@@ -1,5 +1,5 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
-import { attributeAt } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
+import { attributeAt } from '../analysis/attributeAt';
 import type { Attribution } from '../analysis/attribution';
 import { byModule, hasModuleScopes } from '../analysis/modules';
 import type { Snapshot } from '../snapshot/model';

@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { configFrom } from '../allocator/config';
 import { NO_LIMIT } from '../allocator/limit';
 import type { Limit } from '../allocator/limit';

@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { liveAt } from '../analysis/replay';
 import { configFrom } from '../allocator/config';
 import { NO_LIMIT } from '../allocator/limit';

@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import type { Limit } from '../allocator/limit';
 import { whatifContext } from '../allocator/whatif';
 import type { Snapshot } from '../snapshot/model';

@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { FrameKind } from '../analysis/userCode';
 import type { Snapshot } from '../snapshot/model';
 

@@ -1,6 +1,7 @@
 import { reservedAt } from '../analysis/replay';
 import { f64, i32 } from '../snapshot/columns';
-import type { KeyingName, TimelineModel } from './model';
+import { eventAt } from './eventAt';
+import type { KeyingName, TimelineModel } from './modelTypes';
 
 export interface LodRequest {
   keying: KeyingName;
@@ -39,18 +40,6 @@ export interface LodFrame {
 }
 
 export const MAX_COLUMNS = 8192;
-
-/** First event at or after time t (n if none). */
-export function eventAt(time: Float64Array, n: number, t: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (time[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 function columnStarts(m: TimelineModel, q: LodRequest, W: number): Int32Array {
   const start = new Int32Array(W + 1);

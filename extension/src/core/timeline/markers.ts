@@ -1,8 +1,8 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { Action } from '../snapshot/actions';
 import { traceOf } from '../snapshot/model';
 import type { Snapshot } from '../snapshot/model';
-import { eventAt } from './lod';
+import { eventAt } from './eventAt';
 import { splitMetadata } from '../analysis/modules';
 
 export type MarkerKind = 'peak' | 'oom' | 'snapshot' | 'empty_cache' | 'optimizer' | 'iteration' | 'backward' | 'window';

@@ -1,7 +1,7 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { hasModuleScopes, modelOrder, scopeReader } from '../analysis/modules';
 import type { Snapshot } from '../snapshot/model';
-import type { KeyInfo } from './model';
+import type { KeyInfo } from './modelTypes';
 
 export const NO_MODULE = 'outside any module (parameters, optimizer, data, before recording)';
 export const NOT_RECORDED = 'no module scopes in this run (record with headroom run --modules on)';

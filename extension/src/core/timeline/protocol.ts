@@ -1,6 +1,6 @@
 import type { LodFrame, LodRequest } from './lod';
 import type { Marker } from './markers';
-import type { KeyInfo, KeyingName } from './model';
+import type { KeyInfo, KeyingName } from './modelTypes';
 import type { PoolSummary, SegState } from './segments';
 
 /**
@@ -150,5 +150,5 @@ export function isFromTimeline(m: unknown): m is FromTimeline {
 // The payload types the channel carries, for the webview (which imports only this file's types).
 export type { LodFrame, LodRequest } from './lod';
 export type { Marker, MarkerKind } from './markers';
-export type { KeyInfo, KeyingName } from './model';
+export type { KeyInfo, KeyingName } from './modelTypes';
 export type { PoolSummary, SegBlock, SegState } from './segments';

@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { Action } from '../snapshot/actions';
 import { traceOf } from '../snapshot/model';
 import type { Snapshot } from '../snapshot/model';

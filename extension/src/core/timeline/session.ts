@@ -1,4 +1,4 @@
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { Origin } from '../analysis/replay';
 import { FrameKind } from '../analysis/userCode';
 import type { Snapshot } from '../snapshot/model';
@@ -7,7 +7,7 @@ import { KIND_LABELS } from '../kinds/kindLabels';
 import { lod } from './lod';
 import type { LodRequest } from './lod';
 import { buildTimeline } from './model';
-import type { TimelineModel } from './model';
+import type { TimelineModel } from './modelTypes';
 import { MERGE_ALL } from './protocol';
 import type { ElementInfo, TimelineInit, ToTimeline } from './protocol';
 import { allocatorStateAt, poolSummaries } from './segments';

@@ -1,4 +1,4 @@
-import { attributeAt } from '../analysis/analyze';
+import { attributeAt } from '../analysis/attributeAt';
 import { byModule, hasModuleScopes } from '../analysis/modules';
 import { formatBytes } from '../../shared/format';
 import { diffAttributions, differingModules, signedBytes } from '../source/diff';

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { analyzeDevice, defaultDevice } from '../analysis/analyze';
-import type { DeviceAnalysis } from '../analysis/analyze';
+import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { bestSnapshot, readRun } from '../run/runFolder';
 import type { ProcessRun } from '../run/runFolder';
 import { loadSnapshotFile } from '../snapshot/load';

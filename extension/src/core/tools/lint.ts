@@ -1,6 +1,6 @@
 import { closeSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { attributeAt } from '../analysis/analyze';
+import { attributeAt } from '../analysis/attributeAt';
 import { detectLeaks } from '../diagnose/leaks';
 import { formatBytes } from '../../shared/format';
 import { lintText } from '../lint/lint';

@@ -3,7 +3,8 @@ import type { Sample } from '../../core/run/protocol';
 import type { LiveMarker, LiveSample, ToTimeline } from '../../core/timeline/protocol';
 import { formatBytes } from '../../shared/format';
 import type { GpuMonitor } from '../gpu/monitor';
-import type { LiveRun, RunController } from '../runs';
+import type { LiveRun } from '../../core/run/liveRun';
+import type { RunController } from '../runs';
 
 const MIN_INTERVAL_MS = 250;
 
