@@ -1,4 +1,4 @@
-// The test suite: type check, build, then the chosen layers in one node:test run.
+// The test suite: format, lint and conventions, type check, build, then the chosen layers in one node:test run.
 // Usage: npm test [-- --layers unit,agent] [-- PATTERN]
 //   --layers L,...  only these layers (default: all). PATTERN filters test names (--test-name-pattern).
 // What each layer installs system-wide on first use is in LAYERS; docs/testing.md has the sizes.
@@ -66,6 +66,9 @@ function main() {
     execFileSync(cmd, argv, { stdio: 'inherit' });
   };
   console.log(`layers: ${layers.map((l) => `${l} (installs: ${LAYERS[l].installs})`).join('; ')}`);
+  // The conventions first: a formatting slip or a forbidden import fails in seconds, before the build.
+  step('format and lint (Biome, biome.json)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '.']);
+  step('conventions (scripts/conventions.mjs: layers, import circles, file sizes)', process.execPath, ['scripts/conventions.mjs']);
   step('type check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
   step('build', process.execPath, ['esbuild.mjs']);
   if (layers.some((l) => LAYERS[l].addon)) {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isSnapshotError } from '../../extension/src/core/errors';
-import { openRegular, readSideLines, readSideText } from '../../extension/src/core/safeFile';
+import { readSideLines, readSideText } from '../../extension/src/core/safeFile';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
 import { fixture, ROOT } from './helpers';
 

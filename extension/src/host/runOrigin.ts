@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 
 const OWN = 'headroom.ownRunFolders';
 /** Enough for years of runs; the oldest are forgotten first (they are then asked about once). */

@@ -6,7 +6,6 @@ import type { PoolFree } from '../analysis/fragmentation';
 import type { OomEvent } from '../analysis/ooms';
 import { liveAt } from '../analysis/replay';
 import { formatBytes } from '../../shared/format';
-import { FrameKind } from '../analysis/userCode';
 import type { OomMessage } from '../oom/types';
 import type { MessageFacts } from './messageFacts';
 import type { DeviceFacts } from '../run/deviceFacts';

@@ -2,7 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { SnapshotError } from '../errors';
 import { ioError, openRegular } from '../safeFile';
-import { resolveLimits } from './limits';
+import { resolveLimits } from '../limits';
 import { PickleMachine } from './machine';
 import { checkCancelled, readPickleStream } from './read';
 import type { PickleResult, ReadOptions } from './read';

@@ -2,7 +2,7 @@ import { SnapshotError } from '../errors';
 import { limitError, WORK_ALLOWANCE } from '../limits';
 import type { LimitName } from '../limits';
 import { decodeLatin1, decodeLong, decodeUtf8, readI32, readU32, readU64 } from './decode';
-import type { PickleLimits } from './limits';
+import type { Limits as PickleLimits } from '../limits';
 import { LAZY } from './memo';
 import { Op, unsupportedOpName } from './opcodes';
 import { notAPickle } from './sniff';

@@ -1,6 +1,6 @@
 import { SnapshotError } from '../errors';
-import { resolveLimits } from './limits';
-import type { PickleLimits } from './limits';
+import { resolveLimits } from '../limits';
+import type { Limits as PickleLimits } from '../limits';
 import { PickleMachine } from './machine';
 import type { SealHooks } from './stack';
 import type { PyValue } from './values';

@@ -1,6 +1,6 @@
-import { limitError } from '../limits';
+
 import type { LimitName } from '../limits';
-import type { PickleLimits } from './limits';
+import type { Limits as PickleLimits } from '../limits';
 import { LAZY, Memo, SPARSE_COST } from './memo';
 import { PyInert } from './values';
 import type { PyDict, PyValue } from './values';

@@ -11,7 +11,7 @@ import { blockKinds } from '../kinds/blockKinds';
 import { Kind, KIND_LABELS } from '../kinds/kindLabels';
 import { findMarkers } from './markers';
 import { moduleKeys } from './moduleKeys';
-import type { KeyInfo, Keying, KeyingName, TimelineModel } from './modelTypes';
+import type { KeyInfo, Keying, TimelineModel } from './modelTypes';
 
 const BUCKETS: BucketKind[] = ['before_recording', 'backward', 'library', 'no_stack'];
 // Fixed costs at the bottom (weights, library workspaces), then the optimizer and gradients, a leak

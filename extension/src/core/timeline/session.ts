@@ -1,5 +1,5 @@
 import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
-import { Origin } from '../analysis/replay';
+import type { Origin } from '../analysis/replay';
 import { FrameKind } from '../analysis/userCode';
 import type { Snapshot } from '../snapshot/model';
 import { KIND_RULES } from '../kinds/blockKinds';
