@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeDevice, attributeAt, defaultDevice } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice, defaultDevice } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { detectLeaks } from '../../extension/src/core/diagnose/leaks';
 import { blockKinds } from '../../extension/src/core/kinds/blockKinds';
 import { KIND_LABELS, Kind } from '../../extension/src/core/kinds/kindLabels';
@@ -63,7 +64,6 @@ describe('kinds of blocks', () => {
 
       // The editor's annotations (every line, no thresholds): the same kinds per line.
       const ann = annotate(attributeAt(s, a, a.replay.peak, true), (f) => f, {
-        label: 'at peak',
         minShare: 0,
         minBytes: 0,
         inclusiveFactor: 2,

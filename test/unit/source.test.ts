@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeDevice, attributeAt } from '../../extension/src/core/analysis/analyze';
+import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
+import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { annotate, DEFAULT_ANNOTATE, heatOf } from '../../extension/src/core/source/annotations';
 import { diffAttributions } from '../../extension/src/core/source/diff';
 import { contentHash, shiftLine } from '../../extension/src/core/source/lineShift';
@@ -93,10 +94,15 @@ describe('choosing lines and texts', () => {
     );
     const top = lines.reduce((x, y) => (y.selfBytes > x.selfBytes ? y : x));
     assert.ok(top.lens && top.heat === heatOf(top.selfBytes / attr.totalBytes));
-    assert.match(top.text, /^▲ \d+(\.\d+)? (MiB|GiB) at peak/);
+    // What a line shows, as data (the editor words it): its own bytes where they reach the floor, else the calls' bytes.
+    assert.equal(top.figure.kind, 'self');
+    for (const l of lines) {
+      assert.equal(l.figure.kind, l.selfBytes >= floor ? 'self' : 'calls', `line ${l.line}`);
+      if (l.figure.kind === 'self' && l.figure.inclusive) assert.ok(l.inclusiveBytes >= 2 * l.selfBytes, `line ${l.line}`);
+    }
     assert.ok(lines.filter((l) => l.lens).length <= DEFAULT_ANNOTATE.lensTopN);
     const zeroSelf = lines.find((l) => l.selfBytes === 0);
-    assert.ok(zeroSelf && /^⊂ .* in calls$/.test(zeroSelf.text));
+    assert.ok(zeroSelf && zeroSelf.figure.kind === 'calls');
     // run_recorded.py (the capture harness) is a user frame that maps to nothing here.
     assert.ok(out.unmapped.some((u) => u.file.endsWith('run_recorded.py')));
   });

@@ -1,5 +1,4 @@
 import type { Attribution } from '../analysis/attribution';
-import { formatBytes } from '../../shared/format';
 import { kindEntries } from '../kinds/kindLabels';
 import type { KindLabel } from '../kinds/kindLabels';
 
@@ -18,17 +17,25 @@ export interface LineAnnotation {
   share: number;
   /** 0 (cool) … 4 (hot), for the gutter and overview ruler marks. */
   heat: number;
-  /** The after-line text: "▲ 1.24 GiB at peak (⊂ 3.10 GiB)". */
-  text: string;
+  /** What the after-line text shows; the front ends word it. */
+  figure: LineFigure;
   /** Whether the line gets a code lens (the top lines over the lens threshold). */
   lens: boolean;
   /** Self bytes by kind, most first (the kinds of the CLI, the summary and the timeline). */
   kinds: { kind: KindLabel; bytes: number }[];
 }
 
+/**
+ * What a decorated line shows, as data: its own bytes (▲), with its inclusive bytes beside them
+ * when those are much larger (⊂); or only the bytes of the calls it makes; or, in compare mode
+ * (built by the front end from diffAttributions), its change against a baseline.
+ */
+export type LineFigure =
+  | { kind: 'self'; inclusive: boolean }
+  | { kind: 'calls' }
+  | { kind: 'change'; deltaBytes: number; baseline: string };
+
 export interface AnnotateOptions {
-  /** "at peak", "at end", "at event #1234", "vs baseline". */
-  label: string;
   /** A line is annotated when its self or inclusive bytes reach this share of the total… */
   minShare: number;
   /** …and at least this many bytes. */
@@ -40,7 +47,6 @@ export interface AnnotateOptions {
 }
 
 export const DEFAULT_ANNOTATE: AnnotateOptions = {
-  label: 'at peak',
   minShare: 0.005,
   minBytes: 1 << 20,
   inclusiveFactor: 2,
@@ -60,7 +66,7 @@ export interface Annotated {
 }
 
 /**
- * Chooses the lines to annotate and their texts. `map` turns a frame's path into a workspace file
+ * Chooses the lines to annotate and what each shows. `map` turns a frame's path into a workspace file
  * (undefined: unmapped).
  */
 export function annotate(
@@ -91,10 +97,7 @@ export function annotate(
     }
     const share = total > 0 ? l.selfBytes / total : 0;
     const inclusive = l.inclusiveBytes >= opts.inclusiveFactor * l.selfBytes && l.inclusiveBytes - l.selfBytes >= floor;
-    const text =
-      l.selfBytes >= floor
-        ? `▲ ${formatBytes(l.selfBytes)} ${opts.label}${inclusive ? ` (⊂ ${formatBytes(l.inclusiveBytes)})` : ''}`
-        : `⊂ ${formatBytes(l.inclusiveBytes)} ${opts.label} in calls`;
+    const figure: LineFigure = l.selfBytes >= floor ? { kind: 'self', inclusive } : { kind: 'calls' };
     const a: LineAnnotation = {
       file: local,
       line: l.line,
@@ -105,7 +108,7 @@ export function annotate(
       largest: l.largest.map((b) => b.bytes),
       share,
       heat: heatOf(share),
-      text,
+      figure,
       lens: lensLines.has(`${l.file}:${l.line}`),
       kinds: kindEntries(l.kindBytes),
     };

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import type { At } from '../../core/analysis/analyze';
-import { analyzeDevice, attributeAt } from '../../core/analysis/analyze';
+import type { At } from '../../core/analysis/deviceAnalysis';
+import { analyzeDevice } from '../../core/analysis/analyze';
+import { attributeAt } from '../../core/analysis/attributeAt';
 import { formatBytes } from '../../shared/format';
 import { loadWithProgress } from '../loadWithProgress';
 import type { OpenSnapshotDeps } from '../openSnapshot';

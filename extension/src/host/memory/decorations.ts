@@ -1,27 +1,9 @@
 import * as vscode from 'vscode';
-import { formatBytes } from '../../shared/format';
-import { mainKind } from '../../core/kinds/kindLabels';
 import { plain } from '../../shared/text';
+import { shortText } from './lineText';
 import type { MemoryView, ViewLine } from './view';
 
 const HEAT = [0, 1, 2, 3, 4];
-
-/**
- * The after-line text, short enough to fit beside code in an editor half the screen wide: the
- * figure, the instant only when it is not the peak (the lens, hover and tree say so), "stale"
- * without the reason (the hover gives it). Compare mode's signed texts are kept as they are.
- */
-export function shortText(l: ViewLine, instantLabel: string): string {
-  const self = l.text.startsWith('▲');
-  if (!self && !l.text.startsWith('⊂')) return l.stale ? `${l.text} · ${vscode.l10n.t('stale')}` : l.text;
-  const figure = self
-    ? `▲${formatBytes(l.selfBytes)}${l.text.includes('(⊂') ? ` ⊂${formatBytes(l.inclusiveBytes)}` : ''}`
-    : `⊂${formatBytes(l.inclusiveBytes)}`;
-  // A line whose memory is mostly leaked says so beside the figure (the lens and hover name every
-  // kind; a longer word would not fit beside a long line in half an editor).
-  const kind = self && mainKind(l.kinds)?.kind === 'leaked' ? ` · ${vscode.l10n.t('leaked')}` : '';
-  return `${figure}${kind}${instantLabel && instantLabel !== vscode.l10n.t('at peak') ? ` ${instantLabel}` : ''}${l.stale ? ` · ${vscode.l10n.t('stale')}` : ''}`;
-}
 
 /**
  * A fixed set of decoration types (one per heat level, plus stale), created once; each editor gets

@@ -2,18 +2,17 @@ import * as vscode from 'vscode';
 import { formatBytes } from '../../shared/format';
 import { kindEntries, kindsShort } from '../../core/kinds/kindLabels';
 import { lineHistory, stackOf } from '../../core/source/lineFacts';
+import { foldStack } from '../../core/source/stackFolding';
 import { markdownText } from '../../core/text';
 import { CommandId } from '../commandIds';
 import { HoverBreakdown, OPEN_BREAKDOWN_FRAME } from './hoverBreakdown';
+import { stackMarkdown } from './hoverStack';
+import { lineText } from './lineText';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
 
 /** The only command links a hover may hold: Headroom's own; none takes an argument but OPEN_BREAKDOWN_FRAME (a row's index, checked). */
 const ENABLED = [CommandId.ShowSummary, CommandId.ShowTimeline, CommandId.ToggleHoverLibraryFrames, OPEN_BREAKDOWN_FRAME];
-/** Library frames a hover lists when expanded, before it counts the rest. */
-const LIBRARY_SHOWN = 24;
-/** User frames a hover lists before it counts the rest (a stack of SHOWN + 1 is listed whole). */
-const SHOWN = 3;
 
 /** "2.00 MiB ×5, 1.00 MiB": equal neighbours counted, so the line stays one line. */
 function runs(sizes: string[]): string {
@@ -25,12 +24,6 @@ function runs(sizes: string[]): string {
     i = j;
   }
   return out.join(', ');
-}
-
-/** A library file by its place in the library (`transformers/models/gpt2/modeling_gpt2.py`), not its whole path. */
-function libraryPath(file: string): string {
-  const m = /(?:site-packages|dist-packages)\/(.+)$/.exec(file);
-  return m ? m[1]! : file.split('/').slice(-3).join('/');
 }
 
 /**
@@ -101,82 +94,21 @@ export class MemoryHover implements vscode.HoverProvider {
       const beneath = await this.breakdown.section(stat.file, stat.line, stat.selfBytes, c.instant.requestedBytes);
       for (const l of beneath) md.appendMarkdown(`  \n${l}`);
       md.appendMarkdown('\n\n');
-      const compact = beneath.length > 0 && !this.library;
       const top = stat.largest[0];
       if (top) {
-        const frames = stackOf(c.snapshot, c.analysis, top.element, this.library);
-        const local = await this.mapping.resolve(
-          frames.flatMap((f) => ('file' in f ? [f.file] : [])),
-          false,
-        );
-        // A long stack would cover the code it explains: past SHOWN user frames (one when compact) the rest is counted.
-        const max = compact ? 1 : SHOWN;
-        const items: string[] = [];
-        const users = frames.filter((f) => 'file' in f && f.user).length;
-        let shown = 0;
-        let libs = 0;
-        let more = 0;
-        // Frames skipped inside a user frame go on its item ("via 7 library frames"), not a line of their own.
-        let via = 0;
-        let collapsed = false;
-        const lib = (n: number) =>
-          this.library
-            ? n > 1
-              ? vscode.l10n.t('{0} native frames', n)
-              : vscode.l10n.t('{0} native frame', n)
-            : n > 1
-              ? vscode.l10n.t('{0} library frames', n)
-              : vscode.l10n.t('{0} library frame', n);
-        for (const f of frames) {
-          if ((users > max + 1 && shown >= max) || ('file' in f && !f.user && libs >= LIBRARY_SHOWN)) {
-            more += 'file' in f ? 1 : f.collapsed;
-            continue;
-          }
-          if (!('file' in f)) {
-            via = f.collapsed;
-            collapsed = true;
-            continue;
-          }
-          if (f.user) shown++;
-          else libs++;
-          const where = local.get(f.file);
-          const label = markdownText(`${f.user ? f.file.split('/').pop() : libraryPath(f.file)}:${f.line} ${f.name}`);
-          const notes = [
-            ...(f.user ? [] : [vscode.l10n.t('library')]),
-            ...(where || !f.user ? [] : [vscode.l10n.t('not in this workspace')]),
-            ...(via ? [vscode.l10n.t('via {0}', lib(via))] : []),
-          ];
-          via = 0;
-          // `where` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
-          items.push(
-            `${
-              where
-                ? `[${label}](<${vscode.Uri.file(where)
-                    .with({ fragment: `L${f.line}` })
-                    .toString()}>)`
-                : label
-            }${notes.length ? ` *(${notes.join(', ')})*` : ''}`,
-          );
-        }
-        if (via) items.push(`*… ${lib(via)}*`);
-        toggle = this.library || collapsed;
-        const head = vscode.l10n.t('stack of the largest, innermost first:');
-        if (compact) {
-          if (more) items.push(`*${more > 1 ? vscode.l10n.t('+{0} more frames', more) : vscode.l10n.t('+{0} more frame', more)}*`);
-          md.appendMarkdown(`${head} ${items.join(' · ')}\n\n`);
-        } else {
-          if (more)
-            items.push(
-              `*${more > 1 ? vscode.l10n.t('+{0} more frames (the timeline shows the whole stack of a pinned block)', more) : vscode.l10n.t('+{0} more frame (the timeline shows the whole stack of a pinned block)', more)}*`,
-            );
-          md.appendMarkdown(`${head}\n\n${items.map((i) => `- ${i}\n`).join('')}\n`);
-        }
+        // Which frames are listed and which only counted: core/source/stackFolding.ts.
+        const st = foldStack(stackOf(c.snapshot, c.analysis, top.element, this.library), {
+          library: this.library,
+          breakdown: beneath.length > 0,
+        });
+        md.appendMarkdown(await stackMarkdown(st, this.library, this.mapping));
+        toggle = st.toggle;
       }
       const h = lineHistory(c.snapshot, c.analysis, stat.file, stat.line);
       md.appendMarkdown(
         `${vscode.l10n.t('over the whole trace this line allocated {0} times, {1} in all', h.count, formatBytes(h.bytes))} · `,
       );
-    } else md.appendMarkdown(`\n\n${markdownText(v.text)}\n\n`);
+    } else md.appendMarkdown(`\n\n${markdownText(lineText(v, c.instantLabel))}\n\n`);
     md.appendMarkdown(
       `[${vscode.l10n.t('Summary')}](command:${CommandId.ShowSummary}) · [${vscode.l10n.t('Timeline')}](command:${CommandId.ShowTimeline})`,
     );

@@ -1,10 +1,9 @@
 import * as vscode from 'vscode';
-import { breakdownRows, compactRows, foldedGroups, rowNames, wantsBreakdown } from '../../core/analysis/breakdown';
-import { lineKey } from '../../core/analysis/callNode';
 import type { CallTree } from '../../core/analysis/callNode';
-import { formatBytes } from '../../shared/format';
+import { compactBreakdown } from '../../core/analysis/compactBreakdown';
 import { libraryFileHere } from '../../core/source/libraryFile';
 import { markdownText } from '../../core/text';
+import { formatBytes } from '../../shared/format';
 import { CommandId } from '../commandIds';
 import type { WorkspaceMapping } from './mapping';
 import { openLibraryLine } from './openFrame';
@@ -15,8 +14,6 @@ import { openLibraryLine } from './openFrame';
  * view shows another instant): no path from the snapshot travels in a link.
  */
 export const OPEN_BREAKDOWN_FRAME = CommandId.OpenBreakdownFrame;
-/** Rows a hover shows at most (the summary page lists the whole breakdown). */
-export const HOVER_ROWS = 8;
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
@@ -41,12 +38,10 @@ export class HoverBreakdown {
    */
   async section(file: string, line: number, selfBytes: number, total: number): Promise<string[]> {
     const tree = this.treeNow();
-    const b = tree?.beneath.get(lineKey(file, line));
-    if (!tree || !wantsBreakdown(selfBytes, total, b)) return [];
-    const all = breakdownRows(b);
-    const rows = compactRows(b, HOVER_ROWS);
-    const folded = foldedGroups(b, all);
-    const files = [...new Set(rows.map((r) => r.chain[0]!.file).filter(Boolean))];
+    const b = tree && compactBreakdown(tree, file, line, selfBytes, total);
+    if (!b) return [];
+    const { rows, folded } = b;
+    const files = [...new Set(rows.map((r) => r.file).filter(Boolean))];
     const local = await this.mapping.resolve(files, false, false);
     this.linked = [];
     this.linkedTree = tree;
@@ -56,28 +51,25 @@ export class HoverBreakdown {
         : vscode.l10n.t('in library code beneath it:'),
     ];
     for (const r of rows) {
-      const first = r.chain[0]!;
-      const where = first.file
-        ? `${first.file.slice(Math.max(first.file.lastIndexOf('/'), first.file.lastIndexOf('\\')) + 1)}:${first.line}`
-        : undefined;
+      const { where, file: at, line: n } = r;
       let shown = where ? markdownText(where) : '';
-      const mapped = first.file ? local.get(first.file) : undefined;
+      const mapped = at ? local.get(at) : undefined;
       // `mapped` is a workspace file (the mapping only answers with those); <…> keeps its URI whole.
       if (where && mapped)
         shown = `[${shown}](<${vscode.Uri.file(mapped)
-          .with({ fragment: `L${first.line}` })
+          .with({ fragment: `L${n}` })
           .toString()}>)`;
-      else if (where && libraryFileHere(first.file)) {
-        this.linked.push({ file: first.file, line: first.line });
+      else if (where && libraryFileHere(at)) {
+        this.linked.push({ file: at, line: n });
         const args = encodeURIComponent(JSON.stringify([this.linked.length - 1]));
         shown = `[${shown}](command:${OPEN_BREAKDOWN_FRAME}?${args} "${vscode.l10n.t('Open the library line (read-only)')}")`;
       }
       // Indented by depth with no-break spaces: markdown drops leading spaces.
       out.push(
-        `${'\u00a0\u00a0\u00a0'.repeat(r.depth)}${formatBytes(r.bytes)} ${pct(r.share)} ${rowNames(r).map(markdownText).join(' › ')}${shown ? ` · ${shown}` : ''}`,
+        `${'\u00a0\u00a0\u00a0'.repeat(r.depth)}${formatBytes(r.bytes)} ${pct(r.share)} ${r.names.map(markdownText).join(' › ')}${shown ? ` · ${shown}` : ''}`,
       );
     }
-    if (all.length > rows.length) out.push(`*${vscode.l10n.t('+{0} more rows on the summary page', all.length - rows.length)}*`);
+    if (b.more) out.push(`*${vscode.l10n.t('+{0} more rows on the summary page', b.more)}*`);
     return out;
   }
 

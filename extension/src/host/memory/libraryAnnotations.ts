@@ -1,9 +1,15 @@
+import type { DeviceAnalysis } from '../../core/analysis/deviceAnalysis';
 import { libraryFiles, libraryLines } from '../../core/analysis/libraryLines';
 import type { LineStat } from '../../core/analysis/attribution';
+import type { Snapshot } from '../../core/snapshot/model';
 import type { WorkspaceMapping } from './mapping';
-import type { MemoryView } from './view';
 
-type Shown = NonNullable<MemoryView['current']>;
+/** The memory shown, as much of it as this needs (the view's current figures; no import of the view back). */
+interface Shown {
+  snapshot: Snapshot;
+  analysis: DeviceAnalysis;
+  instant: { index: number };
+}
 
 /**
  * The lines of library files (model code in site-packages) that the workspace has, by a path

@@ -6,7 +6,6 @@ import { detectLeaks, projection } from '../../core/diagnose/leaks';
 import type { LeakReport } from '../../core/diagnose/leaks';
 import { diagnoseSnapshot } from '../../core/diagnose/oom';
 import { deviceFactsBeside } from '../../core/run/deviceFacts';
-import { formatBytes } from '../../shared/format';
 import { keepsPerIteration } from '../../core/diagnose/leakText';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';

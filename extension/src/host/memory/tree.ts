@@ -3,7 +3,6 @@ import * as vscode from 'vscode';
 import { BUCKET_LABELS } from '../../core/analysis/attribution';
 import { reservedAt } from '../../core/analysis/replay';
 import { formatBytes } from '../../shared/format';
-import { plain } from '../../shared/text';
 import { runFolders } from '../../core/run/processes';
 import { hasModuleScopes } from '../../core/analysis/modules';
 import { moduleGroup } from './moduleTree';

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { At, DeviceAnalysis } from '../../core/analysis/analyze';
-import { analyzeDevice, attributeAt, defaultDevice, resolveAt } from '../../core/analysis/analyze';
+import type { At, DeviceAnalysis } from '../../core/analysis/deviceAnalysis';
+import { analyzeDevice, defaultDevice, resolveAt } from '../../core/analysis/analyze';
+import { attributeAt } from '../../core/analysis/attributeAt';
 import type { Attribution, LineStat } from '../../core/analysis/attribution';
 import type { CallWindow } from '../../core/analysis/backward';
 import type { CallTree } from '../../core/analysis/callNode';
@@ -9,10 +10,9 @@ import type { Instant } from '../../core/analysis/replay';
 import { TreeCache } from '../../core/analysis/treeCache';
 import { paramsBeside } from '../../core/run/paramsFile';
 import type { ParamRecords } from '../../core/run/paramsFile';
-import { formatBytes } from '../../shared/format';
 import { annotate, DEFAULT_ANNOTATE, heatOf } from '../../core/source/annotations';
 import type { LineAnnotation } from '../../core/source/annotations';
-import { diffAttributions, signedBytes } from '../../core/source/diff';
+import { diffAttributions } from '../../core/source/diff';
 import { contentHash, shiftLine } from '../../core/source/lineShift';
 import { mappedPaths } from '../../core/source/pathMap';
 import type { Snapshot } from '../../core/snapshot/model';
@@ -142,7 +142,7 @@ export class MemoryView implements vscode.Disposable {
     const files = [...new Set([...shown.lines.map((l) => l.file), ...(c.baseline?.attribution.lines.map((l) => l.file) ?? [])])];
     const local = await this.mapping.resolve(files, interactive);
     const map = (f: string) => local.get(f);
-    const opts = config.annotate({ ...DEFAULT_ANNOTATE, label: c.instantLabel });
+    const opts = config.annotate(DEFAULT_ANNOTATE);
     const out = annotate(shown, map, opts);
     const byFile = new Map<string, ViewLine[]>();
     const remoteOf = new Map<string, string>();
@@ -166,7 +166,7 @@ export class MemoryView implements vscode.Disposable {
           largest: [],
           share,
           heat: heatOf(share),
-          text: vscode.l10n.t('{0} vs {1}', signedBytes(d.deltaBytes, formatBytes), c.baseline.label),
+          figure: { kind: 'change', deltaBytes: d.deltaBytes, baseline: c.baseline.label },
           lens: false,
           stale: false,
           kinds: [],
