@@ -1,24 +1,21 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { constants } from 'node:os';
 import { analyzeDevice, defaultDevice } from '../core/analysis/analyze';
 import { buildReport } from '../core/report';
-import { parseAllocConf, planRun } from '../core/run/launch';
+import { parseAllocConf } from '../core/run/launch';
 import type { RunSettings } from '../core/run/launch';
-import type { Sample } from '../core/run/protocol';
+import { LiveRun } from '../core/run/liveRun';
 import { processLabel } from '../core/run/processes';
 import { windowNote } from '../core/run/recordingMode';
-import { bestSnapshot, readRun, recordExit } from '../core/run/runFolder';
-import { recordGpuAtOom } from '../core/gpu/atOom';
+import { bestSnapshot } from '../core/run/runFolder';
+import type { ProcessRun } from '../core/run/runFolder';
 import { chooseProbe } from '../core/gpu/probe';
 import { loadAddon, runSmi } from '../core/gpu/sources';
 import type { GpuProbe } from '../core/gpu/types';
-import { RunServer } from '../core/run/server';
-import { liveStatus, statusText } from '../core/run/status';
+import { statusText } from '../core/run/status';
 import { plain, plainLines } from '../shared/text';
 import { agentDir } from './agentDir';
-import { explainNothingRecorded } from '../core/run/nothingRecorded';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
@@ -103,44 +100,29 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   const settings = settingsFrom(p);
   const runsDir = resolve(flag(p, 'out') ?? join('.headroom', 'runs'));
   const script = command.find((a) => a.endsWith('.py')) ?? basename(command[0]!);
-  const latest = new Map<string, { rank: number | null; pid: number; sample: Sample }>();
-  // At an OOM, who else held the GPU (NVML, else nvidia-smi): read once, written to the run folder.
-  const pids = new Set<number>();
-  const readings: Promise<void>[] = [];
+  // At an OOM, who else held the GPU (NVML, else nvidia-smi): chosen once, at the first OOM.
   let probe: Promise<GpuProbe> | undefined;
-  let runDir = '';
-  const server = await RunServer.listen({
-    connect: (s) => void pids.add(s.hello.pid),
-    message: (s, m) => {
-      if (m.type === 'sample') latest.set(`${s.id}/${m.device}`, { rank: s.hello.rank, pid: s.hello.pid, sample: m });
-      else if (m.type === 'log' && m.level !== 'info') io.err(`headroom: ${plain(m.message)}\n`);
-      else if (m.type === 'event' && m.event === 'oom' && typeof m.device === 'number') {
-        probe ??= chooseProbe(() => loadAddon(join(__dirname, '..')), runSmi);
-        const at = { t: m.t, device: m.device, run: [...pids] };
-        readings.push(probe.then((pr) => recordGpuAtOom(pr, runDir, at)));
-      }
+  const live = await LiveRun.start({
+    script,
+    runsDir,
+    agentDir: agentDir(),
+    settings,
+    launch: { command, cwd: process.cwd(), launcher: 'cli' },
+    gpus: () => (probe ??= chooseProbe(() => loadAddon(join(__dirname, '..')), runSmi)),
+    on: {
+      log: (_s, m) => {
+        if (m.level !== 'info') io.err(`headroom: ${plain(m.message)}\n`);
+      },
     },
-    disconnect: (s) => {
-      for (const k of latest.keys()) if (k.startsWith(`${s.id}/`)) latest.delete(k);
-    },
+    historyCap: 0, // no timeline in a terminal
   });
-  const plan = planRun({ script, runsDir, agentDir: agentDir(), socket: server.address, token: server.token, settings });
-  runDir = plan.runDir;
-  mkdirSync(plan.runDir, { recursive: true });
-  writeFileSync(
-    join(plan.runDir, 'launch.json'),
-    JSON.stringify(
-      { command, cwd: process.cwd(), started: new Date().toISOString(), launcher: 'cli', settings, status: 'running' },
-      null,
-      1,
-    ),
-  );
+  const plan = live.plan;
   io.err(`headroom: recording into ${plain(plan.runDir)}\n`);
 
   const tty = process.stderr.isTTY === true;
   let lastLine = 0;
   const tick = setInterval(() => {
-    const st = liveStatus(latest.values());
+    const st = live.status();
     if (!st) return;
     const text = `headroom ▸ ${statusText(st)}${st.warnings.length ? ` ⚠ ${plain(st.warnings[0]!)}` : ''}`;
     if (tty) process.stderr.write(`\r\x1b[K${text}`);
@@ -173,15 +155,9 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   process.off('SIGTERM', onTerm);
   clearInterval(tick);
   if (tty) process.stderr.write('\r\x1b[K');
-  await server.close();
-  await Promise.all(readings);
-
   try {
-    const run = readRun(plan.runDir);
-    // Nothing recorded: the reason goes to the terminal and into launch.json (for the editor).
-    const nothing = !started || run.processes.some((p) => bestSnapshot(p)) ? undefined : explainNothingRecorded(plan.runDir);
-    const launch = nothing && run.launch ? { ...run.launch, nothing_recorded: nothing.reason } : run.launch;
-    recordExit({ ...run, launch }, { code: exit.code, signal: exit.signal, endedAt: new Date().toISOString() });
+    // Nothing recorded: the reason goes to the terminal (recordEnd writes it into launch.json for the editor).
+    const { run, nothing } = await live.finish({ code: exit.code, signal: exit.signal, started }, 'all');
     if (exit.signal)
       io.err(
         `headroom: the workload ended on ${exit.signal}: no snapshot was taken at the signal (Headroom never delays one); the analysis uses the last snapshot written before it\n`,
@@ -198,7 +174,7 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   return exit.code ?? 1;
 }
 
-async function report(processes: ReturnType<typeof readRun>['processes'], io: Io): Promise<void> {
+async function report(processes: ProcessRun[], io: Io): Promise<void> {
   const withSnapshots = processes.filter((p) => bestSnapshot(p));
   for (const p of withSnapshots) {
     const snap = bestSnapshot(p)!;

@@ -1,20 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
-import { recordGpuAtOom } from '../core/gpu/atOom';
 import type { GpuProbe } from '../core/gpu/types';
-import { planRun } from '../core/run/launch';
-import type { AgentEvent, Sample } from '../core/run/protocol';
-import { bestSnapshot, readRun, recordExit } from '../core/run/runFolder';
-import { explainNothingRecorded } from '../core/run/nothingRecorded';
-import { RunServer } from '../core/run/server';
+import { LiveRun } from '../core/run/liveRun';
 import { Config } from './config';
 import { checkInterpreter, probe, resolveInterpreter } from './python';
 import type { RunOrigins } from './runOrigin';
 import { stepDone } from './walkthrough';
-
-const HISTORY_CAP = 1_000_000;
-const LIVE_EVENTS = new Set(['snapshot', 'oom', 'backward', 'exit', 'window_open', 'window_close']);
 
 export interface RunRequest {
   script: vscode.Uri;
@@ -24,27 +15,6 @@ export interface RunRequest {
   allocConf?: Record<string, string>;
   /** A per-process memory cap for this run only (a remedy's re-run). */
   capGib?: number;
-}
-
-export interface LiveRun {
-  name: string;
-  dir: string;
-  server: RunServer;
-  execution?: vscode.TaskExecution;
-  /** Every agent's pid so far (the run's own processes on the GPU). */
-  pids: Set<number>;
-  /** Latest sample per agent stream and device. */
-  latest: Map<string, { rank: number | null; pid: number; sample: Sample }>;
-  /** Every sample per stream key, oldest first (capped), for the live timeline. */
-  history: Map<string, Sample[]>;
-  /** Agent events worth a marker on the live timeline. */
-  events: AgentEvent[];
-  /** How the run records stacks (settings at launch), and its windows so far (window events). */
-  record: 'window' | 'full';
-  windows: { count: number; open: boolean };
-  /** Highest max_allocated any stream reported (streams leave `latest` when they disconnect). */
-  peak: number;
-  started: number;
 }
 
 export interface FinishedRun {
@@ -65,6 +35,8 @@ export class RunController implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   current: LiveRun | undefined;
   last: FinishedRun | undefined;
+  /** The current run's task (set once VS Code started it). */
+  private execution: vscode.TaskExecution | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(
@@ -103,89 +75,35 @@ export class RunController implements vscode.Disposable {
     stepDone('ranScript');
 
     const runsDir = isAbsolute(config.runsFolder) ? config.runsFolder : join(cwd, config.runsFolder);
-    const run: LiveRun = {
-      name: basename(req.script.fsPath),
-      dir: '',
-      server: undefined as unknown as RunServer,
-      pids: new Set(),
-      latest: new Map(),
-      history: new Map(),
-      events: [],
-      record: config.run.record ?? 'window',
-      windows: { count: 0, open: false },
-      peak: 0,
-      started: Date.now(),
-    };
-    run.server = await RunServer.listen({
-      connect: (s) => {
-        run.pids.add(s.hello.pid);
-        this.log.info(`agent connected: pid ${s.hello.pid}${s.hello.rank !== null ? `, rank ${s.hello.rank}` : ''}`);
-      },
-      message: (s, m) => {
-        if (m.type === 'event' && LIVE_EVENTS.has(m.event) && run.events.length < HISTORY_CAP) run.events.push(m);
-        if (m.type === 'event' && m.event === 'window_open') run.windows = { count: run.windows.count + 1, open: true };
-        if (m.type === 'event' && m.event === 'window_close') run.windows = { ...run.windows, open: false };
-        if (m.type === 'event' && m.event === 'oom' && typeof m.device === 'number' && this.gpus && run.dir) {
-          const at = { t: m.t, device: m.device, run: [...run.pids] };
-          void this.gpus().then((probe) => recordGpuAtOom(probe, run.dir, at));
-        }
-        if (m.type === 'sample') {
-          const key = `${s.id}/${m.device}`;
-          run.latest.set(key, { rank: s.hello.rank, pid: s.hello.pid, sample: m });
-          const h = run.history.get(key) ?? [];
-          if (h.length >= HISTORY_CAP) h.splice(0, h.length >> 1); // keep the newest half: a day at 10 samples/s fits
-          h.push(m);
-          run.history.set(key, h);
-          run.peak = Math.max(run.peak, m.max_allocated);
-          this.changed.fire();
-        } else if (m.type === 'log')
-          this.log[m.level === 'error' ? 'error' : m.level === 'warning' ? 'warn' : 'info'](`agent ${s.hello.pid}: ${m.message}`);
-        else if (m.type === 'event' && m.event === 'snapshot' && typeof m.path === 'string') {
-          this.log.info(`snapshot (${String(m.kind)}) written: ${m.path}`);
-          if (this.current === run) this.onSnapshot(run, m.path, String(m.kind));
-        }
-      },
-      disconnect: (s) => {
-        for (const k of run.latest.keys()) if (k.startsWith(`${s.id}/`)) run.latest.delete(k);
-        this.changed.fire();
-      },
-      refused: (why) => this.log.warn(`refused a connection to the run channel: ${why}`),
-    });
     const settings = {
       ...config.run,
       ...(req.allocConf ? { allocConf: { ...config.run.allocConf, ...req.allocConf } } : {}),
       ...(req.capGib ? { capGib: req.capGib } : {}),
     };
-    const plan = planRun({
-      script: req.script.fsPath,
-      runsDir,
-      agentDir: this.agentDir,
-      socket: run.server.address,
-      token: run.server.token,
-      settings,
-    });
-    run.dir = plan.runDir;
     const args = req.nproc
       ? ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(req.nproc), req.script.fsPath, ...config.args]
       : [req.script.fsPath, ...config.args];
-    mkdirSync(plan.runDir, { recursive: true });
-    this.origins?.record(plan.runDir);
-    writeFileSync(
-      join(plan.runDir, 'launch.json'),
-      JSON.stringify(
-        {
-          command: [interp.path, ...args],
-          interpreter: interp,
-          cwd,
-          started: new Date().toISOString(),
-          launcher: 'vscode',
-          settings,
-          status: 'running',
+    const run: LiveRun = await LiveRun.start({
+      script: req.script.fsPath,
+      runsDir,
+      agentDir: this.agentDir,
+      settings,
+      launch: { command: [interp.path, ...args], interpreter: interp, cwd, launcher: 'vscode' },
+      ...(this.gpus ? { gpus: this.gpus } : {}),
+      on: {
+        connect: (s) => this.log.info(`agent connected: pid ${s.hello.pid}${s.hello.rank !== null ? `, rank ${s.hello.rank}` : ''}`),
+        changed: () => this.changed.fire(),
+        log: (s, m) =>
+          this.log[m.level === 'error' ? 'error' : m.level === 'warning' ? 'warn' : 'info'](`agent ${s.hello.pid}: ${m.message}`),
+        snapshot: (path, kind) => {
+          this.log.info(`snapshot (${kind}) written: ${path}`);
+          if (this.current === run) this.onSnapshot(run, path, kind);
         },
-        null,
-        1,
-      ),
-    );
+        refused: (why) => this.log.warn(`refused a connection to the run channel: ${why}`),
+      },
+    });
+    const plan = run.plan;
+    this.origins?.record(plan.runDir);
     const task = new vscode.Task(
       { type: 'headroom', script: req.script.fsPath },
       folder ?? vscode.TaskScope.Workspace,
@@ -202,10 +120,10 @@ export class RunController implements vscode.Disposable {
       `run ${plan.runId}: ${conf ? `PYTORCH_CUDA_ALLOC_CONF=${conf} ` : ''}${cap ? `HEADROOM_CAP_GIB=${cap} ` : ''}${interp.path} ${args.join(' ')} (interpreter from ${interp.source})`,
     );
     try {
-      run.execution = await vscode.tasks.executeTask(task);
+      this.execution = await vscode.tasks.executeTask(task);
     } catch (e) {
       this.current = undefined;
-      await run.server.close();
+      await run.close();
       this.changed.fire();
       throw e;
     }
@@ -229,23 +147,21 @@ export class RunController implements vscode.Disposable {
     const run = this.current;
     if (!run) return;
     if (run.server.connected.length) run.server.broadcast({ type: 'stop' });
-    else run.execution?.terminate();
+    else this.execution?.terminate();
   }
 
   private async ended(e: vscode.TaskProcessEndEvent): Promise<void> {
     const run = this.current;
-    if (!run || e.execution !== run.execution) return;
+    if (!run || e.execution !== this.execution) return;
     this.current = undefined;
-    await run.server.close();
+    this.execution = undefined;
     let peak = run.peak;
     let nothing: string | undefined;
     try {
-      const folder = readRun(run.dir, { samples: 'none' });
-      recordExit(folder, { code: e.exitCode ?? null, signal: null, endedAt: new Date().toISOString() });
-      for (const p of folder.processes) for (const s of p.samples) peak = Math.max(peak, s.max_allocated);
+      const end = await run.finish({ code: e.exitCode ?? null, signal: null });
+      peak = end.peak;
       // A run that ended before holding CUDA memory says why, not "peak 0.00 GiB".
-      if (peak === 0 && !folder.processes.some((p) => bestSnapshot(p)))
-        nothing = explainNothingRecorded(run.dir).sentence.replace(/^headroom: /, '');
+      if (peak === 0 && end.nothing) nothing = end.nothing.sentence.replace(/^headroom: /, '');
     } catch (err) {
       this.log.warn(`run folder ${run.dir}: ${(err as Error).message}`);
     }
@@ -255,7 +171,7 @@ export class RunController implements vscode.Disposable {
   }
 
   dispose(): void {
-    void this.current?.server.close();
+    void this.current?.close();
     for (const s of this.subs.splice(0)) s.dispose();
   }
 }

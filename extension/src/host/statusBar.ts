@@ -3,12 +3,13 @@ import { formatBytes } from '../shared/format';
 import { processMemory } from '../core/gpu/process';
 import { sourceLabel } from '../core/gpu/probe';
 import { processLabel } from '../core/run/processes';
-import { gib, liveStatus, statusText } from '../core/run/status';
+import { gib, statusText } from '../core/run/status';
 import { markdownText } from '../core/text';
 import { plain } from '../shared/text';
 import { CommandId } from './commandIds';
 import type { GpuMonitor } from './gpu/monitor';
-import type { LiveRun, RunController } from './runs';
+import type { LiveRun } from '../core/run/liveRun';
+import type { RunController } from './runs';
 
 const REFRESH_MS = 250;
 
@@ -74,7 +75,7 @@ export class MemoryStatusBar implements vscode.Disposable {
       this.polling.dispose();
       this.polling = undefined;
     }
-    const st = live ? liveStatus(live.latest.values()) : undefined;
+    const st = live?.status();
     if (live && st) {
       const w = st.worst;
       this.item.text = `$(pulse) ${statusText(st)}`;
