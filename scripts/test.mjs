@@ -67,8 +67,19 @@ function main() {
   };
   console.log(`layers: ${layers.map((l) => `${l} (installs: ${LAYERS[l].installs})`).join('; ')}`);
   // The conventions first: a formatting slip or a forbidden import fails in seconds, before the build.
-  step('format and lint (Biome, biome.json)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '.']);
-  step('conventions (scripts/conventions.mjs: layers, import circles, file sizes)', process.execPath, ['scripts/conventions.mjs']);
+  // Both run before either fails the suite, so one run lists every slip.
+  const checks = [
+    ['format and lint (Biome, biome.json)', ['node_modules/@biomejs/biome/bin/biome', 'ci', '.']],
+    ['conventions (scripts/conventions.mjs: layers, import circles, file sizes)', ['scripts/conventions.mjs']],
+  ].map(([title, argv]) => {
+    console.log(`\n== ${title}`);
+    return spawnSync(process.execPath, argv, { stdio: 'inherit' }).status === 0 ? undefined : title;
+  });
+  const failed = checks.filter(Boolean);
+  if (failed.length) {
+    console.error(`\nnpm test: failed: ${failed.join('; ')} (npm run format fixes the formatting)`);
+    process.exit(1);
+  }
   step('type check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
   step('build', process.execPath, ['esbuild.mjs']);
   if (layers.some((l) => LAYERS[l].addon)) {

@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../syntax/syntaxNode';
-import { calleeOf, isWordChar, memo, } from '../syntax/nodeIndex';
+import { calleeOf, isWordChar, memo } from '../syntax/nodeIndex';
 import { crossRefs } from './summaries';
 import { classOfMethod } from './scopes';
 import { moduleKey, modulesOf } from './moduleNames';

@@ -6,7 +6,7 @@ import { underNoGrad } from '../analysis/gradMode';
 import { within } from '../syntax/nodeIndex';
 import type { LoopFacts } from '../analysis/loops';
 import { GradFlow, graphAtom } from '../analysis/gradFlow';
-import { perBatchHooks, resetInHook, } from '../analysis/hooks';
+import { perBatchHooks, resetInHook } from '../analysis/hooks';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { defineRule } from './rule';
