@@ -23,13 +23,15 @@ const posix = (p) => p.split(sep).join('/');
 
 /** Every .ts file under the roots, as repository-relative POSIX paths. */
 export function sourceFiles(root) {
-  return ROOTS.flatMap((r) =>
+  const files = ROOTS.flatMap((r) =>
     existsSync(join(root, r))
       ? readdirSync(join(root, r), { recursive: true })
           .map((f) => posix(join(r, String(f))))
           .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
       : [],
-  ).sort();
+  );
+  // Node 20's recursive readdir can list a file twice.
+  return [...new Set(files)].sort();
 }
 
 /** A file's imports (static, dynamic, re-exports, type-only alike) with relative ones resolved to files. */

@@ -1,4 +1,3 @@
-
 import type { LimitName } from '../limits';
 import type { Limits as PickleLimits } from '../limits';
 import { LAZY, Memo, SPARSE_COST } from './memo';
