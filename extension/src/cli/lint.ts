@@ -1,6 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { LintConfigError, LintConfigs, lintPlan, rulesRun } from '../core/lint/config';
+import type { LintPlan } from '../core/lint/config';
 import { lintText, RULES } from '../core/lint/lint';
+import type { LintOptions } from '../core/lint/lint';
 import { NotLintedError } from '../core/lint/notLinted';
 import { PythonParser } from '../core/lint/syntax/parser';
 import type { RuleId } from '../core/lint/types';
@@ -16,6 +19,7 @@ import { readStdinAll } from './stdin';
 const STDIN_BYTES = 16 << 20;
 
 export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sarif|github] [--json] [--select HR001,HR006]
+                          [--config FILE]
 
   Reports GPU-memory anti-patterns in Python files (directories are searched for *.py; - reads
   one file from standard input, reported as <stdin>).
@@ -24,8 +28,11 @@ export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sari
   --format sarif: SARIF 2.1.0, for GitHub code scanning (github/codeql-action/upload-sarif).
   --format github: GitHub Actions annotations (::error file=…,line=…::message).
   Exits 1 when a finding is an error, 2 when no Python file was found or a file could not be
-  linted (or on a usage error), 0 otherwise.
+  linted (or on a usage error or a bad configuration), 0 otherwise.
   --select HR001,HR004 runs only those rules (default: all but those off by default).
+  Configuration, as in the editor: [tool.headroom.lint] in the nearest pyproject.toml up to
+  the repository root, or in --config FILE (docs/lint-config.md); --select replaces its choice
+  of rules.
   Rules: ${Object.entries(RULES)
     .map(([id, r]) => `${id} ${r.name}`)
     .join(', ')}.
@@ -34,7 +41,7 @@ export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sari
 const SKIP_DIRS = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', 'site-packages', '.headroom']);
 
 /** The Python files at `path`: itself if it is one, else the *.py files under it (not in SKIP_DIRS). */
-function pythonFiles(path: string, out: string[]): void {
+function pythonFiles(path: string, out: string[]): string[] {
   const st = statSync(path);
   if (st.isFile()) {
     if (path.endsWith('.py')) out.push(path);
@@ -44,6 +51,7 @@ function pythonFiles(path: string, out: string[]): void {
       else if (e.isFile() && e.name.endsWith('.py')) out.push(join(path, e.name));
     }
   }
+  return out;
 }
 
 function lintFormat(p: ReturnType<typeof parseArgs>): LintFormat {
@@ -63,39 +71,56 @@ export function wasmDir(): string {
   return found;
 }
 
+/** How a file lints (stdin: by the working folder's configuration); a malformed one is a usage error. */
+function planOf(file: string, configs: LintConfigs, select?: RuleId[]): LintPlan {
+  const own = file === '-' ? undefined : file;
+  try {
+    return lintPlan(own, configs.configFor(own ?? join(process.cwd(), '-')), undefined, select);
+  } catch (e) {
+    throw e instanceof LintConfigError ? new UsageError(e.message) : e;
+  }
+}
+
 export async function lintCommand(argv: readonly string[], io: Io): Promise<number> {
-  const p = parseArgs(argv, { json: {}, format: { value: true }, select: { value: true } });
+  const p = parseArgs(argv, { json: {}, format: { value: true }, select: { value: true }, config: { value: true } });
   if (!p.positional.length) throw new UsageError(LINT_USAGE);
   const format = lintFormat(p);
   const select = flag(p, 'select')
     ?.split(',')
     .map((s) => s.trim().toUpperCase())
-    .filter(Boolean);
+    .filter(Boolean) as RuleId[] | undefined;
   for (const id of select ?? [])
     if (!(id in RULES)) throw new UsageError(`--select: unknown rule ${id} (known: ${Object.keys(RULES).join(', ')})`);
-  const files: string[] = [];
+  const configs = new LintConfigs(flag(p, 'config'));
+  const files: { file: string; opts: LintOptions }[] = [];
+  let found = false;
   for (const path of p.positional) {
-    if (path === '-') {
-      files.push(path);
-      continue;
-    }
-    if (!existsSync(path)) throw new UsageError(`no such file or directory: ${path}`);
-    const before = files.length;
-    pythonFiles(path, files);
+    if (path !== '-' && !existsSync(path)) throw new UsageError(`no such file or directory: ${path}`);
+    const here = path === '-' ? [path] : pythonFiles(path, []);
     // A path with nothing to lint is said, not passed over: a CI step on the wrong path would pass forever.
-    if (files.length === before) io.err(`headroom lint: no Python file (.py) in ${plain(path)}\n`);
+    if (!here.length) io.err(`headroom lint: no Python file (.py) in ${plain(path)}\n`);
+    found ||= here.length > 0;
+    const before = files.length;
+    let excludedBy = '';
+    for (const file of here) {
+      const plan = planOf(file, configs, select);
+      if (plan.lint) files.push({ file, opts: plan.opts });
+      else excludedBy = plan.excludedBy;
+    }
+    if (excludedBy && files.length === before)
+      io.err(`headroom lint: every Python file in ${plain(path)} is excluded by ${plain(excludedBy)}\n`);
   }
-  if (!files.length) return 2;
+  if (!files.length) return found ? 0 : 2;
   const parser = await PythonParser.load(wasmDir());
   const all: LintedFile[] = [];
   let unlinted = 0;
-  for (const file of files) {
+  for (const { file, opts } of files) {
     const rel = file === '-' ? '<stdin>' : relative(process.cwd(), file);
     const text =
       file === '-' ? (await readStdinAll(STDIN_BYTES, 'lint the file by its path')).toString('utf8') : readFileSync(file, 'utf8');
     let r: ReturnType<typeof lintText>;
     try {
-      r = lintText(parser, text, select ? { select: select as RuleId[] } : {});
+      r = lintText(parser, text, opts);
     } catch (e) {
       // One file the rules cannot walk (thousands of nested brackets: out of stack) is said, and the rest linted.
       unlinted++;
@@ -106,8 +131,7 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
     all.push({ file: rel && !rel.startsWith('..') ? rel : file, findings: r.findings, broken: r.broken });
   }
   if (format === 'json') io.out(formatLintJson(all));
-  else if (format === 'sarif')
-    io.out(formatLintSarif(all, select ? (select as RuleId[]) : (Object.keys(RULES) as RuleId[]).filter((id) => !RULES[id].off)));
+  else if (format === 'sarif') io.out(formatLintSarif(all, [...new Set(files.flatMap((f) => rulesRun(f.opts)))]));
   else {
     io.out(format === 'github' ? formatLintGithub(all) : formatLintText(all));
     for (const f of all)

@@ -1,30 +1,18 @@
 import * as vscode from 'vscode';
 import { withEvidence } from '../../core/diagnose/evidence';
 import type { RunEvidence } from '../../core/diagnose/evidence';
-import { globToRegExp } from '../../core/lint/glob';
-import { RULES } from '../../core/lint/lint';
-import type { LintOptions } from '../../core/lint/lint';
 import { joinCells, splitFinding } from '../../core/lint/notebook';
 import type { PythonParser } from '../../core/lint/syntax/parser';
 import { checkLiveSize, NotLintedError } from '../../core/lint/notLinted';
 import { LintSession } from '../../core/lint/session';
 import type { Finding, RuleId, Severity } from '../../core/lint/types';
+import { LintSettings } from './settings';
 
 const SEVERITY: Record<Severity, vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,
   warning: vscode.DiagnosticSeverity.Warning,
   info: vscode.DiagnosticSeverity.Information,
 };
-
-/** The lint settings: `headroom.lint.enable`, `.rules` ({"HR005": "off" | "info" | …}), `.exclude` globs. */
-export function lintOptions(scope?: vscode.ConfigurationScope): { enabled: boolean; opts: LintOptions; exclude: string[] } {
-  const c = vscode.workspace.getConfiguration('headroom.lint', scope);
-  const severity: LintOptions['severity'] = {};
-  for (const [id, v] of Object.entries(c.get<Record<string, string>>('rules', {}))) {
-    if (id in RULES && ['off', 'error', 'warning', 'info'].includes(v)) severity[id as RuleId] = v as Severity | 'off';
-  }
-  return { enabled: c.get<boolean>('enable', true), opts: { severity }, exclude: c.get<string[]>('exclude', []) };
-}
 
 /**
  * Diagnostics for Python as it is typed: `.py` files, untitled buffers and notebook cells (a
@@ -38,6 +26,8 @@ export class LintDiagnostics implements vscode.Disposable {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly pending = new Map<string, vscode.TextDocumentContentChangeEvent[]>();
   private readonly subs: vscode.Disposable[];
+  /** pyproject.toml's [tool.headroom.lint], else the settings; a change to either re-lints. */
+  readonly settings: LintSettings;
 
   /** Findings as the linter gave them, before a run's evidence was joined in. */
   private readonly raw = new Map<string, { uri: vscode.Uri; found: Finding[] }>();
@@ -52,8 +42,10 @@ export class LintDiagnostics implements vscode.Disposable {
     /** A shown run's evidence per file: findings it confirms, or shows cost nothing. */
     private readonly evidence?: { runEvidenceFor(fsPath: string): RunEvidence[]; onDidChange: vscode.Event<void> },
   ) {
+    this.settings = new LintSettings(log, () => this.relintAll());
     this.subs = [
       this.collection,
+      this.settings,
       ...(evidence ? [evidence.onDidChange(() => [...this.raw.values()].forEach((r) => this.publish(r.uri, r.found)))] : []),
       vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d, [])),
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document, e.contentChanges)),
@@ -68,6 +60,7 @@ export class LintDiagnostics implements vscode.Disposable {
   }
 
   private relintAll(): void {
+    this.settings.reset();
     for (const s of this.sessions.values()) s.dispose();
     this.sessions.clear();
     this.collection.clear();
@@ -78,10 +71,7 @@ export class LintDiagnostics implements vscode.Disposable {
 
   private applies(d: vscode.TextDocument): boolean {
     if (d.languageId !== 'python' || !['file', 'untitled', 'vscode-notebook-cell'].includes(d.uri.scheme)) return false;
-    const { enabled, exclude } = lintOptions(d.uri);
-    if (!enabled) return false;
-    const rel = vscode.workspace.asRelativePath(d.uri, false);
-    return !exclude.some((g) => globToRegExp(g).test(rel));
+    return this.settings.optionsFor(d.uri) !== undefined;
   }
 
   private schedule(d: vscode.TextDocument, changes: readonly vscode.TextDocumentContentChangeEvent[]): void {
@@ -117,7 +107,9 @@ export class LintDiagnostics implements vscode.Disposable {
       checkLiveSize(text);
       let s = this.sessions.get(key);
       if (!s) {
-        s = new LintSession(this.parser, lintOptions(d.uri).opts);
+        const opts = this.settings.optionsFor(d.uri);
+        if (!opts) return [];
+        s = new LintSession(this.parser, opts);
         this.sessions.set(key, s);
         changes = [];
       }
@@ -164,10 +156,11 @@ export class LintDiagnostics implements vscode.Disposable {
 
   private lintNotebook(nb: vscode.NotebookDocument): void {
     const cells = nb.getCells().filter((c) => c.kind === vscode.NotebookCellKind.Code && c.document.languageId === 'python');
-    if (!cells.length || !lintOptions(nb.uri).enabled) return;
+    const opts = cells.length ? this.settings.optionsFor(nb.uri) : undefined;
+    if (!opts) return;
     const texts = cells.map((c) => c.document.getText());
     const { text, starts } = joinCells(texts);
-    const s = new LintSession(this.parser, lintOptions(nb.uri).opts);
+    const s = new LintSession(this.parser, opts);
     const all = this.lintOrSay(nb.uri, () => {
       checkLiveSize(text);
       return s.update(text);

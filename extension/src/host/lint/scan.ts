@@ -1,10 +1,8 @@
 import * as vscode from 'vscode';
-import { globToRegExp } from '../../core/lint/glob';
 import { lintText } from '../../core/lint/lint';
 import { checkLiveSize, NotLintedError } from '../../core/lint/notLinted';
 import type { PythonParser } from '../../core/lint/syntax/parser';
 import type { LintDiagnostics } from './diagnostics';
-import { lintOptions } from './diagnostics';
 
 const SKIP = '{**/node_modules/**,**/.git/**,**/site-packages/**,**/.venv/**,**/venv/**,**/.headroom/**}';
 
@@ -19,9 +17,8 @@ export async function lintWorkspaceCommand(parser: PythonParser, lint: LintDiagn
     async (progress, token) => {
       for (const [i, uri] of files.entries()) {
         if (token.isCancellationRequested) break;
-        const { enabled, opts, exclude } = lintOptions(uri);
-        const rel = vscode.workspace.asRelativePath(uri, false);
-        if (!enabled || exclude.some((g) => globToRegExp(g).test(rel))) continue;
+        const opts = lint.settings.optionsFor(uri);
+        if (!opts) continue;
         const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         try {
           const text = open ? open.getText() : decoder.decode(await vscode.workspace.fs.readFile(uri));
