@@ -11,6 +11,7 @@ import type { Frame } from 'playwright-core';
 import { ARTIFACTS, ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { frameWith, hoverHeights, misfits } from './pages/layout';
+import { waitFor } from './waitFor';
 
 const DEMO = join(ROOT, 'demo', 'workspace');
 const SNAPSHOT = join(ROOT, 'test', 'fixtures', 'snapshots', 'leaky_demo.pickle');
@@ -228,7 +229,12 @@ describe('the breakdown under the model call', () => {
       await ses.workbench.openFile('train_leaky.py');
       await ses.editor.hover(LINE);
       const link = ses.page.locator('.monaco-hover-content a', { hasText: 'container.py:253' });
-      for (let i = 0; i < 50 && !(await link.count()); i++) await ses.page.waitForTimeout(100);
+      await waitFor(
+        'the hover link to container.py:253',
+        () => link.count(),
+        (n) => n > 0,
+        { everyMs: 100 },
+      );
       assert.equal(await link.count(), 1, 'the row of an installed package’s file is a link');
       await link.click();
       await ses.page.locator('.editor-group-container.active .tab.active[data-resource-name="container.py"]').waitFor({ timeout: 30_000 });
@@ -252,7 +258,11 @@ describe('the breakdown under the model call', () => {
     async (s) => {
       await summary.locator('tr.breakdown button.flame').click();
       const tab = s.page.locator('.tab .label-name', { hasText: 'Memory Flame Graph' });
-      for (let i = 0; i < 100 && !(await tab.count()); i++) await s.page.waitForTimeout(200);
+      await waitFor(
+        'the Memory Flame Graph tab',
+        () => tab.count(),
+        (n) => n > 0,
+      );
       assert.ok(
         await tab.count(),
         `no flame graph tab; log:\n${s

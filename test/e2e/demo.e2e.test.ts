@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { waitFor } from './waitFor';
 
 const ROOT = resolve(__dirname, '..', '..');
 const DEMO_HOME = join(ROOT, '.headroom-demo');
@@ -86,28 +87,38 @@ async function startDemo(): Promise<{ shell: number; port: number; running: Proc
   const shell = Number(tmux('display-message', '-p', '-t', SESSION, '#{pane_pid}').trim());
   tmux('send-keys', '-t', SESSION, 'npm start', 'Enter');
   // The first run installs code-server and chromium: minutes.
-  for (let waited = 0; waited < 900_000; waited += 500) {
-    const screen = tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
-    const m = /Headroom demo: open http:\/\/127\.0\.0\.1:(\d+)\/\?folder=/.exec(screen);
-    if (m) return { shell, port: Number(m[1]), running: demoProcesses(shell) };
-    if (/demo failed|npm error/.test(screen)) throw new Error(`npm start failed:\n${screen}`);
-    await sleep(500);
-  }
-  throw new Error('npm start printed no URL in 15 minutes');
+  const url = /Headroom demo: open http:\/\/127\.0\.0\.1:(\d+)\/\?folder=/;
+  const screen = await waitFor(
+    'npm start to print the demo URL',
+    () => {
+      const text = tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
+      if (!url.test(text) && /demo failed|npm error/.test(text)) throw new Error(`npm start failed:\n${text}`);
+      return text;
+    },
+    (text) => url.test(text),
+    { guardMs: 900_000, everyMs: 500 },
+  );
+  return { shell, port: Number(url.exec(screen)![1]), running: demoProcesses(shell) };
 }
 
 /** Waits for every process of the demo to end and its port to close. */
 async function assertAllGone(shell: number, running: Proc[], port: number, how: string): Promise<void> {
-  let left: Proc[] = [];
-  for (let waited = 0; waited < 20_000; waited += 250) {
-    const alive = new Map(processes().map((p) => [p.pid, p.cmd]));
-    left = [
-      ...running.filter((p) => alive.get(p.pid) === p.cmd),
-      ...demoProcesses(shell).filter((p) => !running.some((r) => r.pid === p.pid)),
-    ];
-    if (!left.length && !(await portOpen(port))) return;
-    await sleep(250);
-  }
+  const last = await waitFor(
+    `every process of the demo to end and port ${port} to close after ${how}`,
+    async () => {
+      const alive = new Map(processes().map((p) => [p.pid, p.cmd]));
+      const left = [
+        ...running.filter((p) => alive.get(p.pid) === p.cmd),
+        ...demoProcesses(shell).filter((p) => !running.some((r) => r.pid === p.pid)),
+      ];
+      return { left, served: !left.length && (await portOpen(port)) };
+    },
+    (r) => !r.left.length && !r.served,
+    // Past the guard, what is left is ended below before the test fails.
+    { guardMs: 20_000, everyMs: 250, returnLast: true },
+  );
+  if (!last.left.length && !last.served) return;
+  const { left } = last;
   // What is left is ours: end it, so that the next case starts clean, then fail.
   for (const p of left) spawnSync('kill', ['-KILL', String(p.pid)]);
   assert.deepEqual(

@@ -6,6 +6,7 @@ import { after, before, describe } from 'node:test';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
+import { waitFor } from './waitFor';
 import type { Locator } from 'playwright-core';
 
 // A fixture run: the fragmentation OOM recorded on an H200 (test/gpu/capture/frag_oom.py), in a
@@ -67,7 +68,8 @@ async function rerunBy(s: Session, button: Locator): Promise<Launch> {
         existsSync(join(runs, d, 'launch.json')) &&
         (JSON.parse(readFileSync(join(runs, d, 'launch.json'), 'utf8')) as { status?: string }).status === 'running',
     );
-  for (let i = 0; i < 150 && going(); i++) await s.page.waitForTimeout(200);
+  // Past the guard the click goes ahead as before: the run it starts is still found below.
+  await waitFor('the earlier re-run to end', going, (g) => !g, { guardMs: 30_000, returnLast: true });
   const before = new Set(readdirSync(runs));
   await button.click();
   // The fixture run folders were not written by this workspace's Headroom: it names the script and asks first.
@@ -75,12 +77,10 @@ async function rerunBy(s: Session, button: Locator): Promise<Launch> {
   await dialog.waitFor({ timeout: 30_000 });
   assert.match(await dialog.innerText(), /launch\.json names the script to run:\s*\S*replay_run\.py/);
   await dialog.locator('.monaco-button', { hasText: 'Run This Script' }).click();
-  for (let i = 0; i < 150; i++) {
-    const fresh = readdirSync(runs).find((d) => !before.has(d) && existsSync(join(runs, d, 'launch.json')));
-    if (fresh) return JSON.parse(readFileSync(join(runs, fresh, 'launch.json'), 'utf8')) as Launch;
-    await s.page.waitForTimeout(200);
-  }
-  throw new Error('no run started');
+  const fresh = await waitFor('a run started (a new run folder with its launch.json)', () =>
+    readdirSync(runs).find((d) => !before.has(d) && existsSync(join(runs, d, 'launch.json'))),
+  );
+  return JSON.parse(readFileSync(join(runs, fresh!, 'launch.json'), 'utf8')) as Launch;
 }
 
 describe('the OOM doctor in the editor', () => {
@@ -234,20 +234,20 @@ describe('the OOM doctor in the editor', () => {
     },
   );
 
-  /** Problems rows (text and the row's accessible label, which names the severity), once `want` shows. */
-  const problems = async (s: Session, want: (rows: { text: string; label: string }[]) => boolean) => {
-    let rows: { text: string; label: string }[] = [];
-    for (let i = 0; i < 100; i++) {
-      await s.problems.entries().catch(() => []);
-      const loc = s.page.locator('.markers-panel .monaco-list-row');
-      rows = await loc.evaluateAll((es) =>
-        es.map((e) => ({ text: (e as HTMLElement).innerText.replace(/\s+/g, ' ').trim(), label: e.getAttribute('aria-label') ?? '' })),
-      );
-      if (want(rows)) return rows;
-      await s.page.waitForTimeout(200);
-    }
-    return rows;
-  };
+  /** Problems rows (text and the row's accessible label, which names the severity), once `want` (`what`) shows. */
+  const problems = (s: Session, what: string, want: (rows: { text: string; label: string }[]) => boolean) =>
+    waitFor(
+      `Problems rows with ${what}`,
+      async () => {
+        await s.problems.entries().catch(() => []);
+        return s.page
+          .locator('.markers-panel .monaco-list-row')
+          .evaluateAll((es) =>
+            es.map((e) => ({ text: (e as HTMLElement).innerText.replace(/\s+/g, ' ').trim(), label: e.getAttribute('aria-label') ?? '' })),
+          );
+      },
+      want,
+    );
 
   e2e(
     'a leaking run confirms the lint finding on its loop and marks the line that keeps memory',
@@ -259,6 +259,7 @@ describe('the OOM doctor in the editor', () => {
       await s.workbench.answerFileDialog(join(s.workspace, 'total_loss_eval.pickle'));
       const rows = await problems(
         s,
+        'the confirmed finding and its bytes per iteration',
         (r) => r.some((x) => x.text.includes('Confirmed by run')) && r.some((x) => x.text.includes('per iteration (')),
       );
       const acc = rows.find((r) => r.text.includes('HR001') && r.text.includes(`[Ln ${l.acc_eval}, `));
@@ -307,7 +308,7 @@ describe('the OOM doctor in the editor', () => {
       await s.workbench.openFile('leaks.py');
       await s.workbench.runCommand('Headroom: Open Memory Snapshot…');
       await s.workbench.answerFileDialog(join(s.workspace, 'total_loss_train.pickle'));
-      const rows = await problems(s, (r) => r.some((x) => x.text.includes('costs nothing on the GPU')));
+      const rows = await problems(s, 'the hint that it costs nothing', (r) => r.some((x) => x.text.includes('costs nothing on the GPU')));
       const acc = rows.find((r) => r.text.includes('HR001') && r.text.includes(`[Ln ${l.acc_train}, `));
       assert.ok(acc, JSON.stringify(rows));
       assert.match(acc.text, /measured 0 B per iteration here: it costs nothing on the GPU/);
@@ -346,7 +347,11 @@ describe('the OOM doctor in the editor', () => {
       .evaluateAll((ts) => ts.filter((t) => /^OOM \d+\.txt\b/.test(t.getAttribute('aria-label') ?? '')).length);
   /** The first line of the newest OOM explanation, once there are more than `count` tabs. */
   const explanation = async (s: Session, count: number) => {
-    for (let i = 0; i < 150 && (await oomTabs(s)) <= count; i++) await s.page.waitForTimeout(200);
+    await waitFor(
+      `more than ${count} OOM explanation tabs`,
+      () => oomTabs(s),
+      (n) => n > count,
+    );
     const tabs = await oomTabs(s);
     assert.ok(tabs > count, `a new explanation tab (${tabs} of them)`);
     const line = s.page.locator('.editor-instance .view-line', { hasText: /^OOM:\s/ }).first();

@@ -10,6 +10,7 @@ import { e2e } from './harness/test';
 import { clickFrame, flameFrame, flameState } from './pages/flame';
 import { timelineFrame } from './pages/timeline';
 import { webviewContent } from './pages/webview';
+import { waitFor } from './waitFor';
 
 // The demo's real capture (H200): its frames name /work/main/demo/workspace/train_leaky.py, which
 // the path mapping finds in the copy of demo/workspace the session opens.
@@ -46,10 +47,15 @@ const train = [...walk(tree)]
 
 const UNIT: Record<string, number> = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30 };
 
-/** The editor's cursor line, once it is `line` (or what it is after 5 s). */
+/** The editor's cursor position (the status bar's), once it is on `line`. */
 const caretLine = async (s: Session, line: number) => {
   const where = s.page.locator('.statusbar-item[id="status.editor.selection"]');
-  for (let i = 0; i < 50 && !(await where.innerText()).includes(`Ln ${line},`); i++) await s.page.waitForTimeout(100);
+  await waitFor(
+    `the cursor on line ${line}`,
+    () => where.innerText(),
+    (t) => t.includes(`Ln ${line},`),
+    { everyMs: 100 },
+  );
   return where.innerText();
 };
 

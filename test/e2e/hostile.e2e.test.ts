@@ -9,6 +9,7 @@ import { after, before, describe } from 'node:test';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
+import { waitFor } from './waitFor';
 
 // train.py's line 24 (`x = torch.randn(...)`) holds the crafted snapshot's largest block; its
 // frames are under /cluster/jobs/7, mapped onto the workspace by headroom.pathMappings.
@@ -79,7 +80,13 @@ describe('a crafted snapshot is shown as plain text', () => {
       // Another command of the extension host answers meanwhile (the snapshot is small: this shows
       // no load holds the host, not that a long one would not).
       await s.workbench.runCommand('Headroom: Show GPUs (device memory and processes)');
-      for (let i = 0; i < 50 && (await s.workbench.activeFile()) !== 'GPUs.txt'; i++) await s.page.waitForTimeout(200);
+      // Its bound is part of the check (the host answers while the snapshot loads): kept as it was.
+      await waitFor(
+        'GPUs.txt to open',
+        () => s.workbench.activeFile(),
+        (f) => f === 'GPUs.txt',
+        { guardMs: 10_000 },
+      );
       assert.equal(await s.workbench.activeFile(), 'GPUs.txt');
       const page = webviewContent(s.page);
       await page.locator('[data-fact="peak"]').waitFor({ timeout: 60_000 });
@@ -139,17 +146,21 @@ describe('a crafted snapshot is shown as plain text', () => {
         .first()
         .click();
       // A hang guard, not a time limit: once, in a clean-clone CI run, the line had not opened after 10 s.
-      for (let i = 0; i < 150 && (await s.workbench.activeFile()) !== 'train.py'; i++) await s.page.waitForTimeout(200);
+      await waitFor(
+        'train.py to open',
+        () => s.workbench.activeFile(),
+        (f) => f === 'train.py',
+      );
       assert.equal(await s.workbench.activeFile(), 'train.py');
       // A frame outside the mapping is not opened as it is: a warning says how to map it.
       await s.workbench.runCommand('Headroom: Show Summary');
       const again = webviewContent(s.page, (await s.page.locator('iframe.webview.ready').count()) - 1);
       await again.locator('a', { hasText: 'pwned' }).first().click();
-      let notes = await s.workbench.notifications();
-      for (let i = 0; i < 50 && !notes.some((n) => /not in this workspace/.test(n)); i++) {
-        await s.page.waitForTimeout(200);
-        notes = await s.workbench.notifications();
-      }
+      const notes = await waitFor(
+        'a warning that the frame is not in this workspace',
+        () => s.workbench.notifications(),
+        (ns) => ns.some((n) => /not in this workspace/.test(n)),
+      );
       assert.ok(
         notes.some((n) => /not in this workspace/.test(n)),
         JSON.stringify(notes),
@@ -178,7 +189,13 @@ describe('a crafted snapshot is shown as plain text', () => {
       const hostFree = async () => {
         await s.workbench.openFile('train.py');
         await s.workbench.runCommand('Headroom: Show GPUs (device memory and processes)');
-        for (let i = 0; i < 100 && (await s.workbench.activeFile()) !== 'GPUs.txt'; i++) await s.page.waitForTimeout(200);
+        // Its bound is part of the check (the host stays free while it refuses the file): kept as it was.
+        await waitFor(
+          'GPUs.txt to open',
+          () => s.workbench.activeFile(),
+          (f) => f === 'GPUs.txt',
+          { guardMs: 20_000 },
+        );
         assert.equal(await s.workbench.activeFile(), 'GPUs.txt', 'another command answered');
       };
       // Each is refused with its typed reason (in Headroom's log) while the host stays free.

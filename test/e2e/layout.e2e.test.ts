@@ -8,6 +8,7 @@ import { ARTIFACTS, ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { clippedDecorations, frameWith, hoverHeights, misfits, plotBox } from './pages/layout';
 import { timelineFrame } from './pages/timeline';
+import { waitFor } from './waitFor';
 
 // The demo (npm start) at the harness's 1440×900: its script and its capture, mapped onto the
 // workspace copy, with the summary and then the timeline beside the code.
@@ -108,7 +109,12 @@ describe('layout at 1440×900, side by side', () => {
       await s.workbench.runCommand('View: Focus First Editor Group');
       assert.equal(await s.workbench.activeFile(), 'train_leaky.py');
       const where = s.page.locator('.statusbar-item[id="status.editor.selection"]');
-      for (let i = 0; i < 300 && !(await where.innerText()).includes(`Ln ${line},`); i++) await s.page.waitForTimeout(100);
+      await waitFor(
+        `the cursor on line ${line}`,
+        () => where.innerText(),
+        (t) => t.includes(`Ln ${line},`),
+        { everyMs: 100 },
+      );
       assert.match(await where.innerText(), new RegExp(`Ln ${line}, Col 1`));
     },
   );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { Session } from './harness/session';
 import { e2e } from './harness/test';
+import { waitFor } from './waitFor';
 
 // evaluate.py sums a loss with its graph in a validation loop without no_grad (line 12); the
 // notebook does the same in its second code cell.
@@ -51,11 +52,11 @@ describe('lint in the editor', () => {
     () => s!,
     async (s) => {
       assert.ok(LEAK_LINE > 0);
-      let entries = await s.problems.entries();
-      for (let i = 0; i < 50 && !entries.some((e) => e.includes('HR001')); i++) {
-        await s.page.waitForTimeout(200);
-        entries = await s.problems.entries();
-      }
+      const entries = await waitFor(
+        'an HR001 problem',
+        () => s.problems.entries(),
+        (es) => es.some((e) => e.includes('HR001')),
+      );
       const hr001 = entries.find((e) => e.includes('HR001'));
       assert.ok(hr001, JSON.stringify(entries));
       assert.match(hr001, /`total_loss` accumulates `loss`, which carries an autograd graph/);
@@ -81,19 +82,20 @@ describe('lint in the editor', () => {
         JSON.stringify(fixes),
       );
       await s.problems.applyQuickFix('Accumulate a Python number');
-      let text = await lineText(s, LEAK_LINE);
-      for (let i = 0; i < 50 && !text.includes('loss.item()'); i++) {
-        await s.page.waitForTimeout(100);
-        text = await lineText(s, LEAK_LINE);
-      }
+      const text = await waitFor(
+        `line ${LEAK_LINE} rewritten to loss.item()`,
+        () => lineText(s, LEAK_LINE),
+        (t) => t.includes('loss.item()'),
+        { everyMs: 100 },
+      );
       assert.equal(text.trim(), 'total_loss += loss.item()');
       await s.page.keyboard.press('Control+Shift+M');
       const rows = s.page.locator('.markers-panel .monaco-list-row');
-      let entries = await rows.allInnerTexts();
-      for (let i = 0; i < 50 && entries.some((e) => e.includes('HR001')); i++) {
-        await s.page.waitForTimeout(200);
-        entries = await rows.allInnerTexts();
-      }
+      const entries = await waitFor(
+        'the HR001 problem to go away',
+        () => rows.allInnerTexts(),
+        (es) => !es.some((e) => e.includes('HR001')),
+      );
       assert.ok(!entries.some((e) => e.includes('HR001')), JSON.stringify(entries));
     },
   );
@@ -106,13 +108,13 @@ describe('lint in the editor', () => {
       await s.page.locator('.notebook-editor').first().waitFor({ timeout: 60_000 });
       await s.page.keyboard.press('Control+Shift+M');
       const rows = s.page.locator('.markers-panel .monaco-list-row');
-      let texts: string[] = [];
       // evaluate.py's own HR001 may still be listed (if the test before failed): look for the cell's.
       const cell = (t: string) => t.includes('HR001') && t.includes('`test_loss`');
-      for (let i = 0; i < 150 && !texts.some(cell); i++) {
-        await s.page.waitForTimeout(200);
-        texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
-      }
+      const texts = await waitFor(
+        "the notebook cell's HR001 problem",
+        async () => (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')),
+        (ts) => ts.some(cell),
+      );
       const hit = texts.find(cell);
       assert.ok(hit, JSON.stringify(texts));
       assert.match(hit, /`test_loss` accumulates `loss`/);
@@ -140,11 +142,11 @@ describe('lint in the editor', () => {
       assert.equal(log.match(/deep\.py: not linted/g)?.length, 1, log);
       assert.doesNotMatch(s.log('exthost.log'), /Maximum call stack|NotLintedError/);
       await s.workbench.openFile('leak.py');
-      let entries = await s.problems.entries();
-      for (let i = 0; i < 50 && !entries.some((e) => e.includes('`running_sum` accumulates')); i++) {
-        await s.page.waitForTimeout(200);
-        entries = await s.problems.entries();
-      }
+      const entries = await waitFor(
+        'the HR001 problem of leak.py',
+        () => s.problems.entries(),
+        (es) => es.some((e) => e.includes('`running_sum` accumulates')),
+      );
       assert.ok(
         entries.some((e) => e.includes('HR001') && e.includes('`running_sum` accumulates')),
         JSON.stringify(entries),

@@ -7,6 +7,7 @@ import { after, before, describe } from 'node:test';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
+import { waitFor } from './waitFor';
 
 // Snapshots recorded on an H200 from test/e2e/workspace/train.py itself (batch 64 and 128), so
 // their frames point at the lines of the workspace's train.py.
@@ -88,11 +89,11 @@ describe('memory on the code', () => {
       await openSnapshot(s, 'b64.pickle');
       const expected = analyze(B64);
       await s.page.waitForFunction(() => document.querySelectorAll('.editor-instance .view-lines span').length > 0);
-      let decos = await s.editor.afterDecorations();
-      for (let i = 0; i < 50 && !decos.length; i++) {
-        await s.page.waitForTimeout(200);
-        decos = await s.editor.afterDecorations();
-      }
+      const decos = await waitFor(
+        'after-line decorations',
+        () => s.editor.afterDecorations(),
+        (d) => d.length > 0,
+      );
       const top = expected.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
       const onTop = decos.find((d) => d.line === top.line);
       assert.ok(onTop, `a decoration on line ${top.line}: ${JSON.stringify(decos)}`);
@@ -185,11 +186,11 @@ describe('memory on the code', () => {
       assert.deepEqual(await s.editor.afterDecorations(), []);
       await s.workbench.runCommand('Headroom: Toggle Memory Annotations');
       await s.page.waitForFunction(() => document.querySelectorAll('.editor-instance .view-lines span').length > 0);
-      let decos = await s.editor.afterDecorations();
-      for (let i = 0; i < 25 && !decos.length; i++) {
-        await s.page.waitForTimeout(200);
-        decos = await s.editor.afterDecorations();
-      }
+      const decos = await waitFor(
+        'the after-line decorations back',
+        () => s.editor.afterDecorations(),
+        (d) => d.length > 0,
+      );
       assert.ok(decos.length > 0);
     },
   );
@@ -199,16 +200,12 @@ describe('memory on the code', () => {
     () => s!,
     async (s) => {
       const top = analyze(B64).reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
-      const waitFor = async (want: (d: { line: number; text: string }[]) => boolean) => {
-        let decos = await s.editor.afterDecorations();
-        for (let i = 0; i < 50 && !want(decos); i++) {
-          await s.page.waitForTimeout(200);
-          decos = await s.editor.afterDecorations();
-        }
-        return decos;
-      };
+      const decosOnce = (what: string, want: (d: { line: number; text: string }[]) => boolean) =>
+        waitFor(what, () => s.editor.afterDecorations(), want);
       await s.editor.typeAt(1, ['Enter', 'Enter']);
-      let decos = await waitFor((d) => d.some((x) => x.line === top.line + 2 && /stale/.test(x.text)));
+      let decos = await decosOnce(`a stale decoration on line ${top.line + 2}`, (d) =>
+        d.some((x) => x.line === top.line + 2 && /stale/.test(x.text)),
+      );
       const moved = decos.find((d) => d.line === top.line + 2);
       assert.ok(moved, JSON.stringify(decos));
       assert.match(moved.text, /^▲ ?[\d.]+ \S+ · stale$/);
@@ -216,7 +213,9 @@ describe('memory on the code', () => {
       // Undone: the text matches the recorded content again, so the figures are current again.
       await s.page.keyboard.press('Control+Z');
       await s.page.keyboard.press('Control+Z');
-      decos = await waitFor((d) => d.some((x) => x.line === top.line && !/stale/.test(x.text)));
+      decos = await decosOnce(`a current decoration on line ${top.line}`, (d) =>
+        d.some((x) => x.line === top.line && !/stale/.test(x.text)),
+      );
       const back = decos.find((d) => d.line === top.line);
       assert.ok(back && !/stale/.test(back.text), JSON.stringify(decos));
     },
@@ -238,17 +237,19 @@ describe('memory on the code', () => {
         }
         return out;
       };
-      let peaks = await shown();
-      for (let i = 0; i < 100 && !peaks.includes(truth.requested_bytes_peak); i++) {
-        await s.page.waitForTimeout(200);
-        peaks = await shown();
-      }
+      const peaks = await waitFor(`a summary showing the peak of b128 (${truth.requested_bytes_peak} B)`, shown, (p) =>
+        p.includes(truth.requested_bytes_peak),
+      );
       assert.ok(peaks.includes(truth.requested_bytes_peak), `${JSON.stringify(peaks)} vs ${truth.requested_bytes_peak}`);
       await s.workbench.openFile('other.pickle');
       // The default editor's notice for a binary file, and no error from Headroom.
       await s.page.locator('.editor-instance', { hasText: 'binary' }).first().waitFor({ timeout: 30_000 });
       const toasts = s.page.locator('.notification-toast', { hasText: 'Reading other.pickle' });
-      for (let i = 0; i < 50 && (await toasts.count()); i++) await s.page.waitForTimeout(200);
+      await waitFor(
+        'the toast "Reading other.pickle" to close',
+        () => toasts.count(),
+        (n) => n === 0,
+      );
       assert.deepEqual(
         (await s.workbench.notifications()).filter((n) => /other\.pickle|Headroom/.test(n)),
         [],
@@ -264,11 +265,11 @@ describe('memory on the code', () => {
       await openSnapshot(s, 'remote.pickle');
       const expected = analyze(B64);
       const top = expected.reduce((a, b) => (b.self_bytes > a.self_bytes ? b : a));
-      let decos = await s.editor.afterDecorations();
-      for (let i = 0; i < 50 && !decos.some((d) => d.line === top.line); i++) {
-        await s.page.waitForTimeout(200);
-        decos = await s.editor.afterDecorations();
-      }
+      const decos = await waitFor(
+        `a decoration on line ${top.line}`,
+        () => s.editor.afterDecorations(),
+        (d) => d.some((x) => x.line === top.line),
+      );
       assert.ok(near(figure(decos.find((d) => d.line === top.line)!.text), top.self_bytes));
     },
   );
@@ -283,11 +284,11 @@ describe('memory on the code', () => {
       await s.workbench.openFile('train.py');
       const before = analyze(B64);
       const afterLines = analyze(B128);
-      let decos = await s.editor.afterDecorations();
-      for (let i = 0; i < 50 && !decos.some((d) => / vs b64\.pickle/.test(d.text)); i++) {
-        await s.page.waitForTimeout(200);
-        decos = await s.editor.afterDecorations();
-      }
+      const decos = await waitFor(
+        'a decoration compared with b64.pickle',
+        () => s.editor.afterDecorations(),
+        (d) => d.some((x) => / vs b64\.pickle/.test(x.text)),
+      );
       const signed = decos.filter((d) => / vs b64\.pickle/.test(d.text));
       assert.ok(signed.length > 0, JSON.stringify(decos));
       for (const d of signed) {

@@ -7,6 +7,7 @@ import { formatBytes } from '../../extension/src/shared/format';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
+import { waitFor } from './waitFor';
 
 // An HF Trainer run recorded with `headroom run --modules on` on an H100 (test/fixtures/modules/).
 const SNAPSHOT = join(ROOT, 'test', 'fixtures', 'modules', 'hf_trainer', 'snapshot-peak.pickle.gz');
@@ -96,11 +97,11 @@ describe('memory by module in the Headroom view', () => {
         `${formatBytes(mods.get('lm_head')!)} lm_head`,
         ...[0, 5].map((i) => `${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`),
       ];
-      let shown = await labels(s);
-      for (let i = 0; i < 150 && !want.every((w) => shown.includes(w)); i++) {
-        await s.page.waitForTimeout(200);
-        shown = await labels(s);
-      }
+      const shown = await waitFor(
+        `the rows ${want.join(', ')}`,
+        () => labels(s),
+        (l) => want.every((w) => l.includes(w)),
+      );
       assert.ok(shown.includes(`${formatBytes(mods.get('lm_head')!)} lm_head`), JSON.stringify(shown));
       for (const i of [0, 5]) assert.ok(shown.includes(`${formatBytes(mods.get(`transformer.h.${i}`)!)} ${i}`), JSON.stringify(shown));
     },

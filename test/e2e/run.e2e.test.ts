@@ -8,6 +8,7 @@ import type { Frame } from 'playwright-core';
 import { ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { timelineFrame } from './pages/timeline';
+import { waitFor } from './waitFor';
 
 // CI has no GPU: this run replays samples recorded by `headroom run` on an H200 through the real
 // launcher, channel and extension (test/fixtures/runs/README.md). It is the one place in the tests
@@ -98,11 +99,11 @@ describe('a run with live memory in the status bar', () => {
       await s.workbench.openFile('train.py');
       // The terminal takes half the window: bring the line into view (only rendered lines are read).
       await s.editor.goToLine(top.line);
-      let decos = await s.editor.afterDecorations();
-      for (let i = 0; i < 100 && !decos.some((d) => d.line === top.line); i++) {
-        await s.page.waitForTimeout(200);
-        decos = await s.editor.afterDecorations();
-      }
+      const decos = await waitFor(
+        `a decoration on train.py:${top.line}`,
+        () => s.editor.afterDecorations(),
+        (d) => d.some((x) => x.line === top.line),
+      );
       const onTop = decos.find((d) => d.line === top.line);
       assert.ok(onTop, `no decoration on train.py:${top.line}: ${JSON.stringify(decos)}`);
       assert.match(onTop.text, /^▲ ?[\d.]+ \S+$/);

@@ -5,6 +5,7 @@ import { after, before, describe } from 'node:test';
 import { Session } from './harness/session';
 import { e2e } from './harness/test';
 import { webviewContent } from './pages/webview';
+import { waitFor } from './waitFor';
 
 const FIXTURE = join(__dirname, '..', 'fixtures', 'snapshots', 'shared', 'mlp_train.pickle');
 const TRUTH = JSON.parse(readFileSync(FIXTURE.replace(/\.pickle$/, '.truth.json'), 'utf8')) as {
@@ -58,11 +59,12 @@ describe('Headroom in a real VS Code (code-server)', () => {
     await s.page.waitForTimeout(1500);
     await s.page.keyboard.type('headroom --version > headroom-version.txt 2>&1\n', { delay: 20 });
     const version = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')).version as string;
-    let text = '';
-    for (let i = 0; i < 300 && !text.endsWith('\n'); i++) {
-      await s.page.waitForTimeout(100);
-      text = existsSync(out) ? readFileSync(out, 'utf8') : '';
-    }
+    const text = await waitFor(
+      'a whole line in headroom-version.txt',
+      () => (existsSync(out) ? readFileSync(out, 'utf8') : ''),
+      (t) => t.endsWith('\n'),
+      { everyMs: 100 },
+    );
     assert.equal(text, `headroom ${version}\n`);
   });
 });

@@ -8,6 +8,7 @@ import { ARTIFACTS, ROOT, Session } from './harness/session';
 import { e2e } from './harness/test';
 import { timelineFrame } from './pages/timeline';
 import { webviewContent } from './pages/webview';
+import { waitFor } from './waitFor';
 
 // A capture of test/e2e/workspace/train.py on an H200: its frames point at the workspace's lines.
 const B64 = join(ROOT, 'test', 'fixtures', 'snapshots', 'e2e_train_b64.pickle');
@@ -131,12 +132,13 @@ describe('memory timeline', () => {
       const seen: string[] = [];
       for (let y = g.top + g.height - 3; y > yOf(g, peak.peak.requested_bytes) && !pinnedAt; y -= g.height / 40) {
         await canvas.hover({ position: { x, y } });
-        let text = '';
-        for (let i = 0; i < 20; i++) {
-          text = (await f.locator('.tooltip').isVisible()) ? await f.locator('.tooltip').innerText() : '';
-          if (/\.py:\d+/.test(text) || /small allocations/.test(text)) break;
-          await s.page.waitForTimeout(50);
-        }
+        const text = await waitFor(
+          'the tooltip to name a line or small allocations',
+          async () => ((await f.locator('.tooltip').isVisible()) ? await f.locator('.tooltip').innerText() : ''),
+          (t) => /\.py:\d+/.test(t) || /small allocations/.test(t),
+          // A sample, not a wait that must end: over no band there is no tooltip, and the scan goes on.
+          { guardMs: 2_000, everyMs: 50, returnLast: true },
+        );
         seen.push(text);
         if (text.includes(`train.py:${top.line} ${top.function}`)) pinnedAt = { x, y };
       }
@@ -170,7 +172,12 @@ describe('memory timeline', () => {
       // The file opens in the first group at the line; focus may stay with the panel just clicked.
       await s.workbench.runCommand('View: Focus First Editor Group');
       const where = s.page.locator('.statusbar-item[id="status.editor.selection"]');
-      for (let i = 0; i < 300 && !(await where.innerText()).includes(`Ln ${top.line},`); i++) await s.page.waitForTimeout(100);
+      await waitFor(
+        `the cursor on line ${top.line}`,
+        () => where.innerText(),
+        (t) => t.includes(`Ln ${top.line},`),
+        { everyMs: 100 },
+      );
       assert.match(await where.innerText(), new RegExp(`Ln ${top.line}, Col 1`));
     },
   );
@@ -242,11 +249,7 @@ describe('memory timeline', () => {
           for (let i = 3; i < d.length; i += 4) if (d[i]! > 200) n++;
           return n;
         });
-      let n = await opaque();
-      for (let i = 0; i < 50 && n === 0; i++) {
-        await s.page.waitForTimeout(100);
-        n = await opaque();
-      }
+      const n = await waitFor('opaque pixels in the minimap', opaque, (n) => n !== 0, { everyMs: 100 });
       assert.ok(n > 50, `${n} opaque pixels in the minimap`);
       const ticks = await f.evaluate(() => (window as unknown as { __timeline: { timeMode: boolean } }).__timeline.timeMode);
       assert.equal(ticks, true);
@@ -269,8 +272,12 @@ describe('memory timeline', () => {
       // The summary's tab on top of the panel in their group discards the page; shown again, it is
       // rebuilt from getState and the host's answers.
       await s.page.locator('.tab', { hasText: 'Headroom: b64.pickle' }).first().click();
-      for (let i = 0; i < 50 && (await Promise.all(s.page.frames().map((x) => x.$('canvas.plot').catch(() => null)))).some(Boolean); i++)
-        await s.page.waitForTimeout(100);
+      await waitFor(
+        'the hidden page to be discarded (no frame with a timeline plot)',
+        async () => (await Promise.all(s.page.frames().map((x) => x.$('canvas.plot').catch(() => null)))).filter(Boolean).length,
+        (plots) => plots === 0,
+        { everyMs: 100 },
+      );
       assert.ok(
         !(await Promise.all(s.page.frames().map((x) => x.$('canvas.plot').catch(() => null)))).some(Boolean),
         'the hidden page was kept',

@@ -1,3 +1,5 @@
+import type { KeyingName } from '../../../extension/src/core/timeline/protocol';
+
 /**
  * Colours from the theme: VS Code's chart colours (--vscode-charts-*) and foreground, read through a
  * 1×1 canvas so any CSS colour syntax works, packed for ImageData (little-endian RGBA).
@@ -88,4 +90,11 @@ export function readTheme(): Theme {
     ],
     highlight: packed(cssVar('--vscode-editor-selectionBackground', '#264f78'), 1),
   };
+}
+
+/** A band's colour: by its key under the keying shown; odd elements a shade lighter, so neighbours part. */
+export function keyColor(t: Theme, keying: KeyingName, key: number, element = -1): number {
+  const base =
+    keying === 'category' ? (t.categories[key] ?? t.palette[0]!) : key === 0 ? t.categories[5]! : t.palette[key % t.palette.length]!;
+  return element >= 0 && element & 1 ? shade(base, 0.12) : base;
 }

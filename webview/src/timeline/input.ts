@@ -1,6 +1,7 @@
 import { formatBytes as bytes, count } from '../../../extension/src/shared/format';
 import type { TimelineApp } from './app';
 import { showFlame } from './flameLink';
+import { clickAt, commitCursor, goToPeak, moveCursor } from './navigate';
 import { bandAt, bandsOf, columnAt } from './raster';
 import { fillTooltip, placeTooltip } from './tooltip';
 import { clampView, panBy, zoomAt } from './viewport';
@@ -29,10 +30,7 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
       const dx = e.deltaMode === 1 ? e.deltaX * 16 : e.deltaX;
       if (e.ctrlKey || e.altKey) {
         // Stretch y: a fixed ceiling the user scales, so small blocks grow into view.
-        app.state.yLock = Math.max(1024, app.yMax() * Math.exp(dy / 400));
-        app.save();
-        app.invalidate();
-        return app.request();
+        return app.lockY(Math.max(1024, app.yMax() * Math.exp(dy / 400)));
       }
       const w = canvas.clientWidth || 1;
       if (e.shiftKey || Math.abs(dx) > Math.abs(dy)) return app.setView(panBy(app.view, ((e.shiftKey ? dy : dx) / w) * span(), time()));
@@ -71,27 +69,25 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
     drag = undefined;
     if (!d || d.moved) return;
     const p = app.chart.toPlot(localX(e), localY(e));
-    if (p) app.clickAt(p.px, p.py);
+    if (p) clickAt(app, p.px, p.py);
   });
 
   canvas.addEventListener('pointerleave', () => {
-    app.hover = undefined;
+    app.setHover(undefined);
     tooltip.hidden = true;
-    app.invalidate();
   });
 
   function hoverAt(cx: number, cy: number): void {
     const pt = app.chart.toPlot(cx, cy);
     const p = app.primary;
     const b = pt && p && !app.live.active ? bandAt(p, app.view, app.chart.plot.w, app.chart.plot.h, app.yMax(), pt.px, pt.py) : -1;
-    app.hover = pt ? { band: b, cx, cy } : undefined;
+    app.setHover(pt ? { band: b, cx, cy } : undefined);
     if (b >= 0) {
       fillTooltip(tooltip, app.describe(b));
       tooltip.hidden = false;
       const r = canvas.getBoundingClientRect();
       placeTooltip(tooltip, cx, cy, r.width, r.height);
     } else tooltip.hidden = true;
-    app.invalidate();
   }
 
   // Keyboard: the canvas is focusable; every step says where it landed.
@@ -100,12 +96,7 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
     const p = app.primary;
     const step = span() / Math.max(1, app.chart.plot.w / app.chart.dpr);
     const cur = app.cursor ?? (app.view.from + app.view.to) / 2;
-    const setCursor = (x: number) => {
-      app.cursor = Math.min(app.view.max, Math.max(app.view.min, x));
-      if (app.cursor < app.view.from || app.cursor > app.view.to)
-        app.setView(panBy(app.view, app.cursor - (app.view.from + app.view.to) / 2, time()));
-      app.cursorBand = -1;
-    };
+    const setCursor = (x: number) => moveCursor(app, x);
     let handled = true;
     switch (e.key) {
       case 'ArrowLeft':
@@ -116,7 +107,6 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
       case 'ArrowDown': {
         const bands = p ? bandsOf(p, cur).filter((b) => p.frame.bandBytes[b]! > 0) : [];
         if (!bands.length) break;
-        if (app.cursor === null) app.cursor = cur;
         const i = bands.indexOf(app.cursorBand);
         const next =
           i < 0
@@ -124,7 +114,7 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
               ? 0
               : bands.length - 1
             : Math.min(bands.length - 1, Math.max(0, i + (e.key === 'ArrowUp' ? 1 : -1)));
-        app.cursorBand = bands[next]!;
+        app.placeCursor(app.cursor ?? cur, bands[next]!);
         break;
       }
       case '+':
@@ -148,13 +138,11 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
         setCursor(app.view.max - step);
         break;
       case '0':
-        app.state.yLock = null;
-        app.resetView();
-        app.request();
+        app.fit();
         break;
       case 'p':
       case 'P':
-        app.goToPeak();
+        goToPeak(app);
         break;
       case 'f':
       case 'F':
@@ -162,11 +150,10 @@ export function bindInput(app: TimelineApp, announce: (text: string) => void): v
         break;
       case 'Enter':
       case ' ':
-        if (p && app.cursor !== null) app.commitCursor();
+        if (p && app.cursor !== null) commitCursor(app);
         break;
       case 'Escape':
-        app.cursor = null;
-        app.cursorBand = -1;
+        app.placeCursor(null);
         app.unpin();
         break;
       default:

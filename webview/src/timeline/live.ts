@@ -1,5 +1,6 @@
 import type { Marker, ToTimeline } from '../../../extension/src/core/timeline/protocol';
 import type { Series } from './chart';
+import { clampView } from './viewport';
 import type { Viewport } from './viewport';
 
 type LiveMsg = Extract<ToTimeline, { type: 'live' }>;
@@ -83,5 +84,18 @@ export class LiveFeed {
       );
     }
     return m;
+  }
+
+  /** The whole run so far, from its first sample to just past its last. */
+  wholeRun(): Viewport {
+    return { min: this.t0, max: this.t1 + 1, from: this.t0, to: this.t1 + 1 };
+  }
+
+  /** The window after new samples: it keeps its width and slides with the newest, unless the user looked back. */
+  follow(v: Viewport): Viewport {
+    const t1 = this.t1 + 1;
+    const atEdge = v.to >= v.max - (v.to - v.from) * 0.02;
+    const grown = { ...v, min: this.t0, max: Math.max(t1, this.t0 + 1) };
+    return atEdge ? clampView({ ...grown, from: v.from === v.min ? grown.min : v.from + (grown.max - v.max), to: grown.max }, true) : grown;
   }
 }

@@ -1,10 +1,10 @@
 import type { KeyingName } from '../../../extension/src/core/timeline/protocol';
 import { el } from '../dom';
 import { TimelineApp } from './app';
-import { readTheme } from './colors';
 import { connectHost } from './host';
 import { showFlame } from './flameLink';
 import { bindInput } from './input';
+import { goToPeak } from './navigate';
 import './timeline.css';
 
 /** Builds the page (toolbar, plot, side panel, minimap, segments tab) and connects it to the host. */
@@ -78,13 +78,10 @@ const tabButtons = (['timeline', 'segments'] as const).map((t) => {
 tabs.append(...tabButtons);
 
 function showTab(t: 'timeline' | 'segments'): void {
-  app.state.tab = t;
-  app.save();
   timelineTab.hidden = t !== 'timeline';
   segmentsTab.hidden = t !== 'segments';
   tabButtons.forEach((b, i) => b.setAttribute('aria-selected', String((i === 0) === (t === 'timeline'))));
-  if (t === 'segments') app.askSegments();
-  else app.invalidate();
+  app.setTab(t);
 }
 
 const toolbar = el('div', undefined, 'toolbar');
@@ -98,13 +95,7 @@ toolbar.append(
       ['module', 'module'],
     ],
     app.state.keying,
-    (v) => {
-      app.state.keying = v;
-      app.save();
-      app.primary = undefined;
-      app.invalidate();
-      app.request();
-    },
+    (v) => app.setKeying(v),
   ),
   select<'index' | 'time'>(
     'x',
@@ -113,21 +104,10 @@ toolbar.append(
       ['time', 'time'],
     ],
     app.state.x,
-    (v) => {
-      app.state.x = v;
-      app.save();
-      app.primary = undefined;
-      app.resetView();
-      if (v === 'time' && app.init?.hasTime && !app.fallback.has('time')) app.requestFallback('time');
-      app.request();
-    },
+    (v) => app.setXAxis(v),
   ),
-  button('Fit', 'Show the whole trace (0)', () => {
-    app.state.yLock = null;
-    app.resetView();
-    app.request();
-  }),
-  button('Peak', 'Centre the peak (P)', () => app.goToPeak()),
+  button('Fit', 'Show the whole trace (0)', () => app.fit()),
+  button('Peak', 'Centre the peak (P)', () => goToPeak(app)),
   button('Device…', 'Show another device or rank', () => app.post({ type: 'selectDevice' })),
   button('Flame graph', 'The memory live at the instant, by call path (F)', () => showFlame(app)),
 );
@@ -137,14 +117,7 @@ bindInput(app, (text) => (status.textContent = text));
 showTab(app.state.tab);
 
 // Theme changes arrive as a class change on <body>: re-read the colours and redraw.
-new MutationObserver(() => {
-  app.theme = readTheme();
-  app.themeGen++;
-  app.chart.setTheme(app.theme);
-  app.minimap.setTheme(app.theme);
-  app.segments.setTheme(app.theme);
-  app.invalidate();
-}).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+new MutationObserver(() => app.applyTheme()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 
 new ResizeObserver(() => {
   app.invalidate();
