@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { LintConfigError, LintConfigs, lintPlan, rulesRun } from '../core/lint/config';
-import type { LintPlan } from '../core/lint/config';
+import { LintConfigError } from '../core/lint/config';
+import { LintConfigs } from '../core/lint/configLookup';
+import { lintPlan, rulesRun } from '../core/lint/lintPlan';
+import type { LintPlan } from '../core/lint/lintPlan';
 import { lintText, RULES } from '../core/lint/lint';
 import type { LintOptions } from '../core/lint/lint';
 import { NotLintedError } from '../core/lint/notLinted';

@@ -1,11 +1,9 @@
-import { closeSync, existsSync, readSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { closeSync, readSync } from 'node:fs';
 import { openRegularSync } from '../safeFile';
-import { globToRegExp } from './glob';
+import { parseToml } from '../toml/parse';
+import { isTable, TomlError } from '../toml/types';
+import type { TomlDoc } from '../toml/types';
 import { RULES } from './lint';
-import type { LintOptions } from './lint';
-import { parseToml, TomlError } from './toml';
-import type { TomlDoc, TomlValue } from './toml';
 import type { RuleId, Severity } from './types';
 
 /**
@@ -65,8 +63,6 @@ function readText(file: string): string {
   }
 }
 
-const isTable = (v: TomlValue | undefined): v is Record<string, TomlValue> => typeof v === 'object' && !Array.isArray(v);
-
 /** A file's `[tool.headroom.lint]`, checked; undefined when it has none. Throws LintConfigError. */
 export function readLintConfig(file: string): LintConfig | undefined {
   const text = readText(file);
@@ -116,161 +112,4 @@ export function readLintConfig(file: string): LintConfig | undefined {
     else severity[id] = v as Severity;
   }
   return { file, ...(select ? { select } : {}), ignore, severity, exclude };
-}
-
-/**
- * Each file's configuration: the nearest pyproject.toml with `[tool.headroom.lint]`, looked for from
- * the file's folder up to a repository's root (a folder with .git) or the file system's; found once
- * per folder until clear(). With `fixed` (`headroom lint --config`), that file for every file.
- */
-export class LintConfigs {
-  private readonly byDir = new Map<string, LintConfig | LintConfigError | null>();
-
-  constructor(private readonly fixed?: string) {}
-
-  /** Throws the LintConfigError of a malformed file. */
-  configFor(file: string): LintConfig | undefined {
-    const found = this.fixed ? this.fixedOne(resolve(this.fixed)) : this.lookup(dirname(resolve(file)));
-    if (found instanceof LintConfigError) throw found;
-    return found ?? undefined;
-  }
-
-  clear(): void {
-    this.byDir.clear();
-  }
-
-  private fixedOne(file: string): LintConfig | LintConfigError {
-    let found = this.byDir.get(file);
-    if (found === undefined) {
-      found = tryRead(file) ?? new LintConfigError(file, undefined, 'has no [tool.headroom.lint] table');
-      this.byDir.set(file, found);
-    }
-    return found as LintConfig | LintConfigError;
-  }
-
-  private lookup(start: string): LintConfig | LintConfigError | null {
-    const seen: string[] = [];
-    let found: LintConfig | LintConfigError | null = null;
-    for (let dir = start; ; dir = dirname(dir)) {
-      const known = this.byDir.get(dir);
-      if (known !== undefined) {
-        found = known;
-        break;
-      }
-      seen.push(dir);
-      const f = join(dir, PYPROJECT);
-      found = existsSync(f) ? (tryRead(f) ?? null) : null;
-      if (found || dirname(dir) === dir || existsSync(join(dir, '.git'))) break;
-    }
-    for (const d of seen) this.byDir.set(d, found);
-    return found;
-  }
-}
-
-function tryRead(file: string): LintConfig | LintConfigError | undefined {
-  try {
-    return readLintConfig(file);
-  } catch (e) {
-    if (e instanceof LintConfigError) return e;
-    throw e;
-  }
-}
-
-/** The editor's own settings (`headroom.lint.rules`, `.exclude`), for files no project table covers. */
-export interface EditorLintSettings {
-  severity: Partial<Record<RuleId, Severity | 'off'>>;
-  exclude: readonly string[];
-  /** The file's path relative to its workspace folder, which `exclude` matches. */
-  rel: string;
-}
-
-export type LintPlan = { lint: true; opts: LintOptions } | { lint: false; excludedBy: string };
-
-/**
- * How one file is linted, decided alike for `headroom lint` and the editor: by the project's table
- * when one applies (`select`, from `--select`, replaces its select and ignore), else by the editor's
- * settings, else the defaults.
- */
-export function lintPlan(
-  file: string | undefined,
-  config: LintConfig | undefined,
-  editor?: EditorLintSettings,
-  select?: readonly RuleId[],
-): LintPlan {
-  if (config) {
-    if (file !== undefined && isExcluded(config, file)) return { lint: false, excludedBy: config.file };
-    const severity: LintOptions['severity'] = { ...config.severity };
-    if (select) return { lint: true, opts: { select, severity } };
-    for (const id of config.ignore) severity[id] = 'off';
-    return { lint: true, opts: { ...(config.select ? { select: config.select } : {}), severity } };
-  }
-  if (editor?.exclude.some((g) => globToRegExp(g).test(editor.rel))) return { lint: false, excludedBy: 'headroom.lint.exclude' };
-  return { lint: true, opts: { ...(select ? { select } : {}), ...(editor ? { severity: editor.severity } : {}) } };
-}
-
-/** The rules a lint with these options runs (as lintTree decides), in `select`'s order when given. */
-export function rulesRun(opts: LintOptions): RuleId[] {
-  const on = (id: RuleId) => opts.severity?.[id] !== 'off';
-  if (opts.select) return opts.select.filter(on);
-  return (Object.keys(RULES) as RuleId[]).filter((id) => on(id) && (!RULES[id].off || !!opts.severity?.[id]));
-}
-
-/** Whether an exclude pattern matches the file, or a folder it is in, relative to the config's folder. */
-export function isExcluded(config: LintConfig, file: string): boolean {
-  const rel = relative(dirname(config.file), resolve(file)).split(sep).join('/');
-  const paths = rel.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'));
-  return config.exclude.some((g) => {
-    const toks = globTokens(g);
-    return paths.some((p) => globMatch(toks, p));
-  });
-}
-
-// Glob tokens: a character code, or one of these. The same dialect as glob.ts (the settings' excludes),
-// matched without a RegExp: a stranger's `*a*a*a*b` would make a backtracking one run for ever.
-const ONE = -1; // ?
-const STAR = -2; // * within a name
-const ANY = -3; // ** not followed by /
-const DIRS = -4; // **/ : no folders or any
-
-function globTokens(glob: string): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < glob.length; i++) {
-    if (glob.startsWith('**', i)) {
-      const dirs = glob[i + 2] === '/';
-      out.push(dirs ? DIRS : ANY);
-      i += dirs ? 2 : 1;
-    } else out.push(glob[i] === '*' ? STAR : glob[i] === '?' ? ONE : glob.charCodeAt(i));
-  }
-  return out;
-}
-
-/** A set-of-states walk: states 0..n are token positions (n matched), n+1+p is inside token p's `**\/`. */
-function globMatch(toks: readonly number[], path: string): boolean {
-  const n = toks.length;
-  const close = (s: Uint8Array) => {
-    for (let p = 0; p < n; p++) if (s[p] && (toks[p] === STAR || toks[p] === ANY || toks[p] === DIRS)) s[p + 1] = 1;
-    return s;
-  };
-  let cur = close(new Uint8Array(2 * n + 2).fill(1, 0, 1));
-  for (let i = 0; i < path.length; i++) {
-    const ch = path.charCodeAt(i);
-    const slash = ch === 47;
-    const next = new Uint8Array(2 * n + 2);
-    for (let p = 0; p < n; p++) {
-      const t = toks[p]!;
-      if (cur[n + 1 + p]) {
-        next[n + 1 + p] = 1;
-        if (slash) next[p + 1] = 1;
-      }
-      if (!cur[p]) continue;
-      if (t === ch || (t === ONE && !slash)) next[p + 1] = 1;
-      else if ((t === STAR && !slash) || t === ANY) next[p] = 1;
-      else if (t === DIRS) {
-        next[n + 1 + p] = 1;
-        if (slash) next[p + 1] = 1;
-      }
-    }
-    cur = close(next);
-  }
-  return cur[n] === 1;
 }

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
-import { LintConfigError, LintConfigs, lintPlan } from '../../core/lint/config';
-import type { EditorLintSettings } from '../../core/lint/config';
+import { LintConfigError } from '../../core/lint/config';
+import { LintConfigs } from '../../core/lint/configLookup';
+import { lintPlan } from '../../core/lint/lintPlan';
+import type { EditorLintSettings } from '../../core/lint/lintPlan';
 import { RULES } from '../../core/lint/lint';
 import type { LintOptions } from '../../core/lint/lint';
 import type { RuleId, Severity } from '../../core/lint/types';
