@@ -13,6 +13,7 @@ import { CodeServer, installExtension, serverDirs, writeSettings } from './codeS
 import type { ServerDirs } from './codeServer';
 import { ensureTools } from './install';
 import type { Tools } from './install';
+import { waitFor } from '../waitFor';
 
 export const ROOT = resolve(__dirname, '..', '..', '..');
 export const ARTIFACTS = join(ROOT, 'test', 'e2e', 'artifacts');
@@ -133,12 +134,13 @@ export class Session {
 
   /** The log once it matches `re` (output channels reach disk a moment after they are written). */
   async waitForLog(suffix: string, re: RegExp, timeoutMs = 30_000): Promise<string> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const text = this.log(suffix);
-      if (re.test(text) || Date.now() > end) return text;
-      await this.page.waitForTimeout(200);
-    }
+    // The caller asserts on the text: past the guard it gets the log as it is.
+    return waitFor(
+      `${suffix} to match ${re}`,
+      () => this.log(suffix),
+      (t) => re.test(t),
+      { guardMs: timeoutMs, returnLast: true },
+    );
   }
 
   /**
@@ -147,11 +149,9 @@ export class Session {
    */
   async activate(pythonFile: string): Promise<void> {
     await this.workbench.openFile(pythonFile);
-    for (let i = 0; i < 300; i++) {
-      if (/_doActivateExtension headroom-dev\.torch-headroom/.test(this.log('remoteexthost.log'))) return;
-      await this.page.waitForTimeout(200);
-    }
-    throw new Error('the extension host never activated headroom-dev.torch-headroom after a Python file was opened');
+    await waitFor('the extension host to activate headroom-dev.torch-headroom after a Python file was opened', () =>
+      /_doActivateExtension headroom-dev\.torch-headroom/.test(this.log('remoteexthost.log')),
+    );
   }
 
   /** Each editor group's tabs, the active one starred, the focused group marked: who took focus. */

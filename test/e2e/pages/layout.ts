@@ -1,4 +1,5 @@
 import type { Frame, Page } from 'playwright-core';
+import { waitFor } from '../waitFor';
 
 /** A box that broke the layout: what it shows, and why it does not fit. */
 export interface Misfit {
@@ -48,12 +49,11 @@ export async function misfits(where: Page | Frame, selector: string, container?:
 
 /** The frame of the webview whose document has `selector` (VS Code nests each two iframes deep). */
 export async function frameWith(page: Page, selector: string, timeoutMs = 60_000): Promise<Frame> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
+  const frame = async (): Promise<Frame | undefined> => {
     for (const f of page.frames()) if (await f.$(selector).catch(() => null)) return f;
-    if (Date.now() > end) throw new Error(`no webview shows ${selector}`);
-    await page.waitForTimeout(200);
-  }
+    return undefined;
+  };
+  return (await waitFor(`a webview that shows ${selector}`, frame, Boolean, { guardMs: timeoutMs })) as Frame;
 }
 
 /** After-line decorations whose text runs past the editor's visible right edge. */
