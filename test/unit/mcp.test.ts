@@ -135,6 +135,29 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
     assert.match(text, new RegExp(`run: the loop leaks [\\d.]+ \\S+ per iteration, created at lines? ${leakLines.join(', ')}`));
   });
 
+  it("lint: the project's [tool.headroom.lint] table decides, as for headroom lint and the editor", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-mcp-config-'));
+    const file = join(dir, 'train_leaky.py');
+    writeFileSync(file, readFileSync(join(ROOT, 'demo', 'workspace', 'train_leaky.py')));
+    const all = (JSON.parse(cli(['lint', file, '--json']).stdout) as { findings: { rule: string }[] }).findings.map((f) => f.rule);
+    const dropped = all[0]!;
+    assert.ok(all.length > 1 && all.some((r) => r !== dropped), all.join(' '));
+    writeFileSync(join(dir, 'pyproject.toml'), `[tool.black]\nline-length = 100\n\n[tool.headroom.lint]\nignore = ["${dropped}"]\n`);
+    const theirs = (JSON.parse(cli(['lint', file, '--json']).stdout) as { findings: { rule: string; start: { line: number } }[] }).findings;
+    assert.ok(theirs.length > 0 && !theirs.some((f) => f.rule === dropped));
+    const { text, error } = await ask('headroom_lint', { file });
+    assert.equal(error, false, text);
+    assert.ok(!text.includes(` ${dropped} `), text);
+    for (const f of theirs)
+      assert.ok(text.includes(`${file}:${f.start.line}:`) && text.includes(f.rule), `${f.rule} at ${f.start.line}\n${text}`);
+    writeFileSync(join(dir, 'pyproject.toml'), '[tool.headroom.lint]\nexclude = ["train_*.py"]\n');
+    assert.match((await ask('headroom_lint', { file })).text, /not linted: excluded by .*pyproject\.toml/);
+    writeFileSync(join(dir, 'pyproject.toml'), '[tool.headroom.lint]\nignore = ["HR999"]\n');
+    const bad = await ask('headroom_lint', { file });
+    assert.equal(bad.error, true);
+    assert.match(bad.text, /pyproject\.toml:2: .*HR999/);
+  });
+
   it('compare: the peak change of headroom diff --json', async () => {
     const [a, b] = [join(SNAPS, 'e2e_train_b64.pickle'), join(SNAPS, 'e2e_train_b128.pickle')];
     const d = json<{ before: { peak_requested_bytes: number }; after: { peak_requested_bytes: number } }>(['diff', a, b, '--json']);

@@ -3,7 +3,10 @@ import { basename, resolve } from 'node:path';
 import { attributeAt } from '../analysis/attributeAt';
 import { detectLeaks } from '../diagnose/leaks';
 import { formatBytes } from '../../shared/format';
+import { LintConfigError } from '../lint/config';
+import { LintConfigs } from '../lint/configLookup';
 import { lintText } from '../lint/lint';
+import { lintPlan } from '../lint/lintPlan';
 import type { PythonParser } from '../lint/syntax/parser';
 import { openRegularSync } from '../safeFile';
 
@@ -46,8 +49,16 @@ export function lintTool(parser: () => Promise<PythonParser>): ToolDef {
     },
     async run(args) {
       const file = resolve(str(args, 'file')!);
+      // The project's [tool.headroom.lint] table, as headroom lint and the editor read it.
+      let plan: ReturnType<typeof lintPlan>;
+      try {
+        plan = lintPlan(file, new LintConfigs().configFor(file));
+      } catch (e) {
+        throw e instanceof LintConfigError ? new ToolInputError(e.message) : e;
+      }
+      if (!plan.lint) return `${file}: not linted: excluded by ${plan.excludedBy}`;
       const text = readPython(file);
-      const r = lintText(await parser(), text);
+      const r = lintText(await parser(), text, plan.opts);
       r.tree.delete();
       const held = new Map<number, string>();
       let leaks: { line: number; bytes: number }[] = [];
