@@ -77,7 +77,7 @@ function main() {
   });
   const failed = checks.filter(Boolean);
   if (failed.length) {
-    console.error(`\nnpm test: failed: ${failed.join('; ')} (npm run format fixes the formatting)`);
+    console.error(`\nnpm test: failed: ${failed.join('; ')}${failed[0] === checks[0] ? ' (npm run format fixes the formatting)' : ''}`);
     process.exit(1);
   }
   step('type check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
