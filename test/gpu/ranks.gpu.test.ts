@@ -22,12 +22,12 @@ interface Figures {
   reserved_peak: number;
 }
 
-/** `headroom run -- torchrun … ddp.py ARGS`: the workload's own figures per rank, and the run's folder. */
-function ddp(args: string[]): { code: number | null; figs: Figures[]; run: string; err: string } {
+/** `headroom run -- torchrun … SCRIPT ARGS`: the workload's own figures per rank, and the run's folder. */
+function ddp(args: string[], script = 'ddp.py'): { code: number | null; figs: Figures[]; run: string; err: string } {
   const out = mkdtempSync(join(tmpdir(), 'headroom-gpu-ranks-'));
   const r = spawnSync(
     process.execPath,
-    [CLI, 'run', '--out', out, '--', 'torchrun', '--standalone', '--nproc-per-node', '2', 'ddp.py', ...args],
+    [CLI, 'run', '--out', out, '--', 'torchrun', '--standalone', '--nproc-per-node', '2', script, ...args],
     { encoding: 'utf8', cwd: WORK, maxBuffer: 1 << 28, timeout: 540_000 },
   );
   const figs = r.stdout
@@ -73,6 +73,31 @@ describe('torchrun: ranks side by side', { skip: SKIP }, () => {
     assert.ok(j.lines.length > 0 && j.lines[0]!.spread > 0, 'the batch-sized activations differ between ranks');
     // NCCL's buffers and the CUDA context: device memory the driver counts beyond PyTorch's reserved.
     if (gpus >= 2) for (const x of j.ranks) assert.ok((x.outsidePytorch ?? 0) > 0, `rank ${x.rank}: ${x.outsidePytorch}`);
+  });
+
+  // FSDP2 shards parameters, gradients and optimizer state across ranks: each rank's peak is still
+  // its own process's, read from its own folder. NCCL needs a GPU per rank.
+  it('FSDP2 (fully_shard): each rank’s peak is its own requested_bytes.all.peak', {
+    skip: gpus < 2 ? 'FSDP2 needs two GPUs (NCCL)' : false,
+  }, () => {
+    const t0 = Date.now();
+    const r = ddp([], 'fsdp2.py');
+    assert.equal(r.code, 0, r.err);
+    const j = ranks(r.run);
+    console.log(
+      `fsdp2 on ${gpus} GPUs: ${((Date.now() - t0) / 1000).toFixed(1)} s; ranks ${JSON.stringify(j.ranks)}; imbalance ${j.imbalance}`,
+    );
+    assert.deepEqual(
+      j.ranks.map((x) => x.rank),
+      [0, 1],
+    );
+    assert.equal(r.figs.length, 2, r.err);
+    for (const f of r.figs) {
+      const got = j.ranks.find((x) => x.rank === f.rank)!;
+      assert.equal(got.peak, f.requested_peak, `rank ${f.rank}: PyTorch's own requested_bytes.all.peak`);
+      assert.equal(got.reservedPeak, f.reserved_peak, `rank ${f.rank}: reserved_bytes.all.peak`);
+    }
+    assert.equal(j.imbalance, Math.abs(r.figs[1]!.requested_peak - r.figs[0]!.requested_peak));
   });
 
   it('an OOM on rank 1 is explained on rank 1, with rank 0’s state at that moment', () => {
