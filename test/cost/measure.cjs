@@ -1,0 +1,10 @@
+// Runs the CLI bundle in this process and, at exit, writes this process's peak RSS (KiB) to the
+// file HEADROOM_COST_RSS names: the child's own memory, which spawnSync does not report.
+const { writeFileSync } = require('node:fs');
+const out = process.env.HEADROOM_COST_RSS;
+process.on('exit', () => {
+  if (out) writeFileSync(out, String(process.resourceUsage().maxRSS));
+});
+const cli = process.argv[2];
+process.argv.splice(1, 2, cli);
+require(cli);
