@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { othersAtOom } from '../../extension/src/core/gpu/atOom';
 import type { GpuProbe } from '../../extension/src/core/gpu/types';
+import { coalesced } from '../../extension/src/core/gpu/probe';
 import { LiveRun } from '../../extension/src/core/run/liveRun';
 import type { LiveRunOptions } from '../../extension/src/core/run/liveRun';
 import { statusText } from '../../extension/src/core/run/status';
@@ -234,6 +235,67 @@ describe('LiveRun: the run channel every front end uses', () => {
     assert.equal(launch.nothing_recorded, 'no-agent');
     assert.equal(end.nothing?.reason, 'no-agent');
     assert.equal(end.peak, 3 * GiB, 'the live peak');
+  });
+
+  it('300 OOMs at once: one GPU reading in flight at a time, each OOM recorded with the reading that answered it', async () => {
+    let reads = 0;
+    let inFlight = 0;
+    let most = 0;
+    const probe: GpuProbe = {
+      source: 'nvidia-smi',
+      fallbackReasons: [],
+      read: async () => {
+        reads++;
+        most = Math.max(most, ++inFlight);
+        await sleep(100); // nvidia-smi takes its time
+        inFlight--;
+        const device = { index: 0, name: 'GPU', uuid: 'u', total: GiB, used: GiB, free: 0, reserved: null, gpuUtil: null, memUtil: null };
+        return { ok: true, snapshot: { source: 'nvidia-smi', driver: null, devices: [{ ...device, processes: [] }], at: reads } };
+      },
+    };
+    let sources = 0;
+    const run = await start({ gpus: async () => (sources++, probe) });
+    const a = await agent(run, 111, null);
+    for (let i = 0; i < 300; i++) a.send({ type: 'event', event: 'oom', t: 1_000_000 + i, device: 0 });
+    const file = join(run.dir, 'gpu-at-oom.jsonl');
+    const recorded = () => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').length : 0);
+    await until('a reading for every OOM', () => recorded() === 300, 10_000);
+    await run.close();
+    assert.equal(most, 1, 'at most one reading in flight');
+    assert.ok(reads >= 1 && reads < 300, `${reads} readings for 300 OOMs`);
+    assert.equal(sources, 1, 'the GPU source is chosen once per run');
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { t: number; reading: { at: number } });
+    assert.deepEqual(
+      lines.map((l) => l.t).sort((x, y) => x - y),
+      Array.from({ length: 300 }, (_, i) => 1_000_000 + i),
+    );
+    assert.equal(new Set(lines.map((l) => l.reading.at)).size, reads, 'the OOMs share the readings taken');
+  });
+
+  it('a reading asked for while one runs is taken after it, not from the one already running', async () => {
+    let n = 0;
+    const started: number[] = [];
+    const slow: GpuProbe = {
+      source: 'nvidia-smi',
+      fallbackReasons: [],
+      read: async () => {
+        started.push(++n);
+        await sleep(30);
+        return { ok: false, source: 'nvidia-smi', reason: String(n) };
+      },
+    };
+    const p = coalesced(slow);
+    const first = p.read();
+    const [second, third] = [p.read(), p.read()];
+    assert.equal(second, third, 'the two asked meanwhile share one reading');
+    const reasons = (await Promise.all([first, second, third])).map((r) => (r.ok ? '' : r.reason));
+    assert.deepEqual(reasons, ['1', '2', '2']);
+    assert.deepEqual(started, [1, 2]);
+    assert.equal((await p.read()).ok, false, 'a later read starts a new one');
+    assert.equal(n, 3);
   });
 
   it("a process's snapshot is a recorded run; a command that never started is not 'nothing recorded'", async () => {

@@ -8,8 +8,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { formatBytes } from '../../extension/src/shared/format';
 import { PAGE_CHARS } from '../../extension/src/core/tools/page';
 import { pythonBytes, ROOT } from './helpers';
@@ -21,7 +23,11 @@ const json = <T>(args: string[]): T =>
   JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 })) as T;
 
 describe('headroom mcp (Model Context Protocol over stdio)', () => {
-  const client = new Client({ name: 'headroom-test', version: '0' });
+  // The client's roots: the repository (fixtures, demo) and the temporary folder (files made here).
+  const client = new Client({ name: 'headroom-test', version: '0' }, { capabilities: { roots: { listChanged: true } } });
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [ROOT, tmpdir()].map((d) => ({ uri: pathToFileURL(d).href })),
+  }));
   before(async () => {
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], stderr: 'pipe' }));
   });
@@ -242,9 +248,18 @@ describe('headroom mcp (Model Context Protocol over stdio)', () => {
   });
 
   it('bad arguments and hostile files are tool errors, and the server answers the next call', async () => {
-    const missing = await ask('headroom_summary', { path: '/no/such/snapshot.pickle' });
+    const missing = await ask('headroom_summary', { path: join(tmpdir(), 'no', 'such', 'snapshot.pickle') });
     assert.equal(missing.error, true);
     assert.match(missing.text, /no such file/);
+    // Outside the client's roots: refused, the roots named, whether the file is there or not.
+    for (const path of ['/no/such/snapshot.pickle', '/etc/passwd']) {
+      const outside = await ask('headroom_summary', { path });
+      assert.equal(outside.error, true);
+      assert.ok(
+        outside.text.includes(`${path} is outside the folders Headroom may read (the client's roots: ${ROOT}, ${tmpdir()})`),
+        outside.text,
+      );
+    }
     const wrongType = await ask('headroom_leaks', { path: 42 });
     assert.equal(wrongType.error, true);
     // A pickle that would run a command when unpickled: refused by the safe reader, as a tool error.

@@ -1,14 +1,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { isSnapshotError } from '../core/errors';
-import { PythonParser } from '../core/lint/syntax/parser';
-import { plain } from '../shared/text';
 import { headroomTools } from '../core/tools/registry';
-import { ToolInputError } from '../core/tools/types';
+import { plain, plainLines } from '../shared/text';
 import { UsageError } from './args';
 import type { Io } from './io';
-import { wasmDir } from './lint';
+import { limitsFromEnv, ToolPool } from './mcpPool';
+import type { Outcome } from './mcpPool';
+import { ClientRoots } from './mcpRoots';
+import { isToolWorker, serveToolCalls } from './mcpWorker';
 import { VERSION } from './version';
 
 export const MCP_USAGE = `usage: headroom mcp
@@ -18,30 +18,31 @@ export const MCP_USAGE = `usage: headroom mcp
   headroom_compare read the snapshots, run folders and files they are given and answer compact text
   (about 500 tokens a page). They run nothing. Other clients take the same command:
   {"mcpServers": {"headroom": {"command": "headroom", "args": ["mcp"]}}}.
-  Example: claude mcp add headroom -- headroom mcp`;
+  Example: claude mcp add headroom -- headroom mcp
 
-/** Answers one call: the tool's text, or its error as a tool error (the server itself goes on). */
-async function call(
-  tools: ReturnType<typeof headroomTools>,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
-  const tool = tools.find((t) => t.name === name);
-  const error = (text: string) => ({ content: [{ type: 'text' as const, text: plain(text) }], isError: true });
-  if (!tool) return error(`no tool named ${name}; the tools are ${tools.map((t) => t.name).join(', ')}`);
-  try {
-    return { content: [{ type: 'text', text: await tool.run(args) }] };
-  } catch (e) {
-    if (e instanceof ToolInputError || isSnapshotError(e)) return error((e as Error).message);
-    return error(`${tool.name} failed: ${(e as Error).name}: ${(e as Error).message}`);
-  }
+  The tools read files only under the client's roots (MCP roots/list); a client that declares no
+  roots gets the server's working directory as the one root. Each call runs in a worker of its own,
+  stopped past its heap (HEADROOM_MCP_HEAP_MB, default 1024) or its time (HEADROOM_MCP_DEADLINE_MS,
+  default 60000); the server answers other requests meanwhile.`;
+
+type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
+
+/** The one way out for every answer: tool text and errors alike are escaped here, so no tool can forget. */
+function result(o: Outcome): ToolResult {
+  return o.ok
+    ? { content: [{ type: 'text', text: plainLines(o.text) }] }
+    : { content: [{ type: 'text', text: plain(o.text) }], isError: true };
 }
 
 export async function mcpCommand(argv: readonly string[], _io: Io): Promise<number> {
+  // The CLI bundle started again as a tool worker (mcpPool.ts) serves calls, not stdio.
+  if (isToolWorker()) return serveToolCalls();
   if (argv.length) throw new UsageError(MCP_USAGE);
-  let parser: Promise<PythonParser> | undefined;
-  const tools = headroomTools(() => (parser ??= PythonParser.load(wasmDir())));
+  // Their names and schemas only: the calls run in the pool's workers.
+  const tools = headroomTools(() => Promise.reject(new Error('the tools run in workers')));
+  const pool = new ToolPool(__filename, limitsFromEnv(process.env));
   const server = new Server({ name: 'headroom', version: VERSION }, { capabilities: { tools: {} } });
+  const roots = new ClientRoots(server, process.cwd());
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((t) => ({
       name: t.name,
@@ -51,9 +52,18 @@ export async function mcpCommand(argv: readonly string[], _io: Io): Promise<numb
       annotations: { title: t.title, readOnlyHint: true, openWorldHint: false },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) =>
-    call(tools, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>),
-  );
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const { name } = req.params;
+    if (!tools.some((t) => t.name === name))
+      return result({ ok: false, text: `no tool named ${name}; the tools are ${tools.map((t) => t.name).join(', ')}` });
+    let outcome: Outcome;
+    try {
+      outcome = await pool.call(name, (req.params.arguments ?? {}) as Record<string, unknown>, await roots.current());
+    } catch (e) {
+      outcome = { ok: false, text: (e as Error).message };
+    }
+    return result(outcome);
+  });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -61,5 +71,6 @@ export async function mcpCommand(argv: readonly string[], _io: Io): Promise<numb
   });
   await server.connect(transport);
   await closed;
+  await pool.close();
   return 0;
 }

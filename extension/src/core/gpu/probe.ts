@@ -96,3 +96,26 @@ export async function chooseProbe(loadAddon: () => NvmlAddon | Error, runSmi: Sm
 
 /** Where the figures a tooltip shows came from, in words. */
 export const sourceLabel = (s: GpuSource): string => (s === 'nvml' ? 'NVML (bundled addon)' : s === 'nvidia-smi' ? 'nvidia-smi' : 'none');
+
+/** At most one read in flight (a read may start nvidia-smi): reads asked meanwhile share the next one. */
+export function coalesced(probe: GpuProbe): GpuProbe {
+  let running: Promise<GpuResult> | undefined;
+  let next: Promise<GpuResult> | undefined;
+  const start = (): Promise<GpuResult> => {
+    const p = new Promise<GpuResult>((ok) => ok(probe.read())).finally(() => {
+      if (running === p) running = undefined;
+    });
+    return (running = p);
+  };
+  const none = () => undefined;
+  // The next read starts when the running one ends, so it is taken after the OOMs that wait for it.
+  const read = () =>
+    next ??
+    (running
+      ? (next = running.then(none, none).then(() => {
+          next = undefined;
+          return start();
+        }))
+      : start());
+  return { source: probe.source, fallbackReasons: probe.fallbackReasons, read };
+}

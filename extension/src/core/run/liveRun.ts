@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { recordGpuAtOom } from '../gpu/atOom';
+import { coalesced } from '../gpu/probe';
 import type { GpuProbe } from '../gpu/types';
 import { planRun } from './launch';
 import type { RunPlan, RunSettings } from './launch';
@@ -44,7 +45,10 @@ export class LiveRun extends LiveRecord {
   readonly name: string;
   readonly started = Date.now();
   readonly record: 'window' | 'full';
-  private readonly readings: Promise<void>[] = [];
+  /** GPU readings being recorded (each leaves when written). */
+  private readonly readings = new Set<Promise<void>>();
+  /** The run's GPU source, asked for at the first OOM, its reads coalesced. */
+  private probe: Promise<GpuProbe> | undefined;
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -119,12 +123,18 @@ export class LiveRun extends LiveRecord {
       this.noted(m);
       if (m.event === 'oom' && typeof m.device === 'number' && this.opts.gpus) {
         const at = { t: m.t, device: m.device, run: [...this.pids] };
-        this.readings.push(
-          this.opts.gpus().then(
-            (probe) => recordGpuAtOom(probe, this.dir, at),
-            () => undefined,
-          ),
+        const gpus = this.opts.gpus;
+        // One source per run; a source that failed to come is asked for again at the next OOM.
+        const probe = (this.probe ??= gpus().then(coalesced, (e: unknown) => {
+          this.probe = undefined;
+          throw e;
+        }));
+        const reading = probe.then(
+          (p) => recordGpuAtOom(p, this.dir, at),
+          () => undefined,
         );
+        this.readings.add(reading);
+        void reading.then(() => this.readings.delete(reading));
       } else if (m.event === 'snapshot' && typeof m.path === 'string') on?.snapshot?.(m.path, String(m.kind));
     }
   }

@@ -13,25 +13,27 @@ export const enum Action {
   Other = 255,
 }
 
-const CODES: Record<string, Action> = {
-  alloc: Action.Alloc,
-  free_requested: Action.FreeRequested,
-  free_completed: Action.FreeCompleted,
-  segment_alloc: Action.SegmentAlloc,
-  segment_free: Action.SegmentFree,
-  segment_map: Action.SegmentMap,
-  segment_unmap: Action.SegmentUnmap,
-  snapshot: Action.Snapshot,
-  oom: Action.Oom,
-  free: Action.Free,
-};
+// Maps, not object literals: an action is snapshot text, and `constructor` or `toString` must not
+// find Object.prototype's members (a 1 GiB "constructor" event would count as an allocation).
+const CODES: ReadonlyMap<string, Action> = new Map([
+  ['alloc', Action.Alloc],
+  ['free_requested', Action.FreeRequested],
+  ['free_completed', Action.FreeCompleted],
+  ['segment_alloc', Action.SegmentAlloc],
+  ['segment_free', Action.SegmentFree],
+  ['segment_map', Action.SegmentMap],
+  ['segment_unmap', Action.SegmentUnmap],
+  ['snapshot', Action.Snapshot],
+  ['oom', Action.Oom],
+  ['free', Action.Free],
+]);
 
 export function actionCode(name: string): Action {
-  return CODES[name] ?? Action.Other;
+  return CODES.get(name) ?? Action.Other;
 }
 
-const NAMES = Object.fromEntries(Object.entries(CODES).map(([k, v]) => [v, k])) as Record<number, string>;
+const NAMES: ReadonlyMap<number, string> = new Map([...CODES].map(([k, v]) => [v, k]));
 
 export function actionName(code: number): string {
-  return NAMES[code] ?? 'other';
+  return NAMES.get(code) ?? 'other';
 }

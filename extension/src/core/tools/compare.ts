@@ -24,9 +24,10 @@ export const compareTool: ToolDef = {
     required: ['before', 'after'],
     additionalProperties: false,
   },
-  async run(args) {
+  paths: ['before', 'after'],
+  async run(args, files) {
     const side = async (key: string) => {
-      const o = await openSource(str(args, key)!);
+      const o = await openSource(str(args, key)!, undefined, files);
       return { o, peak: o.analysis.replay.peak, attr: attributeAt(o.snapshot, o.analysis, o.analysis.replay.peak) };
     };
     const before = await side('before');

@@ -27,7 +27,8 @@ export const explainOomTool: ToolDef = {
     required: ['path'],
     additionalProperties: false,
   },
-  async run(args) {
+  paths: ['path', 'run'],
+  async run(args, files) {
     const path = str(args, 'path')!;
     const page = int(args, 'page', 1);
     let isDir = false;
@@ -45,7 +46,7 @@ export const explainOomTool: ToolDef = {
       }
       const explained = explainOomText(text);
       let found = explained.found;
-      if (!found.length) return `no CUDA out-of-memory message in ${path}`;
+      if (!found.length) return paged([`no CUDA out-of-memory message in ${path}`]);
       const run = str(args, 'run', false);
       // A run that cannot be read leaves the messages' own readings, and says why.
       let note: string[] = [];
@@ -60,8 +61,8 @@ export const explainOomTool: ToolDef = {
       );
       return paged([...lines, ...(explained.omitted ? [omittedNote(explained.omitted)] : []), ...note], page);
     }
-    const o = await openSource(path, int(args, 'device', 0));
-    if (!o.analysis.ooms.length) return `no OOM recorded in ${o.file} (device ${o.analysis.device})`;
+    const o = await openSource(path, int(args, 'device', 0), files);
+    if (!o.analysis.ooms.length) return paged([`no OOM recorded in ${o.file} (device ${o.analysis.device})`]);
     const facts = deviceFactsBeside(o.file, o.analysis.device);
     const lines = o.analysis.ooms.flatMap((oom) => [
       `device ${o.analysis.device}, event #${oom.index}:`,

@@ -6,7 +6,8 @@ import type { ProcessRun } from '../run/runFolder';
 import { loadSnapshotFile } from '../snapshot/load';
 import type { Snapshot } from '../snapshot/model';
 import { SnapshotError } from '../errors';
-import { ToolInputError } from './types';
+import { ANY_FILE, ToolInputError } from './types';
+import type { FileAccess } from './types';
 
 export function str(args: Record<string, unknown>, key: string, required = true): string | undefined {
   const v = args[key];
@@ -41,9 +42,9 @@ export interface Opened {
 
 /**
  * A snapshot file, or a run folder (its process's best snapshot: the OOM's, else the peak's), on
- * the device asked for or the default one. Errors are ToolInputError with the reason.
+ * the device asked for or the default one, when `files` allows it. Errors are ToolInputError with the reason.
  */
-export async function openSource(path: string, device?: number): Promise<Opened> {
+export async function openSource(path: string, device?: number, files: FileAccess = ANY_FILE): Promise<Opened> {
   let st;
   try {
     st = statSync(path);
@@ -58,6 +59,7 @@ export async function openSource(path: string, device?: number): Promise<Opened>
     if (!process) throw new ToolInputError(`the run folder ${path} holds no snapshot`);
     file = bestSnapshot(process)!.path;
   }
+  files.check(file);
   const snapshot = await cachedLoad(file);
   const d = device ?? defaultDevice(snapshot);
   if (d === undefined || !snapshot.devices.includes(d))

@@ -15,8 +15,9 @@ export const leaksTool: ToolDef = {
     required: ['path'],
     additionalProperties: false,
   },
-  async run(args) {
-    const o = await openSource(str(args, 'path')!, int(args, 'device', 0));
+  paths: ['path'],
+  async run(args, files) {
+    const o = await openSource(str(args, 'path')!, int(args, 'device', 0), files);
     const leak = detectLeaks(o.snapshot, o.analysis);
     return paged(
       [`${o.file}, device ${o.analysis.device}: ${leak.leaking ? 'leaking' : 'no leak'}`, ...describeLeak(leak)],

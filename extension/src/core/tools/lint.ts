@@ -47,7 +47,8 @@ export function lintTool(parser: () => Promise<PythonParser>): ToolDef {
       required: ['file'],
       additionalProperties: false,
     },
-    async run(args) {
+    paths: ['file', 'run'],
+    async run(args, files) {
       const file = resolve(str(args, 'file')!);
       // The project's [tool.headroom.lint] table, as headroom lint and the editor read it.
       let plan: ReturnType<typeof lintPlan>;
@@ -64,7 +65,7 @@ export function lintTool(parser: () => Promise<PythonParser>): ToolDef {
       let leaks: { line: number; bytes: number }[] = [];
       const runPath = str(args, 'run', false);
       if (runPath) {
-        const o = await openSource(runPath);
+        const o = await openSource(runPath, undefined, files);
         const same = (f: string) => f === file || basename(f) === basename(file);
         const at = attributeAt(o.snapshot, o.analysis, o.analysis.replay.peak);
         for (const l of at.lines)

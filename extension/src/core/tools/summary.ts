@@ -27,8 +27,9 @@ export const summaryTool: ToolDef = {
     required: ['path'],
     additionalProperties: false,
   },
-  async run(args) {
-    const o = await openSource(str(args, 'path')!, int(args, 'device', 0));
+  paths: ['path'],
+  async run(args, files) {
+    const o = await openSource(str(args, 'path')!, int(args, 'device', 0), files);
     const at = int(args, 'at_event', 0);
     const { report: r } = buildReport(o.snapshot, o.analysis, at ?? 'peak', TOP);
     const f = r.fragmentation;

@@ -24,9 +24,23 @@ export interface ToolDef {
   title: string;
   description: string;
   inputSchema: InputSchema;
-  /** Runs nothing: reads the files named and answers. Throws ToolInputError for bad arguments. */
-  run(args: Record<string, unknown>): Promise<string>;
+  /** The arguments that name files or folders to read (a server checks them against its roots). */
+  paths: readonly string[];
+  /**
+   * Runs nothing: reads the files named and answers. Throws ToolInputError for bad arguments.
+   * `files` says which files may be read (default: any the user can).
+   */
+  run(args: Record<string, unknown>, files?: FileAccess): Promise<string>;
 }
+
+/** Which files a tool may read: the files its arguments lead to (a run folder's snapshot) are checked too. */
+export interface FileAccess {
+  /** Throws ToolInputError unless `path`, every link followed, may be read. */
+  check(path: string): void;
+}
+
+/** Any file the user can read (the editor: its user names the files). */
+export const ANY_FILE: FileAccess = { check: () => undefined };
 
 /** Arguments the tool cannot use (missing, of the wrong type, a file that is not there). */
 export class ToolInputError extends Error {

@@ -41,7 +41,8 @@ export const whatifTool: ToolDef = {
     required: ['path'],
     additionalProperties: false,
   },
-  async run(args) {
+  paths: ['path'],
+  async run(args, files) {
     const conf = args.alloc_conf;
     if (conf !== undefined && (typeof conf !== 'string' || !conf || conf.length > 400))
       throw new ToolInputError('"alloc_conf" must be a PYTORCH_CUDA_ALLOC_CONF string');
@@ -62,7 +63,7 @@ export const whatifTool: ToolDef = {
       : device
         ? { bytes: Math.round(device * GiB), cap: false }
         : undefined;
-    const o = await openSource(str(args, 'path')!, int(args, 'device', 0));
+    const o = await openSource(str(args, 'path')!, int(args, 'device', 0), files);
     let text: string;
     try {
       if (typeof conf === 'string') text = whatifText(whatif(o.snapshot, o.analysis, [conf], given), 'cap_gib');
