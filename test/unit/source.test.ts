@@ -4,6 +4,7 @@ import { analyzeDevice } from '../../extension/src/core/analysis/analyze';
 import { attributeAt } from '../../extension/src/core/analysis/attributeAt';
 import { annotate, DEFAULT_ANNOTATE, heatOf } from '../../extension/src/core/source/annotations';
 import { diffAttributions } from '../../extension/src/core/source/diff';
+import { lineText } from '../../extension/src/core/source/lineWords';
 import { contentHash, shiftLine } from '../../extension/src/core/source/lineShift';
 import { expandMappings, impliedMapping, PathMapper } from '../../extension/src/core/source/pathMap';
 import { loadSnapshotFile } from '../../extension/src/core/snapshot/load';
@@ -96,6 +97,7 @@ describe('choosing lines and texts', () => {
     assert.ok(top.lens && top.heat === heatOf(top.selfBytes / attr.totalBytes));
     // What a line shows, as data (the editor words it): its own bytes where they reach the floor, else the calls' bytes.
     assert.equal(top.figure.kind, 'self');
+    assert.match(lineText(top, 'at peak'), /^▲ \d+(\.\d+)? (MiB|GiB) at peak/);
     for (const l of lines) {
       assert.equal(l.figure.kind, l.selfBytes >= floor ? 'self' : 'calls', `line ${l.line}`);
       if (l.figure.kind === 'self' && l.figure.inclusive) assert.ok(l.inclusiveBytes >= 2 * l.selfBytes, `line ${l.line}`);
@@ -103,6 +105,7 @@ describe('choosing lines and texts', () => {
     assert.ok(lines.filter((l) => l.lens).length <= DEFAULT_ANNOTATE.lensTopN);
     const zeroSelf = lines.find((l) => l.selfBytes === 0);
     assert.ok(zeroSelf && zeroSelf.figure.kind === 'calls');
+    assert.match(lineText(zeroSelf, 'at peak'), /^⊂ .* in calls$/);
     // run_recorded.py (the capture harness) is a user frame that maps to nothing here.
     assert.ok(out.unmapped.some((u) => u.file.endsWith('run_recorded.py')));
   });

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { plain } from '../../shared/text';
-import { shortText } from './lineText';
+import { shortText as words } from '../../core/source/lineWords';
 import type { MemoryView, ViewLine } from './view';
 
 const HEAT = [0, 1, 2, 3, 4];
@@ -55,7 +55,7 @@ export class MemoryDecorations implements vscode.Disposable {
     // The text can quote a baseline's label (a file name): shown plain.
     return {
       range: new vscode.Range(line, 0, line, 0),
-      renderOptions: { after: { contentText: plain(shortText(l, this.view.current?.instantLabel ?? '')) } },
+      renderOptions: { after: { contentText: plain(words(l, this.view.current?.instantLabel ?? '', vscode.l10n.t)) } },
     };
   }
 

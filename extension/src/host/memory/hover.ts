@@ -7,7 +7,7 @@ import { markdownText } from '../../core/text';
 import { CommandId } from '../commandIds';
 import { HoverBreakdown, OPEN_BREAKDOWN_FRAME } from './hoverBreakdown';
 import { stackMarkdown } from './hoverStack';
-import { lineText } from './lineText';
+import { lineText as words } from '../../core/source/lineWords';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
 
@@ -108,7 +108,7 @@ export class MemoryHover implements vscode.HoverProvider {
       md.appendMarkdown(
         `${vscode.l10n.t('over the whole trace this line allocated {0} times, {1} in all', h.count, formatBytes(h.bytes))} · `,
       );
-    } else md.appendMarkdown(`\n\n${markdownText(lineText(v, c.instantLabel))}\n\n`);
+    } else md.appendMarkdown(`\n\n${markdownText(words(v, c.instantLabel, vscode.l10n.t))}\n\n`);
     md.appendMarkdown(
       `[${vscode.l10n.t('Summary')}](command:${CommandId.ShowSummary}) · [${vscode.l10n.t('Timeline')}](command:${CommandId.ShowTimeline})`,
     );
