@@ -5,6 +5,6 @@ const out = process.env.HEADROOM_COST_RSS;
 process.on('exit', () => {
   if (out) writeFileSync(out, String(process.resourceUsage().maxRSS));
 });
-const cli = process.argv[2];
-process.argv.splice(1, 2, cli);
-require(cli);
+// The bundle runs main() only as the main module (require.main === module): load it as node would.
+process.argv.splice(1, 2, process.argv[2]);
+require('node:module').runMain();
