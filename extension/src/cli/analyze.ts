@@ -16,7 +16,7 @@ import type { Io } from './io';
 import { loadForCli } from './load';
 import { pickSnapshot } from './runPick';
 import { renderReport } from './render';
-import { plain, plainLines } from '../shared/text';
+import { jsonText, plain, plainLines } from '../shared/text';
 
 export const ANALYZE_USAGE = `usage: headroom analyze SNAPSHOT|RUN [--device N] [--at peak|end|TRACE_INDEX] [--top K] [--json]
                         [--by line|module] [--include GLOB]... [--exclude GLOB]...
@@ -93,7 +93,7 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   }
   const params = records ? creditParams(analysis, report.at.trace_index, records) : undefined;
   const model = breakdowns(s, analysis, report, params);
-  // --json is JSON (its strings escaped by JSON.stringify); the text report is made plain, line by line.
+  // --json is JSON (jsonText escapes what a terminal would act on); the text report is made plain, line by line.
   if (json) {
     const lines = report.lines.map((l) => {
       const b = model.lines.get(lineKey(l.file, l.line));
@@ -102,17 +102,13 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     // The tree down to 0.1 % of the live bytes: what a reader can act on, in a bounded document.
     const tree = treeJson(model.tree.root, report.at.requested_bytes * 0.001);
     io.out(
-      JSON.stringify(
-        {
-          ...report,
-          lines,
-          tree,
-          ...(params ? { params: paramsJson(params) } : {}),
-          ...(modules ? { by_module: moduleJson(modules) } : {}),
-        },
-        null,
-        1,
-      ) + '\n',
+      jsonText({
+        ...report,
+        lines,
+        tree,
+        ...(params ? { params: paramsJson(params) } : {}),
+        ...(modules ? { by_module: moduleJson(modules) } : {}),
+      }) + '\n',
     );
   } else {
     const named = params && params.creditedBytes > 0 ? '\n' + renderParamsCredit(params, top || 10).join('\n') + '\n' : '';

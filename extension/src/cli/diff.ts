@@ -5,7 +5,7 @@ import { diffAttributions, signedBytes } from '../core/source/diff';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
-import { plain, plainLines } from '../shared/text';
+import { jsonText, plain, plainLines } from '../shared/text';
 
 export const DIFF_USAGE = `usage: headroom diff BEFORE AFTER [--device N] [--top K] [--json]
 
@@ -39,24 +39,20 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const lines = top > 0 ? d.lines.slice(0, top) : d.lines;
   if (flag(p, 'json')) {
     io.out(
-      JSON.stringify(
-        {
-          before: { device: before.device, peak_requested_bytes: before.peak.requestedBytes, trace_index: before.peak.index },
-          after: { device: after.device, peak_requested_bytes: after.peak.requestedBytes, trace_index: after.peak.index },
-          delta_bytes: after.peak.requestedBytes - before.peak.requestedBytes,
-          lines: lines.map((l) => ({
-            file: l.file,
-            line: l.line,
-            function: l.function,
-            before_bytes: l.beforeBytes,
-            after_bytes: l.afterBytes,
-            delta_bytes: l.deltaBytes,
-          })),
-          lines_total: d.lines.length,
-        },
-        null,
-        1,
-      ) + '\n',
+      jsonText({
+        before: { device: before.device, peak_requested_bytes: before.peak.requestedBytes, trace_index: before.peak.index },
+        after: { device: after.device, peak_requested_bytes: after.peak.requestedBytes, trace_index: after.peak.index },
+        delta_bytes: after.peak.requestedBytes - before.peak.requestedBytes,
+        lines: lines.map((l) => ({
+          file: l.file,
+          line: l.line,
+          function: l.function,
+          before_bytes: l.beforeBytes,
+          after_bytes: l.afterBytes,
+          delta_bytes: l.deltaBytes,
+        })),
+        lines_total: d.lines.length,
+      }) + '\n',
     );
     return 0;
   }

@@ -6,7 +6,7 @@ import { withRunEvidence } from '../core/diagnose/oomEvidence';
 import { oomJson } from '../core/diagnose/oomJson';
 import { renderDiagnosis } from '../core/diagnose/oomText';
 import { LOG_BYTES, readLogTail } from '../core/logFile';
-import { plain } from '../shared/text';
+import { jsonText, plain } from '../shared/text';
 import type { Io } from './io';
 
 /** Standard input's last LOG_BYTES (an OOM ends its log; a paste is small). */
@@ -44,11 +44,10 @@ export async function explainOomFile(path: string, opts: { json: boolean; run?: 
   const where = path === '-' ? 'standard input' : plain(path);
   if (opts.json) {
     io.out(
-      JSON.stringify(
-        { ooms: found.map((e) => oomJson(e.diagnosis, e.message, e.line)), ...(explained.omitted ? { omitted: explained.omitted } : {}) },
-        null,
-        1,
-      ) + '\n',
+      jsonText({
+        ooms: found.map((e) => oomJson(e.diagnosis, e.message, e.line)),
+        ...(explained.omitted ? { omitted: explained.omitted } : {}),
+      }) + '\n',
     );
     return 0;
   }

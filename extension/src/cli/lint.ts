@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { LintConfigError } from '../core/lint/config';
 import { LintConfigs } from '../core/lint/configLookup';
@@ -15,10 +15,8 @@ import type { Io } from './io';
 import type { LintedFile, LintFormat } from './lintOutput';
 import { formatLintGithub, formatLintJson, formatLintText, LINT_FORMATS } from './lintOutput';
 import { formatLintSarif } from './sarif';
+import { fsReason, LINT_FILE_BYTES, pythonFiles, readPython, STDIN_BYTES } from './lintFiles';
 import { readStdinAll } from './stdin';
-
-/** `lint -`: standard input, up to the editor's own size for a file. */
-const STDIN_BYTES = 16 << 20;
 
 export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sarif|github] [--json] [--select HR001,HR006]
                           [--config FILE]
@@ -29,8 +27,9 @@ export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sari
   --format json (or --json): every finding with its fixes; lines and columns 1-based.
   --format sarif: SARIF 2.1.0, for GitHub code scanning (github/codeql-action/upload-sarif).
   --format github: GitHub Actions annotations (::error file=…,line=…::message).
-  Exits 1 when a finding is an error, 2 when no Python file was found or a file could not be
-  linted (or on a usage error or a bad configuration), 0 otherwise.
+  Exits 1 when a finding is an error, 2 when no Python file was found or a file or folder could
+  not be read or linted (or on a usage error or a bad configuration), 0 otherwise. A file over
+  ${LINT_FILE_BYTES >> 20} MiB is refused (exit 2) before it is read.
   --select HR001,HR004 runs only those rules (default: all but those off by default).
   Configuration, as in the editor: [tool.headroom.lint] in the nearest pyproject.toml up to
   the repository root, or in --config FILE (docs/lint-config.md); --select replaces its choice
@@ -39,22 +38,6 @@ export const LINT_USAGE = `usage: headroom lint PATH... [--format text|json|sari
     .map(([id, r]) => `${id} ${r.name}`)
     .join(', ')}.
   Examples: headroom lint train.py   headroom lint src/ --format github   git show HEAD:train.py | headroom lint -`;
-
-const SKIP_DIRS = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', 'site-packages', '.headroom']);
-
-/** The Python files at `path`: itself if it is one, else the *.py files under it (not in SKIP_DIRS). */
-function pythonFiles(path: string, out: string[]): string[] {
-  const st = statSync(path);
-  if (st.isFile()) {
-    if (path.endsWith('.py')) out.push(path);
-  } else if (st.isDirectory()) {
-    for (const e of readdirSync(path, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (e.isDirectory() && !SKIP_DIRS.has(e.name)) pythonFiles(join(path, e.name), out);
-      else if (e.isFile() && e.name.endsWith('.py')) out.push(join(path, e.name));
-    }
-  }
-  return out;
-}
 
 function lintFormat(p: ReturnType<typeof parseArgs>): LintFormat {
   const f = flag(p, 'format');
@@ -96,9 +79,17 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
   const configs = new LintConfigs(flag(p, 'config'));
   const files: { file: string; opts: LintOptions }[] = [];
   let found = false;
+  let unlinted = 0;
   for (const path of p.positional) {
     if (path !== '-' && !existsSync(path)) throw new UsageError(`no such file or directory: ${path}`);
-    const here = path === '-' ? [path] : pythonFiles(path, []);
+    // An unreadable folder (no permission, past PATH_MAX) is said and passed over; the exit code says a part was not linted.
+    const here =
+      path === '-'
+        ? [path]
+        : pythonFiles(path, [], (d, why) => {
+            unlinted++;
+            io.err(`headroom lint: ${plain(d)}: not read (${why})\n`);
+          });
     // A path with nothing to lint is said, not passed over: a CI step on the wrong path would pass forever.
     if (!here.length) io.err(`headroom lint: no Python file (.py) in ${plain(path)}\n`);
     found ||= here.length > 0;
@@ -112,21 +103,20 @@ export async function lintCommand(argv: readonly string[], io: Io): Promise<numb
     if (excludedBy && files.length === before)
       io.err(`headroom lint: every Python file in ${plain(path)} is excluded by ${plain(excludedBy)}\n`);
   }
-  if (!files.length) return found ? 0 : 2;
+  if (!files.length) return found && !unlinted ? 0 : 2;
   const parser = await PythonParser.load(wasmDir());
   const all: LintedFile[] = [];
-  let unlinted = 0;
   for (const { file, opts } of files) {
     const rel = file === '-' ? '<stdin>' : relative(process.cwd(), file);
-    const text =
-      file === '-' ? (await readStdinAll(STDIN_BYTES, 'lint the file by its path')).toString('utf8') : readFileSync(file, 'utf8');
     let r: ReturnType<typeof lintText>;
     try {
+      const text = file === '-' ? (await readStdinAll(STDIN_BYTES, 'lint the file by its path')).toString('utf8') : readPython(file);
       r = lintText(parser, text, opts);
     } catch (e) {
-      // One file the rules cannot walk (thousands of nested brackets: out of stack) is said, and the rest linted.
+      // One file unreadable, or that the rules cannot walk (thousands of nested brackets: out of stack), is said, and the rest linted.
+      if (e instanceof UsageError) throw e;
       unlinted++;
-      io.err(`headroom lint: ${plain(file)}: not linted (${plain(NotLintedError.from(e).reason)})\n`);
+      io.err(`headroom lint: ${plain(file)}: not linted (${plain(fsReason(e) ?? NotLintedError.from(e).reason)})\n`);
       continue;
     }
     r.tree.delete();

@@ -1,5 +1,5 @@
 import type { Finding, Severity } from '../core/lint/types';
-import { plain } from '../shared/text';
+import { jsonText, plain } from '../shared/text';
 
 /** One linted file: its path as shown (relative to the working folder when inside it). */
 export interface LintedFile {
@@ -41,7 +41,7 @@ export function formatLintJson(files: readonly LintedFile[]): string {
       return { file: f.file, ...rest, start: oneBased(start), end: oneBased(end), ...(ev ? { evidence: ev } : {}) };
     }),
   );
-  return JSON.stringify({ files: files.length, findings, broken: files.filter((f) => f.broken).map((f) => f.file) }, null, 1) + '\n';
+  return jsonText({ files: files.length, findings, broken: files.filter((f) => f.broken).map((f) => f.file) }) + '\n';
 }
 
 const GITHUB_LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };

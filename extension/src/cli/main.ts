@@ -13,7 +13,7 @@ import { RUN_USAGE, runCommand } from './run';
 import { WHATIF_USAGE, whatifCommand } from './whatif';
 import { WHEEL_USAGE, wheelCommand } from './wheel';
 import type { Io } from './io';
-import { processIo } from './io';
+import { exitQuietlyOnClosedPipe, processIo } from './io';
 import { plain, plainLines } from '../shared/text';
 import { VERSION } from './version';
 
@@ -138,11 +138,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
 }
 
 if (require.main === module) {
-  // A reader that stops early (`| head`) closes the pipe: the output it wanted is out, nothing failed.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
-    process.exit(process.exitCode ?? 0);
-  });
+  exitQuietlyOnClosedPipe();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

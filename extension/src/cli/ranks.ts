@@ -6,7 +6,7 @@ import { rankRead } from '../core/run/rankRead';
 import type { CrossRank, RankRead } from '../core/run/ranks';
 import { bestSnapshot, readRun } from '../core/run/runFolder';
 import type { ProcessRun } from '../core/run/runFolder';
-import { plain, plainLines } from '../shared/text';
+import { jsonText, plain, plainLines } from '../shared/text';
 import { flag, intFlag, parseArgs, UsageError } from './args';
 import type { Io } from './io';
 import { loadForCli } from './load';
@@ -53,7 +53,7 @@ export async function ranksCommand(argv: readonly string[], io: Io): Promise<num
   for (const r of ranks) read.set(r, await linesAtPeak(r, io));
   const summary = crossRank(run, (r) => read.get(r), top);
   if (flag(p, 'json')) {
-    io.out(JSON.stringify({ run: run.dir, ...summary }, null, 1) + '\n');
+    io.out(jsonText({ run: run.dir, ...summary }) + '\n');
     return 0;
   }
   io.out(plainLines(render(run.dir, summary)) + '\n');

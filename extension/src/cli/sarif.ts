@@ -5,6 +5,7 @@ import { RULES } from '../core/lint/lint';
 import type { RuleId, Severity } from '../core/lint/types';
 import type { LintedFile } from './lintOutput';
 import { VERSION } from './version';
+import { jsonText } from '../shared/text';
 
 const SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
@@ -79,5 +80,5 @@ export function formatLintSarif(files: readonly LintedFile[], rules: readonly Ru
       },
     ],
   };
-  return JSON.stringify(log, null, 1) + '\n';
+  return jsonText(log) + '\n';
 }

@@ -9,6 +9,7 @@ import { loadForCli } from './load';
 import { whatifText } from '../core/allocator/whatifText';
 import { whatifJson } from './whatifReport';
 import { SCALE_FLAGS, SCALE_USAGE, scaleCommand } from './whatifScale';
+import { jsonText } from '../shared/text';
 
 export const WHATIF_USAGE = `usage: headroom whatif SNAPSHOT --alloc-conf K:V,… [--alloc-conf …] [--device-gib N | --cap-gib N] [--device N] [--json]
 
@@ -82,6 +83,6 @@ export async function whatifCommand(argv: readonly string[], io: Io): Promise<nu
     if (e instanceof AllocConfError) throw new UsageError(`--alloc-conf: ${e.message}`);
     throw e;
   }
-  io.out(flag(p, 'json') !== undefined ? JSON.stringify(whatifJson(report), null, 1) + '\n' : whatifText(report));
+  io.out(flag(p, 'json') !== undefined ? jsonText(whatifJson(report)) + '\n' : whatifText(report));
   return 0;
 }

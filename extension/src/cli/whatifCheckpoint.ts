@@ -8,6 +8,7 @@ import type { Snapshot } from '../core/snapshot/model';
 import { flag, UsageError } from './args';
 import type { Parsed } from './args';
 import { checkpointJson } from './whatifScaleJson';
+import { jsonText } from '../shared/text';
 
 /** `--checkpoint FILE:LINE`: the run with those calls checkpointed, under the limit given or the recorded OOM's. */
 export function checkpointAnswer(p: Parsed, s: Snapshot, device: number, given: Limit | undefined): string {
@@ -24,6 +25,6 @@ export function checkpointAnswer(p: Parsed, s: Snapshot, device: number, given: 
     throw e;
   }
   return flag(p, 'json') !== undefined
-    ? JSON.stringify(checkpointJson(x, a.replay.peak.requestedBytes, a.replay.reservedPeak.bytes), null, 1) + '\n'
+    ? jsonText(checkpointJson(x, a.replay.peak.requestedBytes, a.replay.reservedPeak.bytes)) + '\n'
     : checkpointText(x, a.replay.peak.requestedBytes, a.replay.reservedPeak.bytes);
 }

@@ -8,7 +8,7 @@ import type { Parsed } from './args';
 import { loadForCli } from './load';
 import { scaleText } from '../core/scale/text';
 import { checkpointAnswer } from './whatifCheckpoint';
-import { scaleJson } from './whatifScaleJson';
+import { scaleJsonText } from './whatifScaleJson';
 
 export const SCALE_FLAGS = ['batch-scale', 'batch', 'max-batch', 'seq-scale', 'checkpoint'] as const;
 export const SCALE_USAGE = `usage: headroom whatif SNAPSHOT (--batch-scale F | --batch N | --max-batch | --seq-scale F | --checkpoint FILE:LINE) [--recorded-batch M]
@@ -73,7 +73,7 @@ export async function scaleCommand(p: Parsed, s: Snapshot, device: number, given
   const second = await secondRun(p, recorded, device);
   try {
     const r = scaleReport(s, analyzeDevice(s, device), q, given, recorded, second);
-    return flag(p, 'json') !== undefined ? JSON.stringify(scaleJson(r), null, 1) + '\n' : scaleText(r);
+    return flag(p, 'json') !== undefined ? scaleJsonText(r) : scaleText(r);
   } catch (e) {
     if (e instanceof ScaleAskError || e instanceof RangeError)
       throw new UsageError(`${e.message}${q.kind === 'max' && !given ? '; give --device-gib N or --cap-gib N' : ''}`);

@@ -1,6 +1,7 @@
 import type { ScalePrediction } from '../core/scale/predict';
 import type { CheckpointPrediction } from '../core/scale/checkpointPredict';
 import type { ScaleReport } from '../core/scale/report';
+import { jsonText } from '../shared/text';
 
 // `headroom whatif --batch… / --seq-scale / --max-batch --json`: snake_case, bytes as integers (the text is core/scale/text.ts).
 
@@ -55,3 +56,6 @@ export function checkpointJson(x: CheckpointPrediction, requestedPeak: number, r
     },
   };
 }
+
+/** `--json`'s text: escaped for the terminal by jsonText, as every JSON the CLI prints. */
+export const scaleJsonText = (r: ScaleReport): string => jsonText(scaleJson(r)) + '\n';

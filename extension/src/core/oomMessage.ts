@@ -11,8 +11,18 @@ const CANDIDATE = /memory|allocat|runtime error|CUBLAS_STATUS_ALLOC_FAILED|capac
 /** A message wrapped at 10 columns spans about 60 lines. */
 const AFTER = 64;
 const BEFORE = 4;
+/**
+ * A window spans this many lines at most: a log of a million OOM lines is one candidate after another,
+ * and one window over all of it flattened 64 MB into per-character arrays (a heap out of memory, issue 39).
+ * The next window overlaps it (BEFORE + AFTER lines), so a message at the seam is read whole in one of them.
+ */
+const SPAN = 4096;
+/** A window longer than this (one line of 64 MB has no break to split at) is read in pieces, each overlapping the next by more than any message. */
+const PIECE = 1 << 20;
+const OVERLAP = 64 << 10;
 
-function windows(text: string): [number, number][] {
+/** Character ranges to flatten, in order, and whether each starts a line. */
+function windows(text: string): [number, number, boolean][] {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   const lineEnd = (k: number) => (k + 1 < starts.length ? starts[k + 1]! : text.length);
@@ -22,17 +32,33 @@ function windows(text: string): [number, number][] {
     const from = Math.max(0, k - BEFORE);
     const to = Math.min(starts.length - 1, k + AFTER);
     const last = out.at(-1);
-    if (last && last[1] >= from) last[1] = to;
+    if (last && last[1] >= from && to - last[0] <= SPAN) last[1] = to;
     else out.push([from, to]);
   }
-  return out.map(([a, b]) => [starts[a]!, lineEnd(b)]);
+  return out.flatMap(([a, b]): [number, number, boolean][] => {
+    const [from, to] = [starts[a]!, lineEnd(b)];
+    if (to - from <= PIECE + OVERLAP) return [[from, to, true]];
+    return Array.from({ length: Math.ceil((to - from - OVERLAP) / PIECE) }, (_, i) => {
+      const at = from + i * PIECE;
+      return [at, Math.min(to, at + PIECE + OVERLAP), i === 0];
+    });
+  });
+}
+
+/** Whether a flag is set in [start, end): a loop, not a subarray per match (a million matches in a log). */
+function takenIn(taken: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (taken[i]) return true;
+  return false;
 }
 
 /** Finds and parses every OOM message in `text`, in order. */
 export function parseOomMessages(text: string): OomMessage[] {
   const out: OomMessage[] = [];
-  for (const [from, to] of windows(text)) {
-    const flat = flatten(text, from, to);
+  const ws = windows(text);
+  ws.forEach(([from, to, lineStart], w) => {
+    // Where the next window starts, when it overlaps this one: messages from there on are its own.
+    const next = ws[w + 1]?.[0] ?? to;
+    const flat = flatten(text, from, to, lineStart);
     const found: { start: number; end: number; m: Omit<OomMessage, 'offset' | 'end' | 'text'> }[] = [];
     // Where an earlier format's match lies (the absurd form starts like the others): one flag per
     // character, so a text of a million messages costs a pass per format, not a pass per message.
@@ -42,7 +68,7 @@ export function parseOomMessages(text: string): OomMessage[] {
       for (const m of flat.text.matchAll(f.re)) {
         const start = m.index!;
         const end = start + m[0].length;
-        if (taken.subarray(start, end).includes(1)) continue;
+        if (takenIn(taken, start, end)) continue;
         const parsed = f.read(m.groups ?? {});
         if (!parsed) continue;
         taken.fill(1, start, end);
@@ -53,8 +79,10 @@ export function parseOomMessages(text: string): OomMessage[] {
     for (const x of found) {
       const offset = flat.at[x.start]!;
       const end = flat.at[x.end - 1]! + 1;
-      out.push({ ...x.m, offset, end, text: text.slice(offset, end) });
+      // The reader's own fresh object, completed in place: a spread copy of each costs a million logs' heap.
+      // Messages never overlap (taken, above): a piece's match inside one its predecessor read is a part of it.
+      if (offset < next && offset >= (out.at(-1)?.end ?? 0)) out.push(Object.assign(x.m, { offset, end, text: text.slice(offset, end) }));
     }
-  }
+  });
   return out.sort((a, b) => a.offset - b.offset);
 }

@@ -30,3 +30,15 @@ export function plainLines(s: string): string {
     .map((l) => plain(l))
     .join('\n');
 }
+
+/** What JSON.stringify writes raw but a terminal acts on: C1 controls, bidi marks, line separators, the BOM (C0 it escapes itself). */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * JSON text for output: JSON.stringify (one space of indent, as every `--json` prints), then each
+ * character a terminal could act on written as a `\uXXXX` escape. Such characters only occur inside
+ * strings, so the text stays valid JSON and parses to the same value; only its display is safe.
+ */
+export function jsonText(value: unknown, indent = 1): string {
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -41,20 +41,40 @@ const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z
 const TAG = /<\/?[A-Za-z][^<>]{0,200}>|<!--[\s\S]{0,400}?-->/y;
 const ENTITY = /&(?:#(\d{1,6})|#x([0-9a-fA-F]{1,5})|(amp|lt|gt|quot|apos|nbsp|#39));/y;
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
-// Whitespace, zero-width characters and the BOM.
-const SPACE = /[\s\u200b-\u200d\u2060\ufeff]/;
+/** Whitespace (JavaScript's \s), zero-width characters and the BOM: by code, for the per-character loop. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200d) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x2060 ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/** Not a line break, a space, nor the start of an escape, a tag or an entity: kept as it is. */
+const ordinary = (c: number) => c !== 10 && c !== 13 && c !== 0x1b && c !== 0x5b && c !== 0x3c && c !== 0x26 && !isSpace(c);
 
 function stickyAt(re: RegExp, s: string, i: number): RegExpExecArray | null {
   re.lastIndex = i;
   return re.exec(s);
 }
 
-/** The flattened copy of text[from, to), which should start at a line's start. */
-export function flatten(text: string, from = 0, to = text.length): Flat {
+/** The flattened copy of text[from, to), which should start at a line's start (or say it does not). */
+export function flatten(text: string, from = 0, to = text.length, atLineStart = true): Flat {
   const out: string[] = [];
-  const at: number[] = [];
+  // The flattened copy is never longer than the window: one typed array, not a growing array of numbers.
+  const at = new Int32Array(Math.max(0, to - from));
+  let n = 0;
   let i = from;
-  let lineStart = true;
+  let lineStart = atLineStart;
   while (i < to) {
     if (lineStart) {
       lineStart = false;
@@ -64,6 +84,14 @@ export function flatten(text: string, from = 0, to = text.length): Flat {
         if (!m || !m[0].length || i + m[0].length > to) break;
         i += m[0].length;
       }
+      continue;
+    }
+    // A run of ordinary characters at once (most of a log): one slice, not a push per character.
+    let j = i;
+    while (j < to && ordinary(text.charCodeAt(j))) j++;
+    if (j > i) {
+      out.push(text.slice(i, j));
+      while (i < j) at[n++] = i++;
       continue;
     }
     const c = text[i]!;
@@ -96,19 +124,19 @@ export function flatten(text: string, from = 0, to = text.length): Flat {
           : m[2]
             ? String.fromCodePoint(Math.min(0x10ffff, parseInt(m[2], 16)))
             : NAMED[m[3]!]!;
-        if (!SPACE.test(ch)) {
+        if (!isSpace(ch.charCodeAt(0))) {
           out.push(ch);
-          at.push(i);
+          for (let k = 0; k < ch.length; k++) at[n++] = i;
         }
         i += m[0].length;
         continue;
       }
     }
-    if (!SPACE.test(c)) {
+    if (!isSpace(c.charCodeAt(0))) {
       out.push(c);
-      at.push(i);
+      at[n++] = i;
     }
     i++;
   }
-  return { text: out.join(''), at: Int32Array.from(at) };
+  return { text: out.join(''), at: at.subarray(0, n) };
 }

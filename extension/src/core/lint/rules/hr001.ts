@@ -10,7 +10,7 @@ import { perBatchHooks, resetInHook } from '../analysis/hooks';
 import { findingAt } from '../types';
 import type { Finding, Fix, RuleContext } from '../types';
 import { defineRule } from './rule';
-import { accumulations } from '../analysis/accumulate';
+import { accumulations, partsOfBackpropagated } from '../analysis/accumulate';
 import type { Accumulation } from '../analysis/accumulate';
 import { objectState } from '../analysis/objectState';
 import type { ObjectState } from '../analysis/objectState';
@@ -29,19 +29,6 @@ function rewrite(atom: SyntaxNode, method: 'item' | 'detach', ctx: RuleContext):
   };
 }
 
-/**
- * Whether `name` was unpacked with a name that is back-propagated (`loss, mf = model.bpr_loss(…)`,
- * then `loss.backward()`): the parts of one loss share its graph, whose saved tensors backward freed.
- */
-function partOfBackpropagated(body: SyntaxNode, name: string, backpropagated: (n: string) => boolean): boolean {
-  return within(body, ['assignment']).some((a) => {
-    const left = a.childForFieldName('left');
-    if (left?.type !== 'pattern_list' && left?.type !== 'tuple_pattern') return false;
-    const names = left.namedChildren.filter((n) => n?.type === 'identifier').map((n) => n!.text);
-    return names.includes(name) && names.some((n) => n !== name && backpropagated(n));
-  });
-}
-
 function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   const noGrad = (n: SyntaxNode) => underNoGrad(n, ctx.qualify);
   const body = loop.node.childForFieldName('body');
@@ -49,6 +36,7 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
   // A statement of a loop nested in this one is that loop's; with no accumulation of its own, no data flow to follow.
   const owned = ownedBy(loop, ctx.root);
   const backpropagated = (name: string) => loop.backward.some((c) => c.text.includes(name));
+  const partOf = partsOfBackpropagated(body, backpropagated);
   if (
     !within(body, ['augmented_assignment', 'assignment', 'call']).some(
       (a) => owned(a) && ((a.type === 'call' && mayKeepInObject(a)) || accumulations(a, ctx.qualify).length),
@@ -62,10 +50,10 @@ function check(ctx: RuleContext, loop: LoopFacts, out: Finding[]): void {
       // Once per place it is kept: six `meter.update(loss_i)` calls are one `self.sum += val * n`.
       if (o?.kind === 'add' && !out.some((f) => f.rule === 'HR001' && f.startIndex === (o.at ?? a).startIndex))
         out.push(viaObject(ctx, loop, a, o));
-      for (const acc of accumulations(a, ctx.qualify)) checkOne(ctx, loop, a, acc, flow, backpropagated, out);
+      for (const acc of accumulations(a, ctx.qualify)) checkOne(ctx, loop, a, acc, flow, backpropagated, partOf, out);
       continue;
     }
-    for (const acc of accumulations(a, ctx.qualify)) checkOne(ctx, loop, a, acc, flow, backpropagated, out);
+    for (const acc of accumulations(a, ctx.qualify)) checkOne(ctx, loop, a, acc, flow, backpropagated, partOf, out);
   }
 }
 
@@ -76,6 +64,7 @@ function checkOne(
   acc: Accumulation,
   flow: GradFlow,
   backpropagated: (name: string) => boolean,
+  partOf: (name: string) => boolean,
   out: Finding[],
 ): void {
   const atom = acc.added.map((x) => graphAtom(x, flow)).find((x) => !!x);
@@ -85,7 +74,7 @@ function checkOne(
   }
   if (acc.name.startsWith('self.') ? resetInHook(loop.node, acc.name) : !growsAcrossSteps(acc.name, a, loop.node)) return;
   const v = atom.text;
-  const backedUp = backpropagated(v) || partOfBackpropagated(loop.node.childForFieldName('body')!, v, backpropagated);
+  const backedUp = backpropagated(v) || partOf(v);
   // A tensor joined onto the accumulator (`torch.cat([acc, out])`) stays a tensor: detach it.
   const fixes = acc.joined
     ? [{ ...rewrite(atom, 'detach', ctx), preferred: true }]
