@@ -136,7 +136,7 @@ describe('lint in the editor', () => {
       await s.workbench.openFile('big.py');
       log = await s.waitForLog(
         'Headroom.log',
-        /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576, headroom lint any size\)/,
+        /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576, headroom lint up to 64 MiB\)/,
       );
       assert.match(log, /big\.py: not linted \([\d,]+ characters: the editor lints up to 1,048,576/);
       assert.equal(log.match(/deep\.py: not linted/g)?.length, 1, log);

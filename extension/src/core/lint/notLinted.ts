@@ -31,6 +31,6 @@ export const LIVE_LIMIT = 1 << 20;
 export function checkLiveSize(text: string): void {
   if (text.length > LIVE_LIMIT)
     throw new NotLintedError(
-      `${text.length.toLocaleString('en')} characters: the editor lints up to ${LIVE_LIMIT.toLocaleString('en')}, headroom lint any size`,
+      `${text.length.toLocaleString('en')} characters: the editor lints up to ${LIVE_LIMIT.toLocaleString('en')}, headroom lint up to 64 MiB`,
     );
 }
