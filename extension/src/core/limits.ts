@@ -12,7 +12,7 @@ export interface Limits {
   fileBytes: number;
   /** Bytes of pickle data, after decompression. */
   pickleBytes: number;
-  /** Pickle opcodes executed per byte of the file, beyond a first WORK_ALLOWANCE (gzip bombs). */
+  /** Opcodes (a BigInt: 4 per byte) run per byte of the file past WORK_ALLOWANCE (gzip bombs). */
   workPerByte: number;
   /** Values created plus items inserted into containers. */
   cells: number;

@@ -2,24 +2,8 @@ import type { Snapshot } from '../snapshot/model';
 import { Action } from '../snapshot/actions';
 import type { DeviceTrace } from '../snapshot/model';
 import type { Elements } from './replay';
-import { FrameKind } from './userCode';
+import { stackFacts } from './backwardStacks';
 import type { FrameClassifier } from './userCode';
-
-/** What a frame tells about the autograd backward pass. */
-const enum Role {
-  None = 0,
-  /** Python entry into backward on the caller's thread (`loss.backward()` → torch.autograd). */
-  Entry = 1,
-  /** Checkpoint recomputation, which runs forward code during backward. */
-  Recompute = 2,
-  /** A C++ frame of the autograd engine (stacks='all'). */
-  Engine = 3,
-}
-
-const ENTRY = /torch\/(?:_tensor\.py|autograd\/__init__\.py|autograd\/graph\.py)$/;
-const ENTRY_NAMES = new Set(['backward', '_make_grads', '_engine_run_backward', 'grad']);
-const RECOMPUTE = /torch\/utils\/checkpoint\.py$/;
-const NODE = /(?:torch::autograd::generated::)?(\w*Backward\w*)::apply/;
 
 export interface BackwardInfo {
   /** Per element: frame id of the user line that called backward(), -1 unknown, -2 not backward. */
@@ -118,20 +102,7 @@ export function classifyBackward(
     const i = startedBy(recorded, (c) => c.startUs, time) - 1;
     return i >= 0 && recorded[i]!.endUs >= time ? callFrames[i]! : NOT_BACKWARD;
   };
-  const roleCache = new Int8Array(s.frames.size).fill(-1);
-  const role = (f: number): Role => {
-    let r = roleCache[f]!;
-    if (r < 0) {
-      const file = s.frames.fileOf(f).replace(/\\/g, '/');
-      const name = s.frames.nameOf(f);
-      if (ENTRY.test(file) && ENTRY_NAMES.has(name)) r = Role.Entry;
-      else if (RECOMPUTE.test(file)) r = Role.Recompute;
-      else if (cls.kind(f) === FrameKind.Cpp && name.startsWith('torch::autograd::Engine::')) r = Role.Engine;
-      else r = Role.None;
-      roleCache[f] = r;
-    }
-    return r as Role;
-  };
+  const factsOf = stackFacts(s, cls);
 
   // Walk the allocations in trace order, tracking the open window's call site. Trace elements
   // were created in the order of their alloc events, so one pointer follows along.
@@ -139,29 +110,7 @@ export function classifyBackward(
   let k = 0;
   for (let i = 0; i < t.length; i++) {
     if (t.action[i] !== Action.Alloc) continue;
-    const frames = s.stacks.get(t.stack[i]!);
-    let python = false;
-    let entry = false;
-    let recompute = false;
-    let engine = false;
-    let user = false;
-    let callSite = -1;
-    let nodeName = '';
-    for (let j = 0; j < frames.length; j++) {
-      const f = frames[j]!;
-      const kind = cls.kind(f);
-      if (kind !== FrameKind.Cpp) python = true;
-      if (kind === FrameKind.User) user = true;
-      const r = role(f);
-      if (r === Role.Entry) entry = true;
-      else if (r === Role.Recompute) recompute = true;
-      else if (r === Role.Engine) engine = true;
-      if (entry && callSite < 0 && kind === FrameKind.User) callSite = f;
-      if (!nodeName && kind === FrameKind.Cpp) {
-        const m = NODE.exec(s.frames.nameOf(f));
-        if (m) nodeName = m[1]!;
-      }
-    }
+    const { python, entry, recompute, engine, user, callSite, nodeName } = factsOf(t.stack[i]!);
     if (python) {
       if (entry) open = callSite;
       else if (!recompute) open = NOT_BACKWARD;
@@ -169,7 +118,7 @@ export function classifyBackward(
     while (k < e.count && e.alloc[k] !== i) k++;
     if (k >= e.count) break;
     // The element's stack may come from the final state when the event had none.
-    const own = e.stack[k] === t.stack[i] ? frames.length : s.stacks.get(e.stack[k]!).length;
+    const own = s.stacks.get(e.stack[k]!).length;
     const scope = !python && annotated.length ? windowAt(annotated, t.timeUs[i]!) : undefined;
     const call = !python && recorded.length ? recordedAt(t.timeUs[i]!) : NOT_BACKWARD;
     if (!python && (engine || scope || call !== NOT_BACKWARD || (own === 0 && open !== NOT_BACKWARD))) {

@@ -77,11 +77,12 @@ export function decodeLong(buf: Uint8Array, start: number, n: number): number | 
     if (negative) value = -(value + 1);
     if (Number.isSafeInteger(value)) return value;
   }
-  let hex = '';
-  for (let i = n - 1; i >= 0; i--) hex += buf[start + i]!.toString(16).padStart(2, '0');
-  let big = BigInt('0x' + hex);
-  if (buf[start + n - 1]! >= 0x80) big -= 1n << BigInt(8 * n);
-  return big;
+  // 32 bits at a time, most significant first: a 64-byte int is 16 small steps, not 64 hex strings.
+  let big = 0n;
+  let i = n;
+  for (; i >= 4; i -= 4) big = (big << 32n) | BigInt(readU32(buf, start + i - 4));
+  for (; i > 0; i--) big = (big << 8n) | BigInt(buf[start + i - 1]!);
+  return BigInt.asIntN(8 * n, big);
 }
 
 export function readU32(buf: Uint8Array, p: number): number {

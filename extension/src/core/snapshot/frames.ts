@@ -6,7 +6,7 @@ import { originalFrames } from './traceText';
 
 /**
  * Frames and stacks, interned. Frame dicts are shared objects in the pickle (memoized), so an
- * identity cache catches nearly all of them; stacks are deduplicated by content through a hash.
+ * identity cache catches nearly all of them; stacks are interned in ./stacks.
  */
 const OWN_FILE = /(^|[\\/])headroom_agent[\\/][^\\/]+\.py$/;
 
@@ -77,92 +77,3 @@ export class FrameTable {
     return this.line.data[id]!;
   }
 }
-
-/** Stacks as runs of frame ids, innermost first. Stack 0 is the empty stack. */
-export class StackTable {
-  readonly offsets = i32();
-  readonly frames = i32();
-  private readonly heads = new Map<number, number>();
-  private readonly chain = i32();
-  private scratch = new Int32Array(64);
-
-  constructor(readonly frameTable: FrameTable) {
-    this.offsets.push(0);
-    this.offsets.push(0);
-    this.chain.push(-1);
-  }
-
-  get size(): number {
-    return this.offsets.length - 1;
-  }
-
-  intern(list: readonly PyValue[]): number {
-    if (list.length === 0) return 0;
-    let n = 0;
-    for (let i = 0; i < list.length; i++) {
-      const raw = list[i]!;
-      const id = this.frameTable.intern(raw);
-      // A generated frame is preceded by the model lines it was traced from, when torch gives them.
-      if (isDict(raw) && raw.fx_original_trace !== undefined) for (const o of this.frameTable.originalsOf(raw)) n = this.put(n, o);
-      // Headroom's own agent (its backward() wrapper) is never part of a user's stack.
-      if (!this.frameTable.isOwn(id)) n = this.put(n, id);
-    }
-    return this.seal(n);
-  }
-
-  /**
-   * A backward allocation's stack with the forward stack that made its tensor in front
-   * (`forward_frames`, newer torch): the forward line is then its innermost user frame.
-   */
-  withForward(stack: number, forward: readonly PyDict[]): number {
-    let n = 0;
-    for (const f of forward) {
-      const id = this.frameTable.intern(f);
-      if (!this.frameTable.isOwn(id)) n = this.put(n, id);
-    }
-    for (const id of this.get(stack)) n = this.put(n, id);
-    return this.seal(n);
-  }
-
-  private put(n: number, id: number): number {
-    if (n >= this.scratch.length) {
-      const grown = new Int32Array(this.scratch.length * 2);
-      grown.set(this.scratch);
-      this.scratch = grown;
-    }
-    this.scratch[n] = id;
-    return n + 1;
-  }
-
-  private seal(n: number): number {
-    const ids = this.scratch;
-    if (n === 0) return 0;
-    let h = 0x811c9dc5 ^ n;
-    for (let i = 0; i < n; i++) h = Math.imul(h ^ ids[i]!, 16777619);
-    const head = this.heads.get(h);
-    for (let s = head ?? -1; s >= 0; s = this.chain.data[s]!) {
-      if (this.equals(s, ids, n)) return s;
-    }
-    const id = this.size;
-    for (let i = 0; i < n; i++) this.frames.push(ids[i]!);
-    this.offsets.push(this.frames.length);
-    this.chain.push(head ?? -1);
-    this.heads.set(h, id);
-    return id;
-  }
-
-  private equals(s: number, ids: Int32Array, n: number): boolean {
-    const a = this.offsets.data[s]!;
-    if (this.offsets.data[s + 1]! - a !== n) return false;
-    for (let i = 0; i < n; i++) if (this.frames.data[a + i] !== ids[i]) return false;
-    return true;
-  }
-
-  /** Frame ids of a stack, innermost first. */
-  get(stack: number): Int32Array {
-    if (stack <= 0) return EMPTY;
-    return this.frames.data.subarray(this.offsets.data[stack]!, this.offsets.data[stack + 1]!);
-  }
-}
-
-const EMPTY = new Int32Array(0);

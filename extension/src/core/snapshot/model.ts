@@ -1,5 +1,6 @@
 import type { PyValue } from '../pickle/values';
-import type { FrameTable, StackTable } from './frames';
+import type { FrameTable } from './frames';
+import type { StackTable } from './stacks';
 import type { TraceColumns } from './rows';
 
 export type BlockState = 'active_allocated' | 'active_pending_free' | 'inactive';

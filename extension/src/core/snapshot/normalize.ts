@@ -2,7 +2,8 @@ import { SnapshotError } from '../errors';
 import type { SealHooks } from '../pickle/stack';
 import { describePy, isDict } from '../pickle/values';
 import type { PyDict, PyValue } from '../pickle/values';
-import { FrameTable, StackTable } from './frames';
+import { FrameTable } from './frames';
+import { StackTable } from './stacks';
 import type { Annotation, Block, DeviceTrace, Segment, Snapshot } from './model';
 import { toCount, TraceRows } from './rows';
 import type { TraceColumns } from './rows';
@@ -168,48 +169,27 @@ function normalizeSegments(items: PyValue[], b: SnapshotBuilder): Segment[] {
       addr += size;
       return block;
     });
-    const sum = (pred: (bl: Block) => boolean, f: (bl: Block) => number): number =>
-      blocks.reduce((acc, bl) => (pred(bl) ? acc + f(bl) : acc), 0);
+    // What torch would have written, for files that leave the totals out.
+    let total = 0;
+    let allocated = 0;
+    let active = 0;
+    let requested = 0;
+    for (const bl of blocks) {
+      total += bl.size;
+      if (bl.state === 'active_allocated') allocated += bl.size;
+      if (bl.state !== 'inactive') {
+        active += bl.size;
+        requested += bl.requestedSize;
+      }
+    }
     const pool = raw.segment_pool_id;
     out.push({
       device: deviceOf(raw, where),
       address,
-      totalSize: num(
-        raw,
-        'total_size',
-        where,
-        sum(
-          () => true,
-          (bl) => bl.size,
-        ),
-      ),
-      allocatedSize: num(
-        raw,
-        'allocated_size',
-        where,
-        sum(
-          (bl) => bl.state === 'active_allocated',
-          (bl) => bl.size,
-        ),
-      ),
-      activeSize: num(
-        raw,
-        'active_size',
-        where,
-        sum(
-          (bl) => bl.state !== 'inactive',
-          (bl) => bl.size,
-        ),
-      ),
-      requestedSize: num(
-        raw,
-        'requested_size',
-        where,
-        sum(
-          (bl) => bl.state !== 'inactive',
-          (bl) => bl.requestedSize,
-        ),
-      ),
+      totalSize: num(raw, 'total_size', where, total),
+      allocatedSize: num(raw, 'allocated_size', where, allocated),
+      activeSize: num(raw, 'active_size', where, active),
+      requestedSize: num(raw, 'requested_size', where, requested),
       stream: num(raw, 'stream', where, 0),
       type: typeof raw.segment_type === 'string' ? raw.segment_type : 'large',
       poolId: Array.isArray(pool) && pool.length === 2 ? [toCount(pool[0]) ?? 0, toCount(pool[1]) ?? 0] : [0, 0],

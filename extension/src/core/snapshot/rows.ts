@@ -4,7 +4,7 @@ import type { PyDict, PyValue } from '../pickle/values';
 import { Action, actionCode } from './actions';
 import { f64, i32, u8 } from './columns';
 import type { Column } from './columns';
-import type { StackTable } from './frames';
+import type { StackTable } from './stacks';
 import { framesFromText } from './traceText';
 
 /** A finished table of trace entries, one row each, in file order. */
