@@ -126,8 +126,33 @@ export function attribute(
     return b;
   };
 
+  // What a stack says (its innermost user line, whether it has Python frames, its distinct user
+  // lines), once per distinct stack: a hostile snapshot shares one 5-million-frame stack among
+  // thousands of blocks, and real ones share stacks among all the iterations of a loop.
+  const perStack = new Map<number, { self: LineStat | undefined; python: boolean; lines: LineStat[] }>();
+  const stackFacts = (id: number) => {
+    let facts = perStack.get(id);
+    if (facts) return facts;
+    const distinct = new Set<LineStat>();
+    let self: LineStat | undefined;
+    let python = false;
+    const frames = s.stacks.get(id);
+    for (let j = 0; j < frames.length; j++) {
+      const f = frames[j]!;
+      const kind = cls.kind(f);
+      if (kind === FrameKind.Cpp) continue;
+      python = true;
+      if (kind !== FrameKind.User) continue;
+      const st = lineOf(f);
+      if (!self) self = st;
+      distinct.add(st);
+    }
+    facts = { self, python, lines: [...distinct] };
+    perStack.set(id, facts);
+    return facts;
+  };
+
   let totalBytes = 0;
-  const seen = new Set<LineStat>();
   for (let i = 0; i < live.length; i++) {
     const k = live[i]!;
     const bytes = e.size[k]!;
@@ -139,21 +164,12 @@ export function attribute(
     let python = false;
     if (origin !== Origin.UnmatchedFree) {
       // An unmatched free's stack is where it was freed, not where it was allocated.
-      seen.clear();
-      const frames = s.stacks.get(e.stack[k]!);
-      for (let j = 0; j < frames.length; j++) {
-        const f = frames[j]!;
-        const kind = cls.kind(f);
-        if (kind === FrameKind.Cpp) continue;
-        python = true;
-        if (kind !== FrameKind.User) continue;
-        const st = lineOf(f);
-        if (!self) self = st;
-        if (!seen.has(st)) {
-          seen.add(st);
-          st.inclusiveBytes += bytes;
-          st.inclusiveBlocks++;
-        }
+      const facts = stackFacts(e.stack[k]!);
+      self = facts.self;
+      python = facts.python;
+      for (const st of facts.lines) {
+        st.inclusiveBytes += bytes;
+        st.inclusiveBlocks++;
       }
     }
     if (self) {

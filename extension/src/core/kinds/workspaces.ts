@@ -34,9 +34,12 @@ export function libraryWorkspaces(s: Snapshot, a: DeviceAnalysis, base: Uint8Arr
   const seen = new Set<string>();
   let cublas = 0;
   let lt = 0;
-  for (let k = 0; k < e.count; k++) {
-    if (e.origin[k] !== Origin.Trace) continue;
-    const frames = s.stacks.get(e.stack[k]!);
+  // A stack's facts once per distinct stack (blocks share stacks; a hostile file shares one huge one).
+  const perStack = new Map<number, { cpp: boolean; named: boolean; user: number }>();
+  const facts = (id: number) => {
+    let got = perStack.get(id);
+    if (got) return got;
+    const frames = s.stacks.get(id);
     let cpp = false;
     let named = false;
     for (const f of frames) {
@@ -45,13 +48,19 @@ export function libraryWorkspaces(s: Snapshot, a: DeviceAnalysis, base: Uint8Arr
       cpp = true;
       if (CPP_WORKSPACE.test(s.frames.nameOf(f))) named = true;
     }
+    got = { cpp, named, user: a.classifier.firstUser(frames) };
+    perStack.set(id, got);
+    return got;
+  };
+  for (let k = 0; k < e.count; k++) {
+    if (e.origin[k] !== Origin.Trace) continue;
+    const { cpp, named, user } = facts(e.stack[k]!);
     if (cpp) {
       if (named) out.push(k);
       continue;
     }
     const kept = e.free[k]! >= n || (e.alloc[k]! < trained && e.free[k]! >= trained);
     if (!kept || base[k] !== Category.Other) continue;
-    const user = a.classifier.firstUser(frames);
     const site =
       user >= 0 ? `u${s.frames.lineOf(user)}\u0000${s.frames.fileOf(user)}` : a.backward.site[k] !== NOT_BACKWARD ? 'backward' : '';
     if (!site) continue;
