@@ -1,10 +1,7 @@
 import { analyzeDevice } from '../core/analysis/analyze';
 import type { DeviceAnalysis } from '../core/analysis/deviceAnalysis';
 import { describeLeak, detectLeaks } from '../core/diagnose/leaks';
-import { diagnoseSnapshot } from '../core/diagnose/oom';
-import { oomJson } from '../core/diagnose/oomJson';
-import { renderDiagnosis } from '../core/diagnose/oomText';
-import { deviceFactsBeside } from '../core/run/deviceFacts';
+import { explainSnapshotOoms } from '../core/diagnose/explainSnapshot';
 import { isSnapshotFile } from '../core/logFile';
 import { formatBytes } from '../shared/format';
 import { plain, plainLines } from '../shared/text';
@@ -72,32 +69,18 @@ export async function checkCommand(argv: readonly string[], raw: Io): Promise<nu
   if (json && (maxPeak !== undefined || maxReserved !== undefined || noLeak))
     throw new UsageError('--json prints the OOM doctor alone: drop the budgets and --no-leak\n' + CHECK_USAGE);
   const s = await loadForCli(path);
-  // Each device is analyzed once, for the doctor and the budgets alike.
+  // Each device is analyzed once, for the doctor and the budgets alike; kept only for the doctor,
+  // so that the budgets over 65,535 devices hold one analysis at a time (issue 39).
   const analyses = new Map<number, DeviceAnalysis>();
   const analysis = (d: number): DeviceAnalysis => {
     let a = analyses.get(d);
-    if (!a) analyses.set(d, (a = analyzeDevice(s, d)));
+    if (!a) a = analyzeDevice(s, d);
+    if (explain) analyses.set(d, a);
     return a;
   };
   if (explain) {
-    const ooms = s.devices.flatMap((d) => {
-      const a = analysis(d);
-      const facts = deviceFactsBeside(path, d);
-      return a.ooms.map((o) => ({ a, o, facts }));
-    });
-    if (json) {
-      raw.out(
-        JSON.stringify(
-          { ooms: ooms.map(({ a, o, facts }) => ({ device: a.device, event: o.index, ...oomJson(diagnoseSnapshot(s, a, o, facts)) })) },
-          null,
-          1,
-        ) + '\n',
-      );
-      return 0;
-    }
-    if (!ooms.length) io.out(`no OOM recorded in ${plain(path)}\n`);
-    for (const { a, o, facts } of ooms)
-      io.out(`device ${a.device}, event #${o.index}: ${renderDiagnosis(diagnoseSnapshot(s, a, o, facts))}`);
+    (json ? raw : io).out(explainSnapshotOoms(s, path, analysis, json));
+    if (json) return 0;
     if (maxPeak === undefined && maxReserved === undefined && !noLeak) return 0;
   }
   const only = intFlag(p, 'device');

@@ -1,4 +1,4 @@
-import type { Snapshot } from '../snapshot/model';
+import type { Segment, Snapshot } from '../snapshot/model';
 import { traceOf } from '../snapshot/model';
 import { classifyBackward } from './backward';
 import type { CallWindow } from './backward';
@@ -9,28 +9,53 @@ import { oomEvents } from './ooms';
 import { allocatedAt, replay } from './replay';
 import type { Instant } from './replay';
 import { roundingFrom } from './rounding';
+import type { Rounding } from './rounding';
 import { FrameClassifier } from './userCode';
 import type { UserCodeRule } from './userCode';
 
 /** @param calls backward() windows the agent recorded in the run folder, when the snapshot came from a run. */
 export function analyzeDevice(s: Snapshot, device: number, rule?: UserCodeRule, calls?: readonly CallWindow[]): DeviceAnalysis {
   const t = traceOf(s, device);
-  const r = replay(t, s.segments, roundingFrom(s.allocatorSettings));
+  const shared = perSnapshot(s);
+  const segments = shared.segments.get(device) ?? [];
+  const r = replay(t, segments, shared.rounding);
   const allocated = exactAllocated(s, device);
   if (allocated.exact) {
     for (const x of [r.peak, r.end]) x.allocatedBytes = allocatedAfter(allocated, x.index);
     r.start.allocatedBytes = allocated.start;
   }
-  const classifier = new FrameClassifier(s.frames, rule);
+  // Without a rule, the devices share one classifier: its cache is sized by the frames, not the device.
+  const classifier = rule ? new FrameClassifier(s.frames, rule) : (shared.classifier ??= new FrameClassifier(s.frames));
   return {
     device,
     replay: r,
     allocated,
     backward: classifyBackward(s, t, r.elements, classifier, calls),
     classifier,
-    fragmentation: fragmentation(device, s.segments),
+    fragmentation: fragmentation(device, segments),
     ooms: oomEvents(t),
   };
+}
+
+/** What every device of a snapshot shares, made once: its segments by device, rounding and default classifier. */
+interface PerSnapshot {
+  segments: Map<number, Segment[]>;
+  rounding: Rounding;
+  classifier?: FrameClassifier;
+}
+const perSnapshots = new WeakMap<Snapshot, PerSnapshot>();
+
+function perSnapshot(s: Snapshot): PerSnapshot {
+  let p = perSnapshots.get(s);
+  if (p) return p;
+  const segments = new Map<number, Segment[]>();
+  for (const g of s.segments) {
+    const list = segments.get(g.device);
+    if (list) list.push(g);
+    else segments.set(g.device, [g]);
+  }
+  perSnapshots.set(s, (p = { segments, rounding: roundingFrom(s.allocatorSettings) }));
+  return p;
 }
 
 /** The default device: the one with the longest trace, else the first with segments. */

@@ -137,7 +137,7 @@ class ElementBuilder {
 export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: Rounding): Replay {
   const n = t.length;
   const warnings: string[] = [];
-  let expected = 1024;
+  let expected = 16;
   for (let i = 0; i < n; i++) if (t.action[i] === Action.Alloc) expected++;
   for (const s of segments) if (s.device === t.device) expected += s.blocks.length;
   const el = new ElementBuilder(expected);

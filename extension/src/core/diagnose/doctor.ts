@@ -2,6 +2,7 @@ import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import type { DoctorJson } from '../protocol';
 import type { DeviceFacts } from '../run/deviceFacts';
 import type { Snapshot } from '../snapshot/model';
+import { diagnosisCost, oomsWithin } from './explainSnapshot';
 import { keepsPerIteration } from './leakText';
 import { describeLeak, detectLeaks } from './leaks';
 import { diagnoseSnapshot, poolRow } from './oom';
@@ -10,7 +11,8 @@ import { diagnoseSnapshot, poolRow } from './oom';
 export function doctorFor(s: Snapshot, a: DeviceAnalysis, device: DeviceFacts = {}): DoctorJson {
   const leak = detectLeaks(s, a);
   return {
-    ooms: a.ooms.map((o) => {
+    // The first OOMs within the doctor's budget: 20,000 would hold the editor for minutes (issue 39).
+    ooms: oomsWithin(a.ooms, () => diagnosisCost(a)).kept.map((o) => {
       const d = diagnoseSnapshot(s, a, o, device);
       const pools = d.pools.map(poolRow);
       return {

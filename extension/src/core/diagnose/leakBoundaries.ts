@@ -23,7 +23,12 @@ function loopsByLine(s: Snapshot, a: DeviceAnalysis, min: number): number[][] {
     const f = a.classifier.firstUser(s.stacks.get(e.stack[k]!));
     const key = f < 0 ? '' : `${s.frames.fileOf(f)}:${s.frames.lineOf(f)}`;
     // One visit per run of allocations from the same line (a forward allocates several tensors).
-    if (key && key !== previous) byLine.set(key, [...(byLine.get(key) ?? []), e.alloc[k]!]);
+    // Pushed in place: copying the list per visit was quadratic in a line's visits (issue 39).
+    if (key && key !== previous) {
+      const visits = byLine.get(key);
+      if (visits) visits.push(e.alloc[k]!);
+      else byLine.set(key, [e.alloc[k]!]);
+    }
     previous = key;
   }
   // Lines of one loop run as often as each other: per count, the earliest line marks the iterations.
@@ -48,7 +53,10 @@ function optimizerSteps(s: Snapshot, a: DeviceAnalysis, min: number): number[][]
   for (const an of s.annotations) {
     if (an.device !== a.device || an.stage !== 'START' || !an.name.startsWith('Optimizer.step#') || Number.isNaN(an.timeUs)) continue;
     const i = eventAt(times, n, an.timeUs);
-    if (i > 0 && i < n) byName.set(an.name, [...(byName.get(an.name) ?? []), i - 1]);
+    if (i <= 0 || i >= n) continue;
+    const at = byName.get(an.name);
+    if (at) at.push(i - 1);
+    else byName.set(an.name, [i - 1]);
   }
   return [...byName.values()].filter((at) => at.length >= min);
 }

@@ -14,10 +14,10 @@ import { backwardPhases, categorize, CATEGORY_LABELS } from '../timeline/categor
 import { allocatorStateAt, poolSummaries } from '../timeline/segments';
 import { activationHolder, batchEstimate } from './need';
 import type { BatchEstimate } from './need';
-import { blocksBetweenHoles, demandRemedies, expandable, freeDevice, maxSplit, MiB, raiseCap } from './remedies';
+import { demandRemedies, expandable, freeDevice, maxSplit, MiB, raiseCap } from './remedies';
 import type { Remedy } from './remedies';
 import { predictedRemedies } from './predicted';
-import { segmentMap } from './segmentMap';
+import { blocksBetweenHoles, segmentMap } from './segmentMap';
 import type { SegmentMapRow } from '../protocol';
 
 /**

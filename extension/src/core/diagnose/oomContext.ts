@@ -66,7 +66,7 @@ export function oomContext(text: string, all: readonly OomMessage[], i: number):
   const training = TRAINING.test(near);
   const batches = [...near.matchAll(BATCH)].map((x) => Number(x[1]));
   return {
-    ...(batches.length ? { batch: Math.max(...batches) } : {}),
+    ...(batches.length ? { batch: batches.reduce((m, x) => Math.max(m, x), -Infinity) } : {}),
     training,
     inference: !training && INFERENCE.test(near),
     loading: !/\bbackward\b|forward\(/.test(tail) && LOADING.test(tail),

@@ -1,4 +1,3 @@
-import type { AllocatorState } from '../timeline/segments';
 import { plain } from '../../shared/text';
 import { formatBytes } from '../../shared/format';
 import type { ActivationHolder, BatchEstimate } from './need';
@@ -52,10 +51,12 @@ export const expandable: Remedy = {
  */
 export function maxSplit(requestBytes: number, between: number[] = []): Remedy {
   const below = between.filter((b) => b < requestBytes);
+  // A loop, not Math.max(...below): a spread throws past ~100,000 blocks (issue 39).
+  const most = below.reduce((m, b) => Math.max(m, b), 0);
   let n = 32;
-  while (below.length && n * MiB < Math.max(...below)) n *= 2;
+  while (below.length && n * MiB < most) n *= 2;
   if (!below.length || n * MiB >= requestBytes) n = Math.max(21, Math.floor(requestBytes / MiB / 2));
-  const kept = below.length ? `the ${formatBytes(Math.max(...below))} blocks between the holes still split as before; ` : '';
+  const kept = below.length ? `the ${formatBytes(most)} blocks between the holes still split as before; ` : '';
   return {
     id: 'max-split-size',
     title: `Re-run with max_split_size_mb:${n}`,
@@ -63,13 +64,6 @@ export function maxSplit(requestBytes: number, between: number[] = []): Remedy {
     effect: `${kept}a ${formatBytes(requestBytes)} request finds whole blocks instead of split remainders`,
     allocConf: { max_split_size_mb: String(n) },
   };
-}
-
-/** Sizes of the allocated blocks in the segments of a pool that have holes (what cut them up). */
-export function blocksBetweenHoles(state: AllocatorState, pool: string): number[] {
-  return state.segments
-    .filter((g) => g.pool === pool && g.poolId[0] === 0 && g.poolId[1] === 0 && g.blocks.some((b) => b.state === 'free'))
-    .flatMap((g) => g.blocks.filter((b) => b.state !== 'free').map((b) => b.size));
 }
 
 export const raiseCap = (free: number): Remedy => ({

@@ -32,3 +32,10 @@ export function segmentMap(st: AllocatorState): { rows: SegmentMapRow[]; total: 
     });
   return { rows, total: st.segments.length };
 }
+
+/** Sizes of the allocated blocks in the segments of a pool that have holes (what cut them up). */
+export function blocksBetweenHoles(state: AllocatorState, pool: string): number[] {
+  return state.segments
+    .filter((g) => g.pool === pool && g.poolId[0] === 0 && g.poolId[1] === 0 && g.blocks.some((b) => b.state === 'free'))
+    .flatMap((g) => g.blocks.filter((b) => b.state !== 'free').map((b) => b.size));
+}

@@ -3,6 +3,8 @@ import { differingLines, differingModules } from '../source/diff';
 import type { LineBytes, LineSpread, ModuleSpread } from '../source/diff';
 import { folderIdentity } from './processes';
 import type { Sample } from './protocol';
+import { oomAcrossRanks, outside } from './rankOom';
+import type { RankOom } from './rankOom';
 import { bestSnapshot, runBeside } from './runFolder';
 import type { ProcessRun, Run } from './runFolder';
 
@@ -28,13 +30,6 @@ export interface RankRead {
   reservedPeak: number;
 }
 
-/** One rank ran out of memory; where the others stood at that moment (their last sample before it). */
-export interface RankOom {
-  rank: number;
-  timeUs: number;
-  others: { rank: number; ageUs: number; allocated: number; reserved: number; outsidePytorch: number | null }[];
-}
-
 export interface CrossRank {
   ranks: RankFacts[];
   /** Max − min of the ranks' peaks (null with fewer than two peaks). */
@@ -43,9 +38,6 @@ export interface CrossRank {
   modules: ModuleSpread[];
   oom: RankOom | null;
 }
-
-const outside = (s: Sample | undefined): number | null =>
-  s && typeof s.device_used === 'number' ? Math.max(0, s.device_used - s.reserved) : null;
 
 /** The run's ranks in order (processes without a rank, such as data workers, are not ranks). */
 export function rankProcesses(run: Run): (ProcessRun & { rank: number })[] {
@@ -72,22 +64,6 @@ export function rankFacts(p: ProcessRun & { rank: number }): RankFacts {
   };
 }
 
-/** The first OOM of any rank, and each other rank's last sample at or before it. */
-export function oomAcrossRanks(ranks: readonly (ProcessRun & { rank: number })[]): RankOom | null {
-  let first: { rank: number; t: number } | undefined;
-  for (const p of ranks) for (const e of p.events) if (e.event === 'oom' && (!first || e.t < first.t)) first = { rank: p.rank, t: e.t };
-  if (!first) return null;
-  const at = first;
-  const others = ranks
-    .filter((p) => p.rank !== at.rank)
-    .flatMap((p) => {
-      let s: Sample | undefined;
-      for (const x of p.samples) if (x.t <= at.t && (!s || x.t > s.t)) s = x;
-      return s ? [{ rank: p.rank, ageUs: at.t - s.t, allocated: s.allocated, reserved: s.reserved, outsidePytorch: outside(s) }] : [];
-    });
-  return { rank: at.rank, timeUs: at.t, others };
-}
-
 /**
  * The cross-rank summary, given what each rank's snapshot says (read by the caller, who loads
  * snapshots); a rank without samples (its sampler never ran) takes its peaks from there.
@@ -104,7 +80,7 @@ export function crossRank(run: Run, readRank: (p: ProcessRun) => RankRead | unde
   const peaks = facts.map((f) => f.peak).filter((x): x is number => x !== null);
   return {
     ranks: facts,
-    imbalance: peaks.length > 1 ? Math.max(...peaks) - Math.min(...peaks) : null,
+    imbalance: peaks.length > 1 ? peaks.reduce((m, x) => Math.max(m, x)) - peaks.reduce((m, x) => Math.min(m, x)) : null,
     lines: differingLines(
       read.map((r) => r?.lines),
       top,

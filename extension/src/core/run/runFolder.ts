@@ -1,10 +1,11 @@
 import { closeSync, existsSync, readdirSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { assertInside, openRegularSync, parseObject, readSideRecords, readSideTail, readSideText, SIDE_LIMITS } from '../safeFile';
+import { assertInside, openRegularSync, parseObject, readSideText, SIDE_LIMITS } from '../safeFile';
 import { SnapshotError } from '../errors';
 import { folderIdentity, isProcessFolder, runDirOf } from './processes';
-import { fromAgent } from './protocol';
 import type { AgentEvent, Sample } from './protocol';
+import { MAX_PROCESSES, rankSamples, readLines, tailSamples } from './runLines';
+import type { SeenFiles } from './runLines';
 
 export type SnapshotKind = 'oom' | 'peak' | 'exit' | 'sigterm' | 'manual';
 
@@ -54,26 +55,6 @@ export function readJson(p: string): Record<string, unknown> | undefined {
   }
 }
 
-/** A stored record: samples are stored without their "type". */
-function record(o: Record<string, unknown> | undefined): ReturnType<typeof fromAgent> {
-  if (o && !('type' in o) && 'allocated' in o) o.type = 'sample';
-  return fromAgent(o);
-}
-
-function readLines<T>(p: string, keep: (m: ReturnType<typeof fromAgent>) => T | undefined): T[] {
-  const out: T[] = [];
-  const maxBytes = basename(p) === 'samples.jsonl' ? SIDE_LIMITS.samples : SIDE_LIMITS.events;
-  try {
-    for (const o of readSideRecords(p, { root: dirname(p), maxBytes, maxLine: SIDE_LIMITS.line })) {
-      const v = keep(record(o));
-      if (v !== undefined) out.push(v);
-    }
-  } catch {
-    // missing or refused: no records (those read before a failure are kept)
-  }
-  return out;
-}
-
 /** A snapshot in a run folder: a regular file inside it, else it is not listed. */
 function snapshotStat(dir: string, f: string): { bytes: number; mtimeMs: number } | undefined {
   const p = join(dir, f);
@@ -87,23 +68,12 @@ function snapshotStat(dir: string, f: string): { bytes: number; mtimeMs: number 
   }
 }
 
-export type SamplesMode = 'all' | 'tail' | 'none';
+/** 'ranks': the few samples `headroom ranks` reads (runLines.ts's rankSamples). */
+export type SamplesMode = 'all' | 'tail' | 'none' | 'ranks';
 
-/** The samples among the file's last 64 KiB. */
-function tailSamples(p: string): Sample[] {
-  try {
-    return readSideTail(p, { root: dirname(p), maxBytes: SIDE_LIMITS.samples }, 64 << 10).flatMap((l) => {
-      const m = record(parseObject(l));
-      return m?.type === 'sample' ? [m] : [];
-    });
-  } catch {
-    return [];
-  }
-}
-
-function readProcess(dir: string, samples: SamplesMode): ProcessRun {
+function readProcess(dir: string, samples: SamplesMode, seen: SeenFiles): ProcessRun {
   const meta = readJson(join(dir, 'meta.json'));
-  const events = readLines(join(dir, 'events.jsonl'), (m) => (m?.type === 'event' ? m : undefined));
+  const events = readLines(join(dir, 'events.jsonl'), (m) => (m?.type === 'event' ? m : undefined), seen);
   const snapshots: RunSnapshot[] = readdirSync(dir)
     .filter((f) => /^snapshot-.*\.pickle$/.test(f))
     .flatMap((f) => {
@@ -124,7 +94,7 @@ function readProcess(dir: string, samples: SamplesMode): ProcessRun {
     meta,
     samples:
       samples === 'all'
-        ? readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined))
+        ? readLines(join(dir, 'samples.jsonl'), (m) => (m?.type === 'sample' ? m : undefined), seen)
         : samples === 'tail'
           ? tailSamples(join(dir, 'samples.jsonl'))
           : [],
@@ -163,12 +133,22 @@ export function readRun(dir: string, opts: { samples?: SamplesMode } = {}): Run 
     .map((f) => join(parent, f))
     .filter(isDir);
   if (!dirs.length) throw new SnapshotError('io', `${dir} is not a Headroom run folder`);
+  if (dirs.length > MAX_PROCESSES)
+    throw new SnapshotError('limit', `${main} has ${dirs.length} process folders, over the ${MAX_PROCESSES} a run may have`);
+  const seen: SeenFiles = new Map();
   // The launched process first, then ranks in order, then other processes by pid.
   const order = (p: ProcessRun) => (p.dir === main ? -1 : p.rank !== null ? p.rank : 1e9 + (p.pid ?? 0));
+  const mode = opts.samples ?? 'all';
   const processes = dirs
-    .map((d) => readProcess(d, opts.samples ?? 'all'))
+    .map((d) => readProcess(d, mode === 'ranks' ? 'none' : mode, seen))
     .filter((p) => p.meta || p.samples.length || p.snapshots.length || existsSync(join(p.dir, 'samples.jsonl')))
     .sort((a, b) => order(a) - order(b));
+  if (mode === 'ranks') {
+    // The first OOM of any rank, known once every rank's events are read, picks a sample of each.
+    let cut: number | null = null;
+    for (const p of processes) for (const e of p.events) if (p.rank !== null && e.event === 'oom' && (cut === null || e.t < cut)) cut = e.t;
+    for (const p of processes) p.samples = rankSamples(join(p.dir, 'samples.jsonl'), cut, seen);
+  }
   return { dir: main, launch: existsSync(join(main, 'launch.json')) ? readJson(join(main, 'launch.json')) : undefined, processes };
 }
 

@@ -69,7 +69,7 @@ export function checkpointPlan(s: Snapshot, a: DeviceAnalysis, site: CallSite): 
     if (output !== undefined) plan.keptBytes += e.size[output]!;
     if (!saved.length) continue;
     // Just before the first of them is given back (free_requested, which precedes free_completed).
-    const recompute = Math.min(...saved.map((k) => Math.min(e.freeRequested[k]!, e.free[k]!))) - 1;
+    const recompute = saved.reduce((m, k) => Math.min(m, e.freeRequested[k]!, e.free[k]!), Infinity) - 1;
     for (const k of saved) {
       plan.moved.set(k, recompute);
       plan.movedBytes += e.size[k]!;

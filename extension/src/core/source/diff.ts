@@ -133,7 +133,7 @@ function differing<I extends { bytes: number }, R extends { bytes: (number | nul
   const rows = [...byKey.values()];
   for (const r of rows) {
     const known = r.bytes.filter((b): b is number => b !== null);
-    r.spread = known.length > 1 ? Math.max(...known) - Math.min(...known) : 0;
+    r.spread = known.length > 1 ? known.reduce((m, x) => Math.max(m, x), -Infinity) - known.reduce((m, x) => Math.min(m, x), Infinity) : 0;
   }
   return rows
     .filter((r) => r.spread > 0)
