@@ -46,7 +46,7 @@ export async function ranksCommand(argv: readonly string[], io: Io): Promise<num
     throw new UsageError(`${plain(dir)} is not a folder (give a run folder, or one of its rank folders)`);
   const top = intFlag(p, 'top') ?? 10;
   if (top < 1) throw new UsageError('--top must be 1 or more');
-  const run = readRun(dir);
+  const run = readRun(dir, { samples: 'ranks' });
   const ranks = rankProcesses(run);
   if (!ranks.length) throw new UsageError(`${plain(run.dir)} has no rank folders (<run>-rank<N>): it is not a distributed run`);
   const read = new Map<ProcessRun, RankRead | undefined>();
