@@ -28,10 +28,11 @@ export function explainOomText(text: string): Explained {
   const ms = parseOomMessages(text);
   const shown = ms.slice(0, MAX_EXPLAINED);
   let line = 1;
-  let at = 0;
+  // The next line break not yet counted (-1: none left): each is found once, so the text is read
+  // once however many messages it holds, not once per message (issue 39: a 64 MB log in one line).
+  let next = text.indexOf('\n');
   const found = shown.map((m, i) => {
-    for (let k = text.indexOf('\n', at); k >= 0 && k < m.offset; k = text.indexOf('\n', k + 1)) line++;
-    at = Math.max(at, m.offset);
+    for (; next >= 0 && next < m.offset; next = text.indexOf('\n', next + 1)) line++;
     return { message: m, line, diagnosis: diagnoseMessage(m, oomContext(text, ms, i)) };
   });
   return { found, omitted: ms.length - shown.length };

@@ -1,9 +1,8 @@
 import { statSync } from 'node:fs';
-import { diagnoseSnapshot } from '../diagnose/oom';
 import { explainOomText, omittedNote, placeOf } from '../diagnose/explainText';
+import { diagnoseWithin } from '../diagnose/explainSnapshot';
 import { withRunEvidence } from '../diagnose/oomEvidence';
 import { renderDiagnosis } from '../diagnose/oomText';
-import { deviceFactsBeside } from '../run/deviceFacts';
 import { isSnapshotFile, readLogTail } from '../logFile';
 import { DEVICE_PROP, int, openSource, PAGE_PROP, str } from './input';
 import { paged } from './page';
@@ -63,13 +62,13 @@ export const explainOomTool: ToolDef = {
     }
     const o = await openSource(path, int(args, 'device', 0), files);
     if (!o.analysis.ooms.length) return paged([`no OOM recorded in ${o.file} (device ${o.analysis.device})`]);
-    const facts = deviceFactsBeside(o.file, o.analysis.device);
-    const lines = o.analysis.ooms.flatMap((oom) => [
+    // Within the doctor's budget (20,000 OOMs would each read the whole trace: issue 39); what it
+    // left out is said first, as the answer's pages stop at a bound.
+    const { diagnosed, note } = diagnoseWithin(o.snapshot, o.analysis, o.file);
+    const lines = diagnosed.flatMap(({ o: oom, d }) => [
       `device ${o.analysis.device}, event #${oom.index}:`,
-      ...renderDiagnosis(diagnoseSnapshot(o.snapshot, o.analysis, oom, facts))
-        .trimEnd()
-        .split('\n'),
+      ...renderDiagnosis(d).trimEnd().split('\n'),
     ]);
-    return paged(lines, page);
+    return paged([...(note ? [`${note}.`] : []), ...lines], page);
   },
 };

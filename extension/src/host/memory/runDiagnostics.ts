@@ -4,8 +4,7 @@ import { linesRanByFile } from '../../core/diagnose/evidence';
 import type { RunEvidence } from '../../core/diagnose/evidence';
 import { detectLeaks, projection } from '../../core/diagnose/leaks';
 import type { LeakReport } from '../../core/diagnose/leaks';
-import { diagnoseSnapshot } from '../../core/diagnose/oom';
-import { deviceFactsBeside } from '../../core/run/deviceFacts';
+import { diagnoseWithin } from '../../core/diagnose/explainSnapshot';
 import { keepsPerIteration } from '../../core/diagnose/leakText';
 import type { WorkspaceMapping } from './mapping';
 import type { MemoryView } from './view';
@@ -74,8 +73,9 @@ export class RunDiagnostics implements vscode.Disposable {
     const a = c.analysis;
     const leak = detectLeaks(s, a);
     const ran = linesRanByFile(s, a);
-    const facts = deviceFactsBeside(c.path, a.device);
-    const ooms = a.ooms.map((o) => ({ o, d: diagnoseSnapshot(s, a, o, facts), frame: a.classifier.firstUser(s.stacks.get(o.stack)) }));
+    const { diagnosed, note } = diagnoseWithin(s, a, c.path);
+    if (note) this.mapping.log.info(`${plain(c.label)}: ${note}`);
+    const ooms = diagnosed.map((x) => ({ ...x, frame: a.classifier.firstUser(s.stacks.get(x.o.stack)) }));
     const paths = new Set([
       ...ran.keys(),
       ...leak.lines.map((l) => l.file),
