@@ -4,6 +4,7 @@
 KIND is one of:
   node-name  a C++ frame name of N characters, "BackwardBackward…" with no "::apply", on 32 allocations
   collide    N distinct stacks whose hashes collide under the unseeded FNV-1a StackTable used before
+  collide-lib  the same stacks of site-packages frames: each a distinct library call path (the call tree's size)
   shared     one frame repeated N times in one list, shared (pickle memo) by N/5,000 trace entries
   long1      N 64-byte LONG1 integers, each popped at once (a compressible stream of bignums)
 
@@ -49,7 +50,7 @@ def fnv(ids, state):
     return state
 
 
-def collide():
+def collide(library=False):
     # FNV-1a over frame ids: s -> (s^x)·P. Two triples (x1, y1, z1) and (x2, y2, z2) that reach the
     # same state after y make z1 ^ z2 the difference to cancel; k such blocks in a row give 2^k
     # stacks of 3k frames (after a common prefix) with one hash. Frame ids are given in order of appearance: a first entry
@@ -59,7 +60,7 @@ def collide():
     prefix = list(range(128))  # shared by every stack: each false match is compared past it
     length = len(prefix) + 3 * k
     # C++ frames: the point is the hash, not what the analyses make of many user or library lines.
-    frames = [frame("??", 0, f"c10::f{i}") for i in range(F)]
+    frames = [frame(f"/venv/lib/python3.11/site-packages/torch/nn/m{i % 64}.py", i, f"f{i}") if library else frame("??", 0, f"c10::f{i}") for i in range(F)]
     state = fnv(prefix, (0x811C9DC5 ^ length) & MASK)
     blocks = []
     for _ in range(k):
@@ -111,4 +112,4 @@ def long1():
         f.write(gzip.compress(big * (N % B) + pickle.dumps(snapshot([]), protocol=4)[2:], mtime=0))
 
 
-{"node-name": node_name, "collide": collide, "shared": shared, "long1": long1}[KIND]()
+{"node-name": node_name, "collide": collide, "collide-lib": lambda: collide(True), "shared": shared, "long1": long1}[KIND]()

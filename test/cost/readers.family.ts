@@ -31,6 +31,10 @@ export const families: CostFamily[] = [
   family('backward-node-name', 'node-name', 'characters of a "BackwardBackward…" C++ frame name, on 32 allocations', 256, 16 * 1024),
   // Every stack compared with every earlier one in the bucket before.
   family('stack-hash-collisions', 'collide', 'stacks with one hash', 2048, 262_144),
+  // The same stacks of library frames: each a distinct call path, ~130 call-tree nodes per stack
+  // before (4 GB at 16,384 stacks); the tree now stops growing at MAX_CALL_NODES. At 262,144 the
+  // paths computed for every live stack (callPaths.ts) still pass 1 GiB: not yet bounded.
+  family('library-call-paths', 'collide-lib', 'distinct library call paths', 2048, 65_536),
   // Each entry walked the whole shared list before; n frames, n/5,000 entries (1,000 at full size).
   // `check` reads and replays; `analyze` adds attribution and the kinds, each once per distinct stack.
   family('shared-frame-list', 'shared', 'frames in one list shared by one entry per 5,000', 200_000, 5_000_000, true),

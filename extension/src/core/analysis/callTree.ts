@@ -12,6 +12,11 @@ import type { Path } from './callPaths';
 import type { ParamsCredit } from './params';
 import { liveAt } from './replay';
 
+/** Frame nodes a tree may hold: real models' trees hold tens of thousands. */
+export const MAX_CALL_NODES = 400_000;
+const MORE = '\u0000more';
+const MORE_LABEL = '[more call paths: the tree is at its size limit]';
+
 /**
  * The call tree of the memory live at trace index `index`: user lines and the model code beneath
  * them, from the stacks the snapshot already holds (no hooks). Blocks with no user frame hang under
@@ -29,13 +34,30 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
     n.bytes += g.bytes;
     n.blocks += g.blocks;
   };
+  // The tree is linear in the stacks' total length, but a node costs far more than a frame id: past
+  // MAX_CALL_NODES a new path ends in one "more call paths" node under its parent (bytes still add up).
+  let made = 0;
+  const counted = (make: () => Acc) => () => {
+    made++;
+    return make();
+  };
   const walk = (start: Acc, p: Path, from: number, g: Group): void => {
     let n = start;
     for (let i = from; i < p.frames.length; i++) {
       const f = p.frames[i]!;
       // With module scopes recorded, the innermost forward is this module instance (transformer.h.3.attn).
-      if (i === p.module && g.scope) n = child(n, `${f}|${g.scope}`, () => scoped(frameNode(f), g.scope!), p.folds[i]);
-      else n = child(n, f, () => frameNode(f), p.folds[i]);
+      const key = i === p.module && g.scope ? `${f}|${g.scope}` : f;
+      if (made >= MAX_CALL_NODES && !n.kids.has(key)) {
+        n = child(n, MORE, () => node('bucket', -1, MORE_LABEL));
+        add(n, g);
+        break;
+      }
+      n = child(
+        n,
+        key,
+        counted(() => (key === f ? frameNode(f) : scoped(frameNode(f), g.scope!))),
+        p.folds[i],
+      );
       add(n, g);
     }
     for (const x of p.tail) n.viaSet.add(x);
