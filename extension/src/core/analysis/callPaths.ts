@@ -8,7 +8,8 @@ const MAX_DEPTH = 512;
 /** A stack reduced to what the tree shows, outermost first: kept frames, with the plumbing folded before each. */
 export interface Path {
   frames: number[];
-  folds: (string[] | undefined)[];
+  /** The plumbing folded before each kept frame; absent while none is (most stacks: no array per frame). */
+  folds?: (string[] | undefined)[];
   /** Plumbing after the last kept frame. */
   tail: string[];
   /** Index in `frames` of the innermost user frame, or -1. */
@@ -38,7 +39,7 @@ export class StackPaths {
     const hit = this.paths[stack];
     if (hit) return hit;
     const { s, cls, groupOf } = this;
-    const p: Path = { frames: [], folds: [], tail: [], self: -1, module: -1, python: false };
+    const p: Path = { frames: [], tail: [], self: -1, module: -1, python: false };
     const fr = s.stacks.get(stack);
     // The innermost Python frame made the tensor: kept even when it is plumbing (accelerate's
     // _convert_to_fp32 copies the logits), so that memory is never hidden in a folded edge.
@@ -62,8 +63,8 @@ export class StackPaths {
       }
       if (kind === FrameKind.User) p.self = p.frames.length;
       if (s.frames.nameOf(f) === 'forward') p.module = p.frames.length;
+      if (pending.length) (p.folds ??= [])[p.frames.length] = pending;
       p.frames.push(f);
-      p.folds.push(pending.length ? pending : undefined);
       pending = [];
     }
     p.tail = pending;

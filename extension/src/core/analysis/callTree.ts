@@ -56,7 +56,7 @@ export function callTree(s: Snapshot, a: DeviceAnalysis, index: number, names?: 
         n,
         key,
         counted(() => (key === f ? frameNode(f) : scoped(frameNode(f), g.scope!))),
-        p.folds[i],
+        p.folds?.[i],
       );
       add(n, g);
     }
