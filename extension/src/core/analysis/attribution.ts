@@ -3,9 +3,9 @@ import type { BackwardInfo } from './backward';
 import { NOT_BACKWARD } from './backward';
 import { Origin } from './replay';
 import type { Elements } from './replay';
-import { FrameKind } from './userCode';
 import { KIND_COUNT } from '../kinds/kindLabels';
 import type { FrameClassifier } from './userCode';
+import { stackLines } from './stackLines';
 
 export type BucketKind = 'before_recording' | 'backward' | 'no_stack' | 'library';
 
@@ -126,31 +126,7 @@ export function attribute(
     return b;
   };
 
-  // What a stack says (its innermost user line, whether it has Python frames, its distinct user
-  // lines), once per distinct stack: a hostile snapshot shares one 5-million-frame stack among
-  // thousands of blocks, and real ones share stacks among all the iterations of a loop.
-  const perStack = new Map<number, { self: LineStat | undefined; python: boolean; lines: LineStat[] }>();
-  const stackFacts = (id: number) => {
-    let facts = perStack.get(id);
-    if (facts) return facts;
-    const distinct = new Set<LineStat>();
-    let self: LineStat | undefined;
-    let python = false;
-    const frames = s.stacks.get(id);
-    for (let j = 0; j < frames.length; j++) {
-      const f = frames[j]!;
-      const kind = cls.kind(f);
-      if (kind === FrameKind.Cpp) continue;
-      python = true;
-      if (kind !== FrameKind.User) continue;
-      const st = lineOf(f);
-      if (!self) self = st;
-      distinct.add(st);
-    }
-    facts = { self, python, lines: [...distinct] };
-    perStack.set(id, facts);
-    return facts;
-  };
+  const stackFacts = stackLines(s, cls, lineOf);
 
   let totalBytes = 0;
   for (let i = 0; i < live.length; i++) {
