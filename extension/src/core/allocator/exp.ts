@@ -1,5 +1,5 @@
-import { poolKey } from './blocks';
-import type { Blk, FreeBlocks, Seg } from './blocks';
+import { FreeBlocks, poolKey } from './blocks';
+import type { Blk, Seg } from './blocks';
 
 const MiB = 2 ** 20;
 /** Pages are mapped 2 MiB at a time in the small pool, 20 MiB in the large one (§4.9). */
@@ -22,9 +22,15 @@ export class ExpandableSegments {
     private readonly place: () => number,
   ) {}
 
+  /** Per segment, its last block when last asked: a block merged away since leads back to one still listed. */
+  private readonly tails = new Map<Seg, Blk>();
+
   private top(seg: Seg): Blk | null {
-    let b = seg.head;
+    let b: Blk | null = this.tails.get(seg) ?? null;
+    while (b && (b.prev ? b.prev.next !== b : seg.head !== b)) b = b.prev;
+    b ??= seg.head;
     while (b?.next) b = b.next;
+    if (b) this.tails.set(seg, b);
     return b;
   }
 
@@ -35,7 +41,9 @@ export class ExpandableSegments {
   /** The best fitting free block, the top one last; else the top one to grow, or none. */
   pick(small: boolean, stream: number, size: number, pool: number): Blk | undefined {
     let top: Blk | undefined;
-    for (const b of this.free.from(small, stream, size, pool)) {
+    const l = this.free.list(pool, small, stream);
+    for (let i = FreeBlocks.lowerBound(l, size, -Infinity); i < l.length; i++) {
+      const b = l[i]!;
       if (!this.isTop(b)) return b;
       top = b;
     }

@@ -13,6 +13,7 @@ import type { Limit } from './limit';
 import { Releaser } from './release';
 import { bestFit, release, take } from './rules';
 import { seedStart } from './seed';
+import { highestEnd } from './segIndex';
 
 const MiB = 2 ** 20;
 const roundUp = (x: number, m: number) => Math.ceil(x / m) * m;
@@ -63,7 +64,7 @@ export function predictAllocator(
   const seed = seedStart(s, t, device, cfg, free, live, finals);
   const pools = tracePools(t, finals);
   let now = seed.bytes;
-  let next = Math.max(0, ...seed.segs.map((g) => (g.expandable ? 0 : g.addr + g.size))) + 2 * MiB;
+  let next = highestEnd(seed.segs) + 2 * MiB;
   // Expandable segments: one per (pool, kind, stream), grown page by page at its top (exp.ts).
   const exp = new ExpandableSegments(free, () => {
     const base = next;

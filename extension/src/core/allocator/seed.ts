@@ -4,6 +4,7 @@ import type { DeviceTrace, Snapshot } from '../snapshot/model';
 import type { Blk, FreeBlocks, Seg } from './blocks';
 import type { AllocConfig } from './config';
 import { VIRTUAL_RANGE } from './expMap';
+import { MappedRanges } from './mappedRanges';
 import type { FinalSegs } from './pools';
 
 const MiB = 2 ** 20;
@@ -28,10 +29,10 @@ export function seedStart(
   finals: FinalSegs,
 ): { segs: Seg[]; bytes: number } {
   const start = new Map<number, Range>();
-  let mapped: Range[] = [];
+  const mapped = new MappedRanges();
   for (const g of finals.segs) {
     const r = { lo: g.addr, hi: g.end, stream: g.stream, small: g.small, pool: g.pool };
-    if (g.expandable) mapped.push(r);
+    if (g.expandable) mapped.add(r);
     else start.set(g.addr, r);
   }
   const allocatedAt = new Set<number>();
@@ -42,17 +43,9 @@ export function seedStart(
     if (a === Action.SegmentAlloc) start.delete(addr);
     else if (a === Action.SegmentFree)
       start.set(addr, { lo: addr, hi: addr + size, stream: t.stream[i]!, small: size === 2 * MiB, pool: 0 }); // freed before the dump: the default pool (pools.ts)
-    else if (a === Action.SegmentMap)
-      mapped = mapped
-        .flatMap((r) => [
-          { ...r, hi: Math.min(r.hi, addr) },
-          { ...r, lo: Math.max(r.lo, addr + size) },
-        ])
-        .filter((r) => r.hi > r.lo);
-    else if (a === Action.SegmentUnmap) {
-      const near = mapped.filter((r) => r.stream === t.stream[i]! && r.lo <= addr).sort((x, y) => y.lo - x.lo)[0];
-      mapped.push({ lo: addr, hi: addr + size, stream: t.stream[i]!, small: near?.small ?? false, pool: near?.pool ?? 0 });
-    } else if (a === Action.Alloc && finals.segs.length) allocatedAt.add(addr);
+    else if (a === Action.SegmentMap) mapped.map(addr, size);
+    else if (a === Action.SegmentUnmap) mapped.unmap(addr, size, t.stream[i]!);
+    else if (a === Action.Alloc && finals.segs.length) allocatedAt.add(addr);
   }
   // Blocks live when the trace began: freed before being allocated in it, or live at the dump and never allocated in it.
   const before = new Map<number, number>();
@@ -78,12 +71,13 @@ export function seedStart(
   }
   // Expandable: one virtual range per (pool, kind, stream), unmapped between its mapped ranges.
   const groups = new Map<string, Range[]>();
-  for (const r of mapped.sort((x, y) => x.lo - y.lo)) {
+  for (const r of mapped.sorted()) {
     const k = `${r.pool}${r.small}${r.stream}`;
-    const rs = groups.get(k) ?? [];
-    const last = rs.at(-1);
+    const rs = groups.get(k);
+    const last = rs?.at(-1);
     if (last && last.hi === r.lo) last.hi = r.hi;
-    else groups.set(k, [...rs, r]);
+    else if (rs) rs.push(r);
+    else groups.set(k, [r]);
   }
   for (const rs of groups.values()) {
     const r0 = rs[0]!;

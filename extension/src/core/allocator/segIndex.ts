@@ -1,3 +1,4 @@
+import { findBlock } from './blockIndex';
 import type { Blk, Seg } from './blocks';
 
 /**
@@ -42,12 +43,6 @@ export class SegIndex {
   }
 }
 
-/** The block of `seg` holding `addr`. */
-export function blockAt(seg: Seg, addr: number): Blk | undefined {
-  for (let b = seg.head; b; b = b.next) if (addr >= b.addr && addr < b.addr + b.size) return b;
-  return undefined;
-}
-
 /** In a list sorted by address, the index of the last item starting at or below `addr` (-1: none). */
 export function lastAtOrBelow(xs: readonly { addr: number }[], addr: number): number {
   let lo = 0;
@@ -59,3 +54,13 @@ export function lastAtOrBelow(xs: readonly { addr: number }[], addr: number): nu
   }
   return lo - 1;
 }
+
+/** The highest end of the cudaMalloc'd segments, at least 0 (a loop: a spread overflows the stack). */
+export function highestEnd(segs: readonly Seg[]): number {
+  let end = 0;
+  for (const g of segs) end = Math.max(end, g.expandable ? 0 : g.addr + g.size);
+  return end;
+}
+
+/** The block of `seg` holding `addr`, found through an index kept per segment. */
+export const blockAt = (seg: Seg, addr: number): Blk | undefined => findBlock(seg, addr);
