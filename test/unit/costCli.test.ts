@@ -11,6 +11,8 @@ import { CLI } from './cliProcess';
 // Each through the built CLI as a real process: one typed line at most, never a stack trace.
 
 const dir = mkdtempSync(join(tmpdir(), 'headroom-cost-cli-'));
+// Readable by the unprivileged user the lint runs as under root (below).
+chmodSync(dir, 0o755);
 // `rm -rf` walks a tree deeper than PATH_MAX (it works relative to each folder); rmSync may not.
 after(() => spawnSync('rm', ['-rf', dir]));
 
@@ -18,14 +20,16 @@ const LEAK =
   'import torch\n\ndef train(model, loader, opt):\n    total = 0\n    for x in loader:\n        loss = model(x)\n        total += loss\n';
 const STACK = /\n\s+at |Error:|internal error/;
 
+// Root reads through chmod 000: as root, the CLI runs as nobody (65534) so that EACCES happens.
+const AS_USER = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
 function lint(cwd: string, ...args: string[]): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, 'lint', ...args], { cwd, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, 'lint', ...args], { cwd, encoding: 'utf8', ...AS_USER });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 describe('headroom lint: folders it cannot read', () => {
-  it('a subfolder without permission is said, passed over, and the rest linted (exit 2)', (t) => {
-    if (process.getuid?.() === 0) return t.skip('running as root: chmod 000 does not stop root from reading (EACCES cannot happen)');
+  it('a subfolder without permission is said, passed over, and the rest linted (exit 2)', () => {
     const root = join(dir, 'eacces');
     mkdirSync(join(root, 'locked'), { recursive: true });
     writeFileSync(join(root, 'train.py'), LEAK);
