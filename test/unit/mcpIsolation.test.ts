@@ -74,9 +74,18 @@ describe('headroom mcp: each call in a worker with a heap limit and a deadline',
   const clients: Client[] = [];
   let wide = '';
   let long = '';
-  before(() => {
+  // The deadline is half what the long snapshot's summary takes on this machine (measured here, on
+  // a server without one): it passes the deadline by design, not by being slow code.
+  let deadline = 0;
+  before(async () => {
     wide = bigSnapshot('wide.pickle', 100_000, true);
     long = bigSnapshot('long.pickle', 200_000, false);
+    const c = await server({});
+    clients.push(c);
+    const t0 = performance.now();
+    const r = await call(c, 'headroom_summary', { path: long });
+    assert.equal(r.error, false, r.text);
+    deadline = Math.max(500, Math.round((performance.now() - t0) / 2));
   });
   after(async () => {
     for (const c of clients) await c.close();
@@ -97,23 +106,23 @@ describe('headroom mcp: each call in a worker with a heap limit and a deadline',
   });
 
   it('a call past its deadline is stopped and says so; pings are answered meanwhile; the next call works', async () => {
-    const c = await server({ HEADROOM_MCP_DEADLINE_MS: '4000' });
+    const c = await server({ HEADROOM_MCP_DEADLINE_MS: String(deadline) });
     clients.push(c);
     const t0 = performance.now();
     const late = call(c, 'headroom_summary', { path: long });
     const pings = await pingsWhile(c, late);
     const r = await late;
     assert.equal(r.error, true, r.text);
-    assert.equal(r.text, 'the analysis took longer than 4 s and was stopped');
-    assert.ok(performance.now() - t0 < 8000, 'stopped at its deadline');
-    assert.ok(pings.count >= 5 && pings.slowest < 1000, `pings: ${JSON.stringify(pings)}`);
+    assert.match(r.text, /^the analysis took longer than [\d.]+ m?s and was stopped$/);
+    assert.ok(performance.now() - t0 < deadline + 4000, 'stopped at its deadline');
+    assert.ok(pings.count >= 1 && pings.slowest < 1000, `pings: ${JSON.stringify(pings)}`);
     const ok = await call(c, 'headroom_summary', { path: join(SNAPS, 'e2e_train_b64.pickle') });
     assert.equal(ok.error, false, ok.text);
     assert.match(ok.text, /^.*e2e_train_b64\.pickle, device 0/);
   });
 
   it('two calls at once run side by side: a slow one does not hold up a quick one', async () => {
-    const c = await server({ HEADROOM_MCP_DEADLINE_MS: '4000' });
+    const c = await server({ HEADROOM_MCP_DEADLINE_MS: String(deadline) });
     clients.push(c);
     const slow = call(c, 'headroom_summary', { path: long });
     const quick = await call(c, 'headroom_leaks', { path: join(SNAPS, 'leaky_demo.pickle') });
