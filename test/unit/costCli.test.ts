@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CLI } from './cliProcess';
 
@@ -21,10 +21,21 @@ const LEAK =
 const STACK = /\n\s+at |Error:|internal error/;
 
 // Root reads through chmod 000: as root, the CLI runs as nobody (65534) so that EACCES happens.
-const AS_USER = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+const ROOT_USER = process.getuid?.() === 0;
+const AS_USER = ROOT_USER ? { uid: 65534, gid: 65534 } : {};
+// Nobody may not reach the checkout (a clone under a 0700 temporary folder): it runs a copy of the
+// bundle and the parser it loads, in the readable folder above.
+const LINT_CLI = ROOT_USER ? copyCli() : CLI;
+
+function copyCli(): string {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  for (const f of ['cli.js', 'tree-sitter.wasm', 'tree-sitter-python.wasm']) copyFileSync(join(dirname(CLI), f), join(bin, f));
+  return join(bin, 'cli.js');
+}
 
 function lint(cwd: string, ...args: string[]): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, 'lint', ...args], { cwd, encoding: 'utf8', ...AS_USER });
+  const r = spawnSync(process.execPath, [LINT_CLI, 'lint', ...args], { cwd, encoding: 'utf8', ...AS_USER });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
