@@ -4,7 +4,8 @@ import type { SnapshotErrorCode } from '../core/errors';
 import { formatBytes } from '../shared/format';
 import { limitsFromSetting } from '../core/limits';
 import { messageText } from '../core/text';
-import { loadSnapshotFile } from '../core/snapshot/load';
+import { loadProgressively } from '../core/analysis/progressive';
+import type { PartialAnswer } from '../core/analysis/partialAnswer';
 import type { Snapshot } from '../core/snapshot/model';
 
 /**
@@ -29,14 +30,21 @@ export async function loadWithProgress(
         const sub = token.onCancellationRequested(() => abort.abort());
         let reported = 0;
         try {
-          return await loadSnapshotFile(uri.fsPath, {
+          let sofar = '';
+          return await loadProgressively(uri.fsPath, {
             signal: abort.signal,
             limits,
             onProgress: (read, total) => {
               if (!total) return;
               const pct = (read / total) * 100;
-              progress.report({ increment: pct - reported, message: vscode.l10n.t('{0} of {1}', formatBytes(read), formatBytes(total)) });
+              const message = vscode.l10n.t('{0} of {1}', formatBytes(read), formatBytes(total)) + sofar;
+              progress.report({ increment: pct - reported, message });
               reported = pct;
+            },
+            // The peak and top lines of the part read, while the rest is read (a large file takes a while).
+            onPartial: (a) => {
+              sofar = ` · ${partialText(a)}`;
+              log.info(`${uri.fsPath}: ${partialText(a)}`);
             },
           });
         } finally {
@@ -54,4 +62,13 @@ export async function loadWithProgress(
     }
     throw e;
   }
+}
+
+function partialText(a: PartialAnswer): string {
+  const lines = a.lines
+    .slice(0, 3)
+    .map((l) => `${l.file.split('/').pop()}:${l.line} ${formatBytes(l.selfBytes)}`)
+    .join(', ');
+  const peak = vscode.l10n.t('peak so far {0} ({1} events read)', formatBytes(a.peakBytes), a.events.toLocaleString('en-US'));
+  return messageText(lines ? `${peak}: ${lines}` : peak);
 }

@@ -40,12 +40,12 @@ export const f64 = (n?: number): Column<Float64Array> => new Column(Float64Array
 export const i32 = (n?: number): Column<Int32Array> => new Column(Int32Array, n);
 export const u8 = (n?: number): Column<Uint8Array> => new Column(Uint8Array, n);
 
-/** Interns strings to small ids (file names, function names, metadata). */
-export class StringTable {
-  readonly values: string[] = [];
-  private readonly ids = new Map<string, number>();
+/** Interns strings (file names, function names, metadata) or numbers (raw stream pointers) to small ids. */
+export class StringTable<K extends string | number = string> {
+  readonly values: K[] = [];
+  private readonly ids = new Map<K, number>();
 
-  id(s: string): number {
+  id(s: K): number {
     let id = this.ids.get(s);
     if (id === undefined) {
       id = this.values.length;

@@ -6,8 +6,22 @@ import { parsePickle, readPickleStream } from '../pickle/read';
 import type { ReadOptions } from '../pickle/read';
 import type { Snapshot } from './model';
 import { normalize, SnapshotBuilder } from './normalize';
+import { partialSnapshot } from './partial';
 
-export type LoadOptions = Omit<ReadOptions, 'hooks'>;
+export type LoadOptions = Omit<ReadOptions, 'hooks'> & {
+  /** After each chunk: the trace read so far as a snapshot (partial.ts; made only when called), bytes read and total, entries read. */
+  onRows?: (sofar: () => Snapshot, read: number, total: number | undefined, events: number) => void;
+};
+
+/** onProgress, and onRows given the builder: both after each chunk. */
+function chunkHook(b: SnapshotBuilder, opts: LoadOptions): ReadOptions['onProgress'] {
+  const { onProgress, onRows } = opts;
+  if (!onRows) return onProgress;
+  return (read, total) => {
+    onProgress?.(read, total);
+    onRows(() => partialSnapshot(b, read), read, total, b.rows.length);
+  };
+}
 
 /** Loads a `_dump_snapshot` pickle (or a gzip of one) from disk. Errors are SnapshotErrors. */
 export async function loadSnapshotFile(path: string, opts: LoadOptions = {}): Promise<Snapshot> {
@@ -23,7 +37,7 @@ export async function loadSnapshotFile(path: string, opts: LoadOptions = {}): Pr
   if (size > limits.fileBytes) throw limitError('fileBytes', `the file holds ${size} bytes, more than ${limits.fileBytes}`);
   const b = new SnapshotBuilder(size, limits.traceEntries);
   // inputBytes: the work budget is per byte of the file as stored (gzip bombs stop early).
-  const r = await readPickleFile(path, { ...opts, limits, inputBytes: size, hooks: b.hooks() });
+  const r = await readPickleFile(path, { ...opts, limits, inputBytes: size, hooks: b.hooks(), onProgress: chunkHook(b, opts) });
   return normalize(r.value, b, r);
 }
 
@@ -33,7 +47,7 @@ export async function loadSnapshotStream(
 ): Promise<Snapshot> {
   const limits = resolveLimits(opts.limits);
   const b = new SnapshotBuilder(0, limits.traceEntries);
-  const r = await readPickleStream(chunks, { ...opts, limits, hooks: b.hooks() });
+  const r = await readPickleStream(chunks, { ...opts, limits, hooks: b.hooks(), onProgress: chunkHook(b, opts) });
   return normalize(r.value, b, r);
 }
 

@@ -2,7 +2,7 @@ import { limitError } from '../limits';
 import { describePy } from '../pickle/values';
 import type { PyDict, PyValue } from '../pickle/values';
 import { Action, actionCode } from './actions';
-import { f64, i32, u8 } from './columns';
+import { f64, i32, StringTable, u8 } from './columns';
 import type { Column } from './columns';
 import type { StackTable } from './stacks';
 import { framesFromText } from './traceText';
@@ -55,7 +55,7 @@ export class TraceRows {
   private readonly addr: Column<Float64Array>;
   private readonly size: Column<Float64Array>;
   private readonly stream: Column<Int32Array>;
-  private readonly streams = new StreamIds();
+  private readonly streams = new StringTable<number>(); // raw cudaStream_t pointers: a run uses a handful
   private readonly time: Column<Float64Array>;
   private readonly stack: Column<Int32Array>;
   private readonly meta = new Map<number, string>();
@@ -206,34 +206,21 @@ export class TraceRows {
     return row;
   }
 
-  finish(): TraceColumns {
+  /** The rows so far; `peek` gives views that a later row may outgrow (for a partial answer, used at once). */
+  finish(peek = false): TraceColumns {
+    const c = <T extends Float64Array | Int32Array | Uint8Array>(col: Column<T>): T =>
+      peek ? (col.data.subarray(0, col.length) as T) : col.seal();
     return {
-      action: this.action.seal(),
-      addr: this.addr.seal(),
-      size: this.size.seal(),
-      stream: this.stream.seal(),
-      timeUs: this.time.seal(),
-      stack: this.stack.seal(),
+      action: c(this.action),
+      addr: c(this.addr),
+      size: c(this.size),
+      stream: c(this.stream),
+      timeUs: c(this.time),
+      stack: c(this.stack),
       streams: this.streams.values,
       userMetadata: this.meta,
       compileContext: this.compile,
       otherActions: this.other,
     };
-  }
-}
-
-/** Streams are raw cudaStream_t pointers; a run uses a handful, so rows store a small id. */
-class StreamIds {
-  readonly values: number[] = [];
-  private readonly ids = new Map<number, number>();
-
-  id(stream: number): number {
-    let id = this.ids.get(stream);
-    if (id === undefined) {
-      id = this.values.length;
-      this.values.push(stream);
-      this.ids.set(stream, id);
-    }
-    return id;
   }
 }
