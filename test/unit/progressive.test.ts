@@ -60,7 +60,7 @@ describe('answers from the part read so far', () => {
     }
   });
 
-  it('a large file answers before it is read, each answer on at least twice the events of the last, and loads the same snapshot as without them', async () => {
+  it('a large file answers before it is read, each answer on at least four times the events of the last, none past 60 % of the file, and loads the same snapshot as without them', async () => {
     // A real trace repeated to 120,000 events (about 7 MB: seven of the reader's 1 MiB chunks).
     const big = join(dir, 'big.pickle');
     execFileSync('python3', [join(ROOT, 'bench', 'synth_big.py'), REAL, big, '120000']);
@@ -72,9 +72,9 @@ describe('answers from the part read so far', () => {
     const n = s.columns.action.length;
     assert.equal(n, plain.columns.action.length);
     assert.deepEqual(s.columns.size, plain.columns.size);
-    for (let i = 1; i < answers.length; i++) assert.ok(answers[i]!.events >= 2 * answers[i - 1]!.events);
+    for (let i = 1; i < answers.length; i++) assert.ok(answers[i]!.events >= 4 * answers[i - 1]!.events);
     for (const a of answers) {
-      assert.ok(a.events > 0 && a.events < n && a.read < a.total!, JSON.stringify({ events: a.events, read: a.read }));
+      assert.ok(a.events > 0 && a.events < n && a.read <= 0.6 * a.total!, JSON.stringify({ events: a.events, read: a.read }));
       assert.ok(a.lines.length > 0 && a.lines[0]!.selfBytes > 0);
     }
   });

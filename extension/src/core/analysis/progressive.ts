@@ -13,9 +13,10 @@ export interface ProgressiveOptions extends LoadOptions {
 
 /**
  * Loads a snapshot and answers from the part already read: first after `firstAfterMs`, then once
- * the events read have doubled and the reading since took eight times as long as the last answer.
- * Each answer replays the rows so far, so their costs grow geometrically: together about one
- * replay of the whole trace (measured in docs/measurements.md), however large the file.
+ * the events read have grown fourfold and the reading since took eight times as long as the last
+ * answer, never past 60 % of the file (the whole answer is near by then). Each answer replays the
+ * rows so far, so their costs grow geometrically: together under one replay of the whole trace
+ * (measured in docs/measurements.md), however large the file.
  */
 export async function loadProgressively(path: string, opts: ProgressiveOptions): Promise<Snapshot> {
   const { onPartial, firstAfterMs = 1000, onRows, ...rest } = opts;
@@ -27,7 +28,7 @@ export async function loadProgressively(path: string, opts: ProgressiveOptions):
     onRows: (sofar, read, total, n) => {
       onRows?.(sofar, read, total, n);
       const now = performance.now();
-      if (now < next || n < 2 * events || (total !== undefined && read >= total)) return;
+      if (now < next || n < 4 * events || (total !== undefined && read > 0.6 * total)) return;
       const answer = answerPartial(sofar(), read, total);
       events = answer.events;
       if (events > 0) onPartial(answer);
