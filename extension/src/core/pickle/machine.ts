@@ -2,6 +2,7 @@ import { SnapshotError } from '../errors';
 import { limitError, WORK_ALLOWANCE } from '../limits';
 import type { LimitName } from '../limits';
 import { decodeLatin1, decodeLong, decodeUtf8, readI32, readU32, readU64 } from './decode';
+import { EntryDecoder } from './entries';
 import type { Limits as PickleLimits } from '../limits';
 import { LAZY } from './memo';
 import { Op, unsupportedOpName } from './opcodes';
@@ -31,6 +32,7 @@ export class PickleMachine {
   protocol = 0;
 
   private readonly stack: ValueStack;
+  private readonly entries: EntryDecoder; // trace entries without the VM
   /** Opcodes executed (FRAME counts 8, a BigInt 4 per byte): bounded per byte of the file (gzip bombs). */
   private work = 0;
   private workBudget: number;
@@ -52,6 +54,7 @@ export class PickleMachine {
       (code, message) => this.fail(code, message),
       (name, message) => this.limit(name, message),
     );
+    this.entries = new EntryDecoder(this.stack, hooks.freshDict, limits);
     if (inputBytes !== undefined && inputBytes > limits.fileBytes) {
       this.limit('fileBytes', `the file holds ${inputBytes} bytes, more than ${limits.fileBytes}`);
     }
@@ -275,8 +278,12 @@ export class PickleMachine {
           next = start + 1;
           break;
         case Op.EMPTY_DICT:
-          st.push(LAZY, Kind.Dict, 1);
-          next = start + 1;
+          next = this.entries.decode(buf, start, len);
+          if (next >= 0) this.work += this.entries.ops;
+          else {
+            st.push(LAZY, Kind.Dict, 1);
+            next = start + 1;
+          }
           break;
         case Op.EMPTY_SET:
           st.created();

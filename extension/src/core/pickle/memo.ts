@@ -26,17 +26,13 @@ const metaOfPacked = (p: number): number => Math.floor(p / 256) & 0x1f;
 const depthOfPacked = (p: number): number => p & 0xff;
 
 /**
- * The pickle memo in fixed-size typed chunks: a multi-million-entry memo grows without copying
- * itself, and the garbage collector has
- * little to trace. Each entry is an int32: a non-negative integer value as itself (the row and
- * stack ids that replace trace entries and frame lists), LAZY as -1, anything else as -(index + 2)
- * into a table of objects, in which equal strings share one slot ('N/A' is memoized a million
- * times) and slots freed by replace() are reused. Per entry also: its kind (see the machine's
- * Kind), whether it is sealed, and its depth.
+ * The pickle memo in fixed-size typed chunks: it grows without copying itself, and the garbage
+ * collector has little to trace. An entry is an int32: a non-negative integer as itself (row and
+ * stack ids), LAZY as -1, else -(index + 2) into a table of objects where equal strings share a
+ * slot ('N/A' is memoized a million times) and freed slots are reused; and its kind, seal, depth.
  *
- * pickle.dump numbers entries 0, 1, 2…; a chunk is only allocated next to those already filled.
- * An index far beyond them goes to a small map, and its chunk stays sparse for good: a crafted
- * LONG_BINPUT every 16384 indices costs what it holds, not 96 KiB each.
+ * pickle.dump numbers entries 0, 1, 2…; an index far beyond those filled goes to a small map and
+ * its chunk stays sparse: a LONG_BINPUT every 16384 indices costs what it holds, not 96 KiB each.
  */
 export class Memo {
   private refs: Int32Array[] = [];
@@ -79,6 +75,16 @@ export class Memo {
   get(i: number): PyValue {
     const r = this.refOf(i);
     return r >= 0 ? r : r === LAZY_REF ? LAZY : this.objects[-r - 2]!;
+  }
+
+  /** Entry i's value if a primitive, else LAZY: one lookup (entries.ts). */
+  primitive(i: number): PyValue {
+    const c = i >>> SHIFT;
+    const m = this.meta[c];
+    if (m === undefined) return this.has(i) && this.kind(i) === 0 ? this.get(i) : LAZY;
+    if ((m[i & MASK]! & (PRESENT | KIND)) !== PRESENT) return LAZY;
+    const r = this.refs[c]![i & MASK]!;
+    return r >= 0 ? r : this.objects[-r - 2]!;
   }
 
   kind(i: number): number {

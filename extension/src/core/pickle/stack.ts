@@ -58,7 +58,7 @@ export class ValueStack {
   private sDepth = new Uint8Array(1024);
   sp = 0;
   marks: number[] = [];
-  private readonly memo = new Memo();
+  readonly memo = new Memo();
   private cells = 0;
   /** Containers kept as objects: created, less those a hook replaced by a number. */
   private objects = 0;

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadSnapshotStream, parseSnapshot } from '../../extension/src/core/snapshot/load';
+import type { Snapshot } from '../../extension/src/core/snapshot/model';
+import { OWN_SNAPSHOTS, pythonBytes } from './helpers';
+
+// Issue 40: trace entries are decoded straight from the bytes (core/pickle/entries.ts) unless
+// anything about them is unusual, when the VM runs them. Fed one byte at a time the decoder never
+// has an entry whole, so every entry goes through the VM: both must give the same snapshot, or
+// the same error, on real files and on entries shaped to trip the decoder.
+
+async function* bytewise(b: Uint8Array): AsyncIterable<Uint8Array> {
+  for (let i = 0; i < b.length; i++) yield b.subarray(i, i + 1);
+}
+
+/** What a snapshot holds, comparable: the columns, the stacks as frames, the segments. */
+function shape(s: Snapshot): unknown {
+  const c = s.columns;
+  const stacks = [...new Set(c.stack)].map((id) => Array.from(s.stacks.get(id), (f) => `${s.frames.fileOf(f)}:${s.frames.lineOf(f)}`));
+  return {
+    columns: [c.action, c.addr, c.size, c.stream, c.timeUs, c.stack].map((a) => [...a]),
+    maps: [c.streams, [...c.userMetadata], [...c.compileContext], [...c.otherActions]],
+    stacks,
+    segments: s.segments,
+    devices: s.devices,
+  };
+}
+
+async function outcome(load: () => Promise<Snapshot> | Snapshot): Promise<unknown> {
+  try {
+    return shape(await load());
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+async function same(bytes: Uint8Array, what: string): Promise<void> {
+  const fast = await outcome(() => parseSnapshot(bytes));
+  const vm = await outcome(() => loadSnapshotStream(bytewise(bytes)));
+  assert.deepEqual(fast, vm, what);
+}
+
+/** A snapshot made by Python whose trace is `entries` (a Python expression), as pickle.dumps(protocol) writes it. */
+function made(entries: string, protocol = 4): Uint8Array {
+  const code = `import pickle, sys\nf = [{"filename": "/w/train.py", "line": 3, "name": "step"}]\nentries = ${entries}\nsys.stdout.buffer.write(pickle.dumps({"segments": [], "device_traces": [entries]}, protocol=${protocol}))`;
+  return pythonBytes(code);
+}
+
+const base = 'dict(action="alloc", addr=4096 * i, size=512, stream=0, time_us=1000 + i, frames=f)';
+
+describe('trace entries decoded without the VM', () => {
+  for (const name of ['e2e_train_b64.pickle', 'ring_overflow.pickle']) {
+    it(`give the VM's snapshot on a real file (${name})`, async () => {
+      await same(readFileSync(join(OWN_SNAPSHOTS, name)), name);
+    });
+  }
+
+  const shapes: [string, string][] = [
+    ['plain entries, frames shared', `[${base} for i in range(300)]`],
+    [
+      'a value memoized and read back in the same entry',
+      `[dict(action="alloc", addr=i, size=512, user_metadata="alloc", compile_context="alloc") for i in range(50)]`,
+    ],
+    ['a metadata string too long for the decoder', `[dict(${base.slice(5, -1)}, user_metadata="x" * 40 + str(i)) for i in range(50)]`],
+    ['an address past 2**64 (a bigint)', `[dict(action="alloc", addr=2**70 + i, size=512, frames=f) for i in range(20)]`],
+    ['a negative size', `[dict(action="alloc", addr=i, size=-5, frames=f) for i in range(20)]`],
+    ['action not first', `[dict(size=512, action="alloc", addr=i, frames=f) for i in range(20)]`],
+    ['a float time', `[dict(action="alloc", addr=i, size=512, time_us=1.5, frames=f) for i in range(20)]`],
+    ['a key that is a number', `[{"action": "alloc", "addr": i, "size": 512, 7: 1} for i in range(20)]`],
+    ['an unknown action and a None stream', `[dict(action="reshard", addr=i, size=512, stream=None, frames=f) for i in range(20)]`],
+    ['fresh frame lists in every entry', `[dict(action="alloc", addr=i, size=512, frames=[dict(x) for x in f]) for i in range(50)]`],
+    ['an entry that holds itself', `[e for e in [dict(action="alloc", addr=1, size=512)] if not e.update(me=e)]`],
+  ];
+  for (const [what, entries] of shapes) {
+    it(`give the VM's snapshot or error: ${what}`, async () => {
+      await same(made(entries), what);
+      await same(made(entries, 2), `${what} (protocol 2)`);
+    });
+  }
+});
