@@ -71,12 +71,28 @@ describe('memory by module in the Headroom view', () => {
 
   const rows = (s: Session) => s.page.locator('.pane-body .monaco-list-row');
   const expand = async (s: Session, label: string) => {
-    const row = rows(s)
-      .filter({ has: s.page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) })
-      .first();
-    await row.waitFor({ timeout: 60_000 });
-    if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
-    await s.page.waitForFunction((el) => el?.getAttribute('aria-expanded') === 'true', await row.elementHandle(), { timeout: 30_000 });
+    const row = () =>
+      rows(s)
+        .filter({ has: s.page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) })
+        .first();
+    await row().waitFor({ timeout: 60_000 });
+    // The tree may render again as the analysis lands (a click on the old row is lost): found afresh
+    // each time, clicked again until it reads as expanded.
+    for (let i = 0; ; i++) {
+      if ((await row().getAttribute('aria-expanded')) === 'true') return;
+      await row().click();
+      const now = await waitFor(
+        `${label} expanded`,
+        () => row().getAttribute('aria-expanded'),
+        (a) => a === 'true',
+        {
+          guardMs: 5000,
+          returnLast: true,
+        },
+      );
+      if (now === 'true') return;
+      assert.ok(i < 10, `${label} never expanded`);
+    }
   };
   const labels = async (s: Session) => (await rows(s).locator('.label-name').allInnerTexts()).map((t) => t.trim());
 
