@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   }
   const t2 = performance.now();
   const maxRss = process.resourceUsage().maxRSS * 1024;
+  // No answer before the whole one (a small file is 60 % read before the first is due): the whole one is the first view.
+  firstViewMs ??= t2 - t0;
   console.log(JSON.stringify({ loadMs: t1 - t0, indexMs: t2 - t1, totalMs: t2 - t0, firstViewMs, events, rssBefore, maxRss }));
 }
 

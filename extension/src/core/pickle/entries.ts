@@ -2,6 +2,7 @@ import type { Limits as PickleLimits } from '../limits';
 import { decodeLong, decodeUtf8, readI32, readU32 } from './decode';
 import { LAZY } from './memo';
 import { Op } from './opcodes';
+import { PrimitiveCache } from './primitiveCache';
 import type { SealHooks, ValueStack } from './stack';
 import { Kind } from './stack';
 import type { PyValue } from './values';
@@ -15,20 +16,20 @@ const BAIL = -1;
  * entries, limits and work as the VM; anything else returns -1 having changed nothing.
  */
 export class EntryDecoder {
-  /** Opcodes of the last entry (the VM's work measure). */
-  ops = 0;
-  /** Keys and values, alternating; [0, n) of them. */
-  private readonly vals: PyValue[] = [];
-  /** The entry's MEMOIZEs, stored once it is accepted. */
-  private readonly puts: PyValue[] = [];
+  ops = 0; // opcodes of the last entry (the VM's work measure)
+  private readonly vals: PyValue[] = []; // keys and values, alternating
+  private readonly puts: PyValue[] = []; // its MEMOIZEs, stored once accepted
+  private readonly cache: PrimitiveCache;
 
   constructor(
     private readonly st: ValueStack,
     private readonly fresh: SealHooks['freshDict'],
     private readonly limits: PickleLimits,
-  ) {}
+  ) {
+    this.cache = new PrimitiveCache(st.memo);
+  }
 
-  /** Decodes the entry starting with EMPTY_DICT at buf[start]; the position after it, or -1. */
+  /** The entry at buf[start] (EMPTY_DICT): the position after it, or -1. */
   decode(buf: Uint8Array, start: number, len: number): number {
     if (!this.fresh) return BAIL;
     const memo = this.st.memo;
@@ -81,15 +82,10 @@ export class EntryDecoder {
         case Op.LONG_BINGET: {
           const i = op === Op.BINGET ? buf[p + 1]! : readU32(buf, p + 1);
           p += op === Op.BINGET ? 2 : 5;
-          const pending = i - memo.count;
-          if (pending >= 0) {
-            // The entry itself is no value: the VM says why.
-            if (pending >= m || (pending === 0 && own)) return BAIL;
-            v = puts[pending]!;
-          } else {
-            v = memo.primitive(i);
-            if (v === LAZY) return BAIL;
-          }
+          // One of this entry's own MEMOIZEs (the entry itself is no value: the VM says why).
+          const k = i - memo.count;
+          v = k < 0 ? this.cache.get(i) : k < m && !(k === 0 && own) ? puts[k]! : LAZY;
+          if (v === LAZY) return BAIL;
           break;
         }
         case Op.BININT1:
