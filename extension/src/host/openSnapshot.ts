@@ -15,6 +15,7 @@ import type { Snapshot } from '../core/snapshot/model';
 import { ClassNames } from '../core/source/classNames';
 import { moduleRows } from '../core/analysis/moduleRows';
 import { ranksFor } from './ranksView';
+import { afterDecorations } from './afterDecorations';
 import { CommandId } from './commandIds';
 import { loadWithProgress } from './loadWithProgress';
 import type { WorkspaceMapping } from './memory/mapping';
@@ -46,7 +47,10 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
       })
     )?.[0];
   if (!target) return;
-  if (await showSnapshot(deps, target)) showSummaryPanel(deps);
+  if (await showSnapshot(deps, target)) {
+    await afterDecorations();
+    showSummaryPanel(deps);
+  }
 }
 
 /**
