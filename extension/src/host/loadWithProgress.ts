@@ -43,8 +43,9 @@ export async function loadWithProgress(
             },
             // The peak and top lines of the part read, while the rest is read (a large file takes a while).
             onPartial: (a) => {
-              sofar = ` · ${partialText(a)}`;
-              log.info(`${uri.fsPath}: ${partialText(a)}`);
+              const text = partialText(a);
+              sofar = ` · ${text}`;
+              log.info(`${uri.fsPath}: ${text}`);
             },
           });
         } finally {

@@ -55,3 +55,9 @@ export class StringTable<K extends string | number = string> {
     return id;
   }
 }
+
+/** Whether trace entries carry time_us (torch ≥ 2.2): any row's time is a number. */
+export function hasTimes(c: { timeUs: Float64Array }): boolean {
+  for (let i = 0; i < c.timeUs.length; i++) if (!Number.isNaN(c.timeUs[i])) return true;
+  return false;
+}

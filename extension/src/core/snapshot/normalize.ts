@@ -2,6 +2,7 @@ import { SnapshotError } from '../errors';
 import type { SealHooks } from '../pickle/stack';
 import { describePy, isDict } from '../pickle/values';
 import type { PyDict, PyValue } from '../pickle/values';
+import { hasTimes } from './columns';
 import { FrameTable } from './frames';
 import { StackTable } from './stacks';
 import type { Annotation, Block, DeviceTrace, Segment, Snapshot } from './model';
@@ -104,13 +105,6 @@ export function normalize(value: PyValue, b: SnapshotBuilder, meta: { protocol: 
   const devices = new Set<number>();
   for (const [d, t] of traces) if (t.length > 0) devices.add(d);
   for (const s of segments) devices.add(s.device);
-  let hasTimes = false;
-  for (let i = 0; i < columns.timeUs.length; i++) {
-    if (!Number.isNaN(columns.timeUs[i])) {
-      hasTimes = true;
-      break;
-    }
-  }
   return {
     layout,
     protocol: meta.protocol,
@@ -123,7 +117,7 @@ export function normalize(value: PyValue, b: SnapshotBuilder, meta: { protocol: 
     columns,
     allocatorSettings: settings,
     annotations,
-    hasTimes,
+    hasTimes: hasTimes(columns),
     warnings,
   };
 }

@@ -1,4 +1,5 @@
 import type { Snapshot } from './model';
+import { hasTimes } from './columns';
 import type { SnapshotBuilder } from './normalize';
 
 /**
@@ -12,8 +13,6 @@ export function partialSnapshot(b: SnapshotBuilder, bytes: number): Snapshot {
   const n = columns.action.length;
   const rows = new Int32Array(n);
   for (let i = 0; i < n; i++) rows[i] = i;
-  let hasTimes = false;
-  for (let i = 0; i < n && !hasTimes; i++) hasTimes = !Number.isNaN(columns.timeUs[i]);
   const trace = { device: 0, length: n, ...columns, rows };
   return {
     layout: 'dict',
@@ -27,7 +26,7 @@ export function partialSnapshot(b: SnapshotBuilder, bytes: number): Snapshot {
     columns,
     allocatorSettings: null,
     annotations: [],
-    hasTimes,
+    hasTimes: hasTimes(columns),
     warnings: [],
   };
 }
