@@ -69,13 +69,8 @@ const TWO32 = 4294967296;
 export function decodeLong(buf: Uint8Array, start: number, n: number): number | bigint {
   if (n === 0) return 0;
   if (n <= 8) {
-    // Negative values are read as -(~x + 1) so that every partial sum stays as small as the result.
-    const negative = buf[start + n - 1]! >= 0x80;
-    const flip = negative ? 0xff : 0;
-    let value = 0;
-    for (let i = n - 1; i >= 0; i--) value = value * 256 + (buf[start + i]! ^ flip);
-    if (negative) value = -(value + 1);
-    if (Number.isSafeInteger(value)) return value;
+    const value = smallLong(buf, start, n);
+    if (value === value) return value;
   }
   // 32 bits at a time, most significant first: a 64-byte int is 16 small steps, not 64 hex strings.
   let big = 0n;
@@ -83,6 +78,17 @@ export function decodeLong(buf: Uint8Array, start: number, n: number): number | 
   for (; i >= 4; i -= 4) big = (big << 32n) | BigInt(readU32(buf, start + i - 4));
   for (; i > 0; i--) big = (big << 8n) | BigInt(buf[start + i - 1]!);
   return BigInt.asIntN(8 * n, big);
+}
+
+/** The same for 1–8 bytes, as a double: NaN unless a safe integer. */
+export function smallLong(buf: Uint8Array, start: number, n: number): number {
+  // Negative values are read as -(~x + 1) so that every partial sum stays as small as the result.
+  const negative = buf[start + n - 1]! >= 0x80;
+  const flip = negative ? 0xff : 0;
+  let value = 0;
+  for (let i = n - 1; i >= 0; i--) value = value * 256 + (buf[start + i]! ^ flip);
+  if (negative) value = -(value + 1);
+  return Number.isSafeInteger(value) ? value : NaN;
 }
 
 export function readU32(buf: Uint8Array, p: number): number {

@@ -54,7 +54,7 @@ export class PickleMachine {
       (code, message) => this.fail(code, message),
       (name, message) => this.limit(name, message),
     );
-    this.entries = new EntryDecoder(this.stack, hooks.freshDict, limits);
+    this.entries = new EntryDecoder(this.stack, hooks.entries, limits);
     if (inputBytes !== undefined && inputBytes > limits.fileBytes) {
       this.limit('fileBytes', `the file holds ${inputBytes} bytes, more than ${limits.fileBytes}`);
     }

@@ -1,5 +1,6 @@
 import type { LimitName } from '../limits';
 import type { Limits as PickleLimits } from '../limits';
+import type { EntrySink } from './entrySink';
 import { LAZY, Memo, SPARSE_COST } from './memo';
 import { PyInert } from './values';
 import type { PyDict, PyValue } from './values';
@@ -20,6 +21,8 @@ export interface SealHooks {
    * cheapest path for millions of small uniform dicts. Undefined keeps the dict.
    */
   freshDict?(vals: readonly PyValue[], from: number, to: number): PyValue | undefined;
+  /** Trace entries read without the VM (entries.ts), where the reader can. */
+  entries?: EntrySink;
 }
 
 function isEmpty(o: object): boolean {

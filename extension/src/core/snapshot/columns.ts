@@ -19,6 +19,11 @@ export class Column<T extends TypedArray> {
     this.data[this.length++] = v;
   }
 
+  /** Room for one more row, for a writer that sets data[length] and length itself. */
+  reserve(): void {
+    if (this.length === this.data.length) this.grow();
+  }
+
   private grow(): void {
     // 1.5×, not 2×: less idle capacity in a multi-million-row trace.
     const next = new this.ctor(Math.ceil(this.data.length * 1.5) + 16);

@@ -1,13 +1,15 @@
-import { SnapshotError } from '../errors';
 import type { SealHooks } from '../pickle/stack';
 import { describePy, isDict } from '../pickle/values';
-import type { PyDict, PyValue } from '../pickle/values';
+import type { PyValue } from '../pickle/values';
 import { hasTimes } from './columns';
 import { FrameTable } from './frames';
 import { StackTable } from './stacks';
-import type { Annotation, Block, DeviceTrace, Segment, Snapshot } from './model';
-import { toCount, TraceRows } from './rows';
-import type { TraceColumns } from './rows';
+import type { Annotation, Block, Segment, Snapshot } from './model';
+import { addPairs, RowSink } from './rowSink';
+import { toCount } from './counts';
+import { TraceRows } from './rows';
+import { normalizeTraces } from './deviceTraces';
+import { deviceOf, list, MAX_DEVICE, num, shape } from './shape';
 
 /** Interning tables shared by the reader's hooks and the normalizer. */
 export class SnapshotBuilder {
@@ -28,8 +30,9 @@ export class SnapshotBuilder {
         const r = this.rows.tryAdd(item);
         return typeof r === 'number' ? r : undefined;
       },
+      entries: new RowSink(this.rows, () => this.stacks.size),
       freshDict: (vals, from, to) => {
-        const r = this.rows.tryAddPairs(vals, from, to);
+        const r = addPairs(this.rows, vals, from, to);
         return typeof r === 'number' ? r : undefined;
       },
       dictValue: (key, list) => {
@@ -42,33 +45,6 @@ export class SnapshotBuilder {
       },
     };
   }
-}
-
-const shape = (what: string): SnapshotError => new SnapshotError('wrong-shape', `not a PyTorch memory snapshot: ${what}`);
-
-/** A size, address or id: a non-negative integer below 2^53 (never NaN, a float or 10**30). */
-function num(d: PyDict, key: string, where: string, fallback?: number): number {
-  const v = toCount(d[key]);
-  if (v !== undefined) return v;
-  if (fallback !== undefined && (d[key] === undefined || d[key] === null)) return fallback;
-  const raw = d[key];
-  const shown = typeof raw === 'number' || typeof raw === 'bigint' ? ` (${String(raw).slice(0, 40)})` : '';
-  throw shape(`${where} has ${key} = ${describePy(raw)}${shown}, expected a non-negative integer`);
-}
-
-/** Device indices are small; a crafted 10**15 would make per-device arrays and loops explode. */
-const MAX_DEVICE = 1 << 16;
-
-function deviceOf(d: PyDict, where: string): number {
-  const v = num(d, 'device', where, 0);
-  if (v >= MAX_DEVICE) throw shape(`${where} has device = ${v}, not a CUDA device index`);
-  return v;
-}
-
-function list(v: PyValue | undefined, where: string): PyValue[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw shape(`${where} is ${describePy(v)}, not a list`);
-  return v;
 }
 
 /** Turns the reader's output into the one model, whatever torch version (1.13–2.11+) wrote it. */
@@ -193,74 +169,6 @@ function normalizeSegments(items: PyValue[], b: SnapshotBuilder): Segment[] {
     });
   });
   return out;
-}
-
-function normalizeTraces(items: PyValue[], rowTable: TraceRows, c: TraceColumns): Map<number, DeviceTrace> {
-  const claimed = new Uint8Array(rowTable.length);
-  const traces = new Map<number, DeviceTrace>();
-  const rowsOf = new TraceRowsReader(c, rowTable);
-  items.forEach((t, device) => {
-    if (device >= MAX_DEVICE) throw shape(`'device_traces' lists ${items.length} devices`);
-    const entries = list(t, `device_traces[${device}]`);
-    const rows = new Int32Array(entries.length);
-    for (let i = 0; i < entries.length; i++) {
-      const r = rowsOf.resolve(entries[i]!, `device_traces[${device}][${i}]`);
-      if (claimed[r]) throw shape(`device_traces[${device}][${i}] repeats an earlier trace entry`);
-      claimed[r] = 1;
-      rows[i] = r;
-    }
-    traces.set(device, sliceRows(device, rows, c));
-  });
-  return traces;
-}
-
-/** Resolves list items to row ids; entries are rows already unless the reader's hook declined them. */
-class TraceRowsReader {
-  constructor(
-    private readonly c: TraceColumns,
-    private readonly rows: TraceRows,
-  ) {}
-
-  resolve(item: PyValue, where: string): number {
-    if (typeof item === 'number' && Number.isInteger(item) && item >= 0 && item < this.c.action.length) return item;
-    if (isDict(item) && 'action' in item) {
-      // The hook declined this entry; say why, with its position.
-      const why =
-        this.rows.reason(item) ?? `action ${describePy(item.action)}, size ${describePy(item.size)}, addr ${describePy(item.addr)}`;
-      throw shape(`${where} is a malformed trace entry: ${why}`);
-    }
-    throw shape(`${where} is ${describePy(item)}, not a trace entry`);
-  }
-}
-
-/** Column views for one device: zero-copy when its rows are contiguous (always, for real files). */
-function sliceRows(device: number, rows: Int32Array, c: TraceColumns): DeviceTrace {
-  const n = rows.length;
-  let contiguous = true;
-  for (let i = 1; i < n; i++) {
-    if (rows[i] !== rows[0]! + i) {
-      contiguous = false;
-      break;
-    }
-  }
-  const pick = <T extends Float64Array | Int32Array | Uint8Array>(col: T): T => {
-    if (n === 0) return col.subarray(0, 0) as T;
-    if (contiguous) return col.subarray(rows[0]!, rows[0]! + n) as T;
-    const out = new (col.constructor as { new (k: number): T })(n);
-    for (let i = 0; i < n; i++) out[i] = col[rows[i]!]!;
-    return out;
-  };
-  return {
-    device,
-    length: n,
-    action: pick(c.action),
-    addr: pick(c.addr),
-    size: pick(c.size),
-    stream: pick(c.stream),
-    timeUs: pick(c.timeUs),
-    stack: pick(c.stack),
-    rows,
-  };
 }
 
 function normalizeAnnotations(items: PyValue[], warnings: string[]): Annotation[] {

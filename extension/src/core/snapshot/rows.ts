@@ -4,6 +4,7 @@ import type { PyDict, PyValue } from '../pickle/values';
 import { Action, actionCode } from './actions';
 import { f64, i32, StringTable, u8 } from './columns';
 import type { Column } from './columns';
+import { toCount } from './counts';
 import type { StackTable } from './stacks';
 import { framesFromText } from './traceText';
 
@@ -27,22 +28,6 @@ export interface TraceColumns {
   otherActions: Map<number, string>;
 }
 
-export function toNumber(v: PyValue | undefined): number | undefined {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'bigint') return Number(v);
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  return undefined;
-}
-
-/**
- * A size, address, time or id: a non-negative integer below 2^53, or undefined. The model never
- * holds NaN, a float, a negative or a rounded huge value (10**30 bytes, a year-10^16 time).
- */
-export function toCount(v: PyValue | undefined): number | undefined {
-  const n = typeof v === 'bigint' ? (v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : -1) : toNumber(v);
-  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
-}
-
 const bad = (what: string, v: PyValue | undefined): string =>
   `its ${what} is ${describePy(v)}${typeof v === 'number' || typeof v === 'bigint' ? ` (${String(v).slice(0, 40)})` : ''}, not a non-negative integer`;
 
@@ -56,6 +41,8 @@ export class TraceRows {
   private readonly size: Column<Float64Array>;
   private readonly stream: Column<Int32Array>;
   private readonly streams = new StringTable<number>(); // raw cudaStream_t pointers: a run uses a handful
+  private lastStream = -1;
+  private lastStreamId = 0;
   private readonly time: Column<Float64Array>;
   private readonly stack: Column<Int32Array>;
   private readonly meta = new Map<number, string>();
@@ -110,49 +97,7 @@ export class TraceRows {
     return typeof r === 'string' ? r : undefined;
   }
 
-  /** The same, from key/value pairs on the pickle stack (no dict was built); undefined if no 'action'. */
-  tryAddPairs(vals: readonly PyValue[], from: number, to: number): number | string | undefined {
-    let action, addr, deviceFree, size, stream, time, frames, meta, compile, forward: PyValue | undefined;
-    for (let i = from; i < to; i += 2) {
-      const v = vals[i + 1];
-      switch (vals[i]) {
-        case 'action':
-          action = v;
-          break;
-        case 'addr':
-          addr = v;
-          break;
-        case 'device_free':
-          deviceFree = v;
-          break;
-        case 'size':
-          size = v;
-          break;
-        case 'stream':
-          stream = v;
-          break;
-        case 'time_us':
-          time = v;
-          break;
-        case 'frames':
-          frames = v;
-          break;
-        case 'user_metadata':
-          meta = v;
-          break;
-        case 'compile_context':
-          compile = v;
-          break;
-        case 'forward_frames':
-          forward = v;
-          break;
-      }
-    }
-    if (action === undefined) return undefined;
-    return this.add(action, addr, deviceFree, size, stream, time, frames, meta, compile, false, forward);
-  }
-
-  private add(
+  add(
     action: PyValue | undefined,
     addrV: PyValue | undefined,
     deviceFree: PyValue | undefined,
@@ -192,18 +137,42 @@ export class TraceRows {
       if (!fwd) this.forwardParsed.set(forward, (fwd = framesFromText(forward)));
       if (fwd.length) stack = this.stacks.withForward(stack, fwd);
     }
+    return this.append(code, addr ?? 0, size, stream, time, stack, action, um, cc);
+  }
+
+  /** Appends a row already checked (add, rowSink.ts): the stream a raw cudaStream_t, um/cc kept if non-default strings. */
+  append(
+    code: Action,
+    addr: number,
+    size: number,
+    stream: number,
+    time: number,
+    stack: number,
+    action: string,
+    um: PyValue | undefined,
+    cc: PyValue | undefined,
+  ): number {
     const row = this.action.length;
     if (row >= this.maxRows) throw limitError('traceEntries', `the snapshot holds more than ${this.maxRows} trace entries`);
-    this.action.push(code);
+    // Straight into each array (one capacity check): Column.push serves three array types, and is slower for it.
+    if (row === this.action.data.length)
+      for (const c of [this.action, this.addr, this.size, this.stream, this.time, this.stack]) c.reserve();
+    this.action.data[row] = code;
+    this.addr.data[row] = addr;
+    this.size.data[row] = size;
+    this.stream.data[row] = stream === this.lastStream ? this.lastStreamId : this.streamId(stream);
+    this.time.data[row] = time;
+    this.stack.data[row] = stack;
+    this.action.length = this.addr.length = this.size.length = this.stream.length = this.time.length = this.stack.length = row + 1;
     if (code === Action.Other) this.other.set(row, action);
-    this.addr.push(addr ?? 0);
-    this.size.push(size);
-    this.stream.push(this.streams.id(stream));
-    this.time.push(time);
-    this.stack.push(stack);
     if (typeof um === 'string' && um !== '') this.meta.set(row, um);
     if (typeof cc === 'string' && cc !== 'N/A') this.compile.set(row, cc);
     return row;
+  }
+
+  private streamId(stream: number): number {
+    this.lastStream = stream;
+    return (this.lastStreamId = this.streams.id(stream));
   }
 
   /** The rows so far; `peek` gives views that a later row may outgrow (for a partial answer, used at once). */

@@ -1,0 +1,17 @@
+import type { PyValue } from '../pickle/values';
+
+export function toNumber(v: PyValue | undefined): number | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return undefined;
+}
+
+/**
+ * A size, address, time or id: a non-negative integer below 2^53, or undefined. The model never
+ * holds NaN, a float, a negative or a rounded huge value (10**30 bytes, a year-10^16 time).
+ */
+export function toCount(v: PyValue | undefined): number | undefined {
+  const n = typeof v === 'bigint' ? (v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : -1) : toNumber(v);
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
