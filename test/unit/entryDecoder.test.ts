@@ -72,6 +72,28 @@ describe('trace entries decoded without the VM', () => {
     ['an unknown action and a None stream', `[dict(action="reshard", addr=i, size=512, stream=None, frames=f) for i in range(20)]`],
     ['fresh frame lists in every entry', `[dict(action="alloc", addr=i, size=512, frames=[dict(x) for x in f]) for i in range(50)]`],
     ['an entry that holds itself', `[e for e in [dict(action="alloc", addr=1, size=512)] if not e.update(me=e)]`],
+    // What the rows' sink (core/snapshot/rowSink.ts) checks itself or hands to TraceRows.add:
+    [
+      'every known action, metadata and compile context set, keys it does not read',
+      `[dict(action=["alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "snapshot", "segment_map"][i % 7], addr=2**40 + 512 * i, size=512 * (i % 5), stream=i % 3, time_us=1000 + i, frames=f, user_metadata="step%d" % (i % 4), compile_context="ctx" if i % 2 else "N/A", device=0, pool=i) for i in range(70)]`,
+    ],
+    [
+      'an oom reading device_free',
+      `[dict(action="oom", addr=0, device_free=2**33 + i, size=2**30, stream=0, time_us=5 + i, frames=f) for i in range(20)]`,
+    ],
+    ['an oom whose device_free is None', `[dict(action="oom", addr=64 + i, device_free=None, size=2**30, frames=f) for i in range(20)]`],
+    [
+      'None for addr, time, frames and the strings',
+      `[dict(action="alloc", addr=None, size=512, time_us=None, frames=None, user_metadata=None, compile_context=None) for i in range(20)]`,
+    ],
+    [
+      'metadata in every other entry only',
+      `[dict(action="alloc", addr=i, size=512, frames=f, **({"user_metadata": "m%d" % i, "compile_context": "c"} if i % 2 else {})) for i in range(20)]`,
+    ],
+    ['frames a number past the stacks', `[dict(action="alloc", addr=i, size=512, frames=3) for i in range(20)]`],
+    ['a negative address', `[dict(action="alloc", addr=-4096 * (i + 1), size=512, frames=f) for i in range(20)]`],
+    ['an address of 2**60 (past 2**53, below 2**64)', `[dict(action="alloc", addr=2**60 + i, size=512, frames=f) for i in range(20)]`],
+    ['a stream that is a string', `[dict(action="alloc", addr=i, size=512, stream="s", frames=f) for i in range(20)]`],
   ];
   for (const [what, entries] of shapes) {
     it(`give the VM's snapshot or error: ${what}`, async () => {
