@@ -90,6 +90,11 @@ describe('trace entries decoded without the VM', () => {
       'metadata in every other entry only',
       `[dict(action="alloc", addr=i, size=512, frames=f, **({"user_metadata": "m%d" % i, "compile_context": "c"} if i % 2 else {})) for i in range(20)]`,
     ],
+    // Hundreds of keys read twice each: their memo indices meet the common keys' in the key cache.
+    [
+      'many keys it does not read',
+      `[dict(action="alloc", addr=i, size=512, frames=f, **{ks[i // 2]: 1}) for ks in [["k%d" % n for n in range(350)]] for i in range(700)]`,
+    ],
     ['frames a number past the stacks', `[dict(action="alloc", addr=i, size=512, frames=3) for i in range(20)]`],
     ['a negative address', `[dict(action="alloc", addr=-4096 * (i + 1), size=512, frames=f) for i in range(20)]`],
     ['an address of 2**60 (past 2**53, below 2**64)', `[dict(action="alloc", addr=2**60 + i, size=512, frames=f) for i in range(20)]`],
