@@ -1,5 +1,8 @@
 import type { Limits as PickleLimits } from '../limits';
+import { frameList } from './entryFrames';
+import { ListRead, readList } from './entryList';
 import { Got } from './entrySink';
+import { LAZY } from './memo';
 import type { EntrySink } from './entrySink';
 import { KeySlots } from './keySlots';
 import type { ValueStack } from './stack';
@@ -14,9 +17,15 @@ export class EntrySlots {
   readonly refs: PyValue[];
   /** The entry's MEMOIZEs, stored once it is accepted. */
   readonly puts: PyValue[] = [];
+  /** Its frames list (entryList.ts). */
+  readonly list = new ListRead();
 
-  constructor(keys: readonly string[]) {
+  /** The slot whose list value is a frames list (EntrySink.listSlot). */
+  readonly listSlot: number;
+
+  constructor(keys: readonly string[], listSlot = -1) {
     this.keys = new KeySlots(keys);
+    this.listSlot = listSlot;
     // One more slot for the values of keys the sink does not read.
     const n = this.keys.drop + 1;
     this.got = new Uint8Array(n);
@@ -27,6 +36,19 @@ export class EntrySlots {
   /** Before an entry: every slot empty. */
   clear(): void {
     for (let i = 0; i < this.got.length; i++) this.got[i] = Got.Absent;
+    this.list.put = -2;
+  }
+
+  /** The list at buf[p] under the key of `slot`, the entry's m-th MEMOIZE next: the position after it, or -1. */
+  readList(buf: Uint8Array, p: number, len: number, base: number, m: number, slot: number): number {
+    const l = this.list;
+    if (slot !== this.listSlot || l.put !== -2) return -1;
+    const q = readList(buf, p, len, base, l);
+    if (q < 0) return -1;
+    this.got[slot] = Got.List;
+    l.put = l.memo ? m : -1;
+    if (l.memo) this.puts[m] = LAZY;
+    return q;
   }
 
   /** A value read, numbers unboxed. */
@@ -42,7 +64,8 @@ export class EntrySlots {
 
   /** The value last put in a slot (for a MEMOIZE of it). */
   value(slot: number): PyValue {
-    return this.got[slot] === Got.Num ? this.nums[slot]! : this.refs[slot]!;
+    const g = this.got[slot];
+    return g === Got.Num ? this.nums[slot]! : g === Got.Ref ? this.refs[slot]! : LAZY;
   }
 
   /**
@@ -55,14 +78,25 @@ export class EntrySlots {
     if (st.marks.length >= limits.marks) return false;
     if (first + m > limits.memoEntries || memo.cost + (1 << 14) > limits.memoEntries) return false;
     for (let i = 0; i < m; i++) if (memo.has(first + i)) return false;
+    const l = this.list;
+    if (l.put !== -2) {
+      const id = frameList(l, st, sink, limits);
+      if (id < 0) return false;
+      this.got[this.listSlot] = Got.Num;
+      this.nums[this.listSlot] = id;
+    }
     const row = sink.entry(this.got, this.nums, this.refs);
     if (row === undefined) return false;
     for (let i = 0; i < m; i++) {
       if (i === 0 && own) memo.set(first, row, Kind.Primitive, true, 1);
+      else if (i === l.put) memo.set(first + i, this.nums[this.listSlot]!, Kind.Primitive, true, l.depth);
       else memo.set(first + i, this.puts[i]!, Kind.Primitive, false, 0);
     }
+    // The list's items are sealed, as the VM seals what it inserts; each costs a push and an append.
+    const listed = l.put === -2 ? 0 : l.items.length;
+    for (let i = 0; i < listed; i++) memo.seal(l.items[i]!);
     st.push(row, Kind.Primitive, 0);
-    st.spend(1.5 * n);
+    st.spend(1.5 * n + 2 * listed);
     return true;
   }
 }

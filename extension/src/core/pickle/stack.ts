@@ -64,7 +64,7 @@ export class ValueStack {
   readonly memo = new Memo();
   private cells = 0;
   /** Containers kept as objects: created, less those a hook replaced by a number. */
-  private objects = 0;
+  objects = 0;
 
   constructor(
     private readonly limits: PickleLimits,

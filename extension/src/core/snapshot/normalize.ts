@@ -30,7 +30,7 @@ export class SnapshotBuilder {
         const r = this.rows.tryAdd(item);
         return typeof r === 'number' ? r : undefined;
       },
-      entries: new RowSink(this.rows, () => this.stacks.size),
+      entries: new RowSink(this.rows, this.stacks),
       freshDict: (vals, from, to) => {
         const r = addPairs(this.rows, vals, from, to);
         return typeof r === 'number' ? r : undefined;

@@ -3,6 +3,7 @@ import type { EntrySink } from '../pickle/entrySink';
 import type { PyValue } from '../pickle/values';
 import { Action, actionCode } from './actions';
 import type { TraceRows } from './rows';
+import type { StackTable } from './stacks';
 
 // The keys addPairs reads, in slot order; 'action' first, as PyTorch writes it.
 const KEYS = ['action', 'addr', 'device_free', 'size', 'stream', 'time_us', 'frames', 'user_metadata', 'compile_context', 'forward_frames'];
@@ -28,11 +29,21 @@ const isCount = (x: number): boolean => x >= 0 && Number.isSafeInteger(x);
  */
 export class RowSink implements EntrySink {
   readonly keys = KEYS;
+  readonly listSlot = K.Frames;
 
   constructor(
     private readonly rows: TraceRows,
-    private readonly stackCount: () => number,
+    private readonly stacks: StackTable,
   ) {}
+
+  /** A frames list's stack id, as the dictValue hook makes it (normalize.ts). */
+  list(items: PyValue[]): number | undefined {
+    try {
+      return this.stacks.intern(items);
+    } catch {
+      return undefined;
+    }
+  }
 
   entry(got: Uint8Array, nums: Float64Array, refs: readonly PyValue[]): number | undefined {
     const action = refs[K.Action];
@@ -48,7 +59,7 @@ export class RowSink implements EntrySink {
     const stack = got[K.Frames] === Got.Num ? nums[K.Frames]! : 0;
     if (got[K.Size] !== Got.Num || !isCount(addr) || !isCount(size) || !isCount(stream) || !(time !== time || isCount(time)))
       return this.general(got, nums, refs);
-    if (!Number.isInteger(stack) || stack < 0 || stack >= this.stackCount()) return this.general(got, nums, refs);
+    if (!Number.isInteger(stack) || stack < 0 || stack >= this.stacks.size) return this.general(got, nums, refs);
     // forward_frames: only a list is read, and the decoder reads no lists.
     const ref = (k: K): PyValue | undefined => (got[k] === Got.Ref ? refs[k] : undefined);
     return this.rows.append(code, addr, size, stream, time, stack, action, ref(K.Meta), ref(K.Compile));
