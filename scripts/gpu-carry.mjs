@@ -33,6 +33,8 @@ buildSync({ ...common, entryPoints: ['test/gpu/whatifHeldout.gpu.test.ts'], outf
 buildSync({ ...common, entryPoints: ['test/gpu/scale.gpu.test.ts'], outfile: '.carry/scale.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/pythonPackage.gpu.test.ts'], outfile: '.carry/pythonPackage.gpu.test.js' });
 buildSync({ ...common, entryPoints: ['test/gpu/capture/kinds/workspacesEval.ts'], outfile: '.carry/workspacesEval.js' });
+// One load + index of a real capture there (bench/load.child.ts): /tmp/node .carry/load.child.js FILE
+buildSync({ ...common, entryPoints: ['bench/load.child.ts'], outfile: '.carry/load.child.js' });
 // The Python package, for the entry points' test (HEADROOM_WHEEL).
 buildWheel('.carry/wheel');
 // The fuzzer, for the host's many cores: HEADROOM_ROOT=$PWD HEADROOM_FUZZ_WORKER=$PWD/.carry/fuzz-worker.js /tmp/node .carry/fuzz.js N

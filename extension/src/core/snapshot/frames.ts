@@ -17,7 +17,7 @@ export class FrameTable {
   readonly name = i32();
   private readonly byObject = new Map<object, number>();
   private readonly byValue = new Map<string, number>();
-  private readonly own = new Map<number, boolean>();
+  private readonly own: (boolean | undefined)[] = []; // by file name id: one array read per frame of every stack
   private readonly originals = new Map<object, number[]>();
 
   get size(): number {
@@ -60,9 +60,8 @@ export class FrameTable {
 
   /** A frame of Headroom's agent (extension/agent/headroom_agent/*.py): never shown, never attributed. */
   isOwn(id: number): boolean {
-    let own = this.own.get(this.file.data[id]!);
-    if (own === undefined) this.own.set(this.file.data[id]!, (own = OWN_FILE.test(this.fileOf(id))));
-    return own;
+    const f = this.file.data[id]!;
+    return (this.own[f] ??= OWN_FILE.test(this.fileOf(id)));
   }
 
   fileOf(id: number): string {
