@@ -14,14 +14,15 @@ import type { PyValue } from './values';
  */
 export function frameList(s: ListRead, st: ValueStack, sink: EntrySink, limits: PickleLimits): number {
   const memo = st.memo;
-  const items = s.items;
+  const { items, count } = s;
   if (s.mark && st.marks.length + 1 >= limits.marks) return -1;
-  if (st.objects + 1 > limits.objects || items.length > limits.containerItems) return -1;
+  if (st.objects + 1 > limits.objects || count > limits.containerItems) return -1;
   // The VM has the entry's keys and values on its stack too: a few dozen at most, or it would not be here.
-  if (st.sp + items.length + 64 > limits.stack) return -1;
+  if (st.sp + count + 64 > limits.stack) return -1;
   const values: PyValue[] = [];
   let depth = 1;
-  for (const i of items) {
+  for (let k = 0; k < count; k++) {
+    const i = items[k]!;
     if (!memo.has(i) || memo.kind(i) !== Kind.Dict) return -1;
     const v = memo.get(i);
     // A trace entry in the list would be taken as a row (the listItem hook): the VM's case.

@@ -3,7 +3,8 @@ import { Op } from './opcodes';
 
 /** The frames list an entry read: its items' memo indices, how it was written, its MEMOIZE's place among the entry's (-1 none, -2 no list), its depth. */
 export class ListRead {
-  readonly items: number[] = [];
+  readonly items: number[] = []; // items[0..count): reused, since setting an array's length is slow
+  count = 0;
   memo = false;
   mark = false;
   ops = 0;
@@ -20,7 +21,7 @@ export class ListRead {
  */
 export function readList(buf: Uint8Array, p: number, len: number, base: number, s: ListRead): number {
   const items = s.items;
-  items.length = 0;
+  let k = 0;
   let q = p + 1;
   let ops = 1;
   s.memo = q + 9 <= len && buf[q] === Op.MEMOIZE;
@@ -43,7 +44,7 @@ export function readList(buf: Uint8Array, p: number, len: number, base: number, 
     if (!s.mark && buf[next] !== Op.APPEND) break;
     const i = op === Op.BINGET ? buf[q + 1]! : readU32(buf, q + 1);
     if (i >= base) return -1;
-    items.push(i);
+    items[k++] = i;
     q = next;
     ops++;
     if (!s.mark) {
@@ -58,5 +59,6 @@ export function readList(buf: Uint8Array, p: number, len: number, base: number, 
     ops++;
   }
   s.ops = ops;
+  s.count = k;
   return q;
 }

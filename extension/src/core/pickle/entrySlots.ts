@@ -93,7 +93,7 @@ export class EntrySlots {
       else memo.set(first + i, this.puts[i]!, Kind.Primitive, false, 0);
     }
     // The list's items are sealed, as the VM seals what it inserts; each costs a push and an append.
-    const listed = l.put === -2 ? 0 : l.items.length;
+    const listed = l.put === -2 ? 0 : l.count;
     for (let i = 0; i < listed; i++) memo.seal(l.items[i]!);
     st.push(row, Kind.Primitive, 0);
     st.spend(1.5 * n + 2 * listed);
