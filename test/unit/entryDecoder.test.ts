@@ -87,6 +87,12 @@ describe('trace entries decoded without the VM', () => {
     });
   }
 
+  // Not from pickle.dump: a dict whose 'frames' key comes twice, a list first (the VM keeps the last value).
+  it("give the VM's snapshot when a frames list is followed by another 'frames' value", async () => {
+    const code = `import pickle, sys\nfr = [dict(filename="/w/t.py", line=k, name="f") for k in range(3)]\nentries = [dict(action="alloc", addr=i, size=512, frames=[fr[0], fr[i % 3]], zzzzzz=0) for i in range(30)]\nb = pickle.dumps({"segments": [], "device_traces": [entries]}, protocol=4)\nsys.stdout.buffer.write(b.replace(b"zzzzzz", b"frames"))`;
+    await same(pythonBytes(code), 'two frames keys');
+  });
+
   const shapes: [string, string][] = [
     ['plain entries, frames shared', `[${base} for i in range(300)]`],
     [

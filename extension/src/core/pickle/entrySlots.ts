@@ -80,6 +80,8 @@ export class EntrySlots {
     for (let i = 0; i < m; i++) if (memo.has(first + i)) return false;
     const l = this.list;
     if (l.put !== -2) {
+      // A later value under the same key (not from pickle.dump) replaced the list: the VM's case.
+      if (this.got[this.listSlot] !== Got.List) return false;
       const id = frameList(l, st, sink, limits);
       if (id < 0) return false;
       this.got[this.listSlot] = Got.Num;
