@@ -19,7 +19,7 @@ export function benchSnapshot(root: string, minEvents = 400_000, src?: string, o
   }
   return {
     path: synth,
-    what: `synthetic: a real H200 trace (${from.split('/').pop()}) repeated to ${minEvents.toLocaleString("en-US")} events, addresses and times shifted and frames lists written anew per copy (bench/synth_big.py)`,
+    what: `synthetic: a real H200 trace (${from.split('/').pop()}) repeated to ${minEvents.toLocaleString('en-US')} events, addresses and times shifted and frames lists written anew per copy (bench/synth_big.py)`,
   };
 }
 
