@@ -60,7 +60,7 @@ export class RowSink implements EntrySink {
     if (got[K.Size] !== Got.Num || !isCount(addr) || !isCount(size) || !isCount(stream) || !(time !== time || isCount(time)))
       return this.general(got, nums, refs);
     if (!Number.isInteger(stack) || stack < 0 || stack >= this.stacks.size) return this.general(got, nums, refs);
-    // forward_frames: only a list is read, and the decoder reads no lists.
+    // forward_frames counts only as a list, and the decoder reads lists under 'frames' alone.
     const ref = (k: K): PyValue | undefined => (got[k] === Got.Ref ? refs[k] : undefined);
     return this.rows.append(code, addr, size, stream, time, stack, action, ref(K.Meta), ref(K.Compile));
   }
