@@ -22,6 +22,7 @@ export async function loadWithProgress(
   // settings (a stranger's repository) cannot lift the limits on its own snapshots.
   const { limits, problems } = limitsFromSetting(vscode.workspace.getConfiguration('headroom').get('limits'));
   for (const p of problems) log.warn(p);
+  log.info(`opening ${uri.fsPath}`);
   try {
     return await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading {0}', name), cancellable: true },
