@@ -63,7 +63,6 @@ export async function showSnapshot(
   opts: { title?: string; calls?: readonly CallWindow[]; sources?: Record<string, string>; quiet?: readonly SnapshotErrorCode[] } = {},
 ): Promise<boolean> {
   const t0 = performance.now();
-  deps.log.info(`opening ${target.fsPath}`);
   const s = await loadWithProgress(target, deps.log, opts.quiet);
   if (!s) return false;
   const loadMs = performance.now() - t0;
