@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadSnapshotStream, parseSnapshot } from '../../extension/src/core/snapshot/load';
+import type { LoadOptions } from '../../extension/src/core/snapshot/load';
 import type { Snapshot } from '../../extension/src/core/snapshot/model';
 import { RowSink } from '../../extension/src/core/snapshot/rowSink';
 import { OWN_SNAPSHOTS, pythonBytes } from './helpers';
@@ -37,9 +38,9 @@ async function outcome(load: () => Promise<Snapshot> | Snapshot): Promise<unknow
   }
 }
 
-async function same(bytes: Uint8Array, what: string): Promise<void> {
-  const fast = await outcome(() => parseSnapshot(bytes));
-  const vm = await outcome(() => loadSnapshotStream(bytewise(bytes)));
+async function same(bytes: Uint8Array, what: string, limits?: LoadOptions['limits']): Promise<void> {
+  const fast = await outcome(() => parseSnapshot(bytes, { limits }));
+  const vm = await outcome(() => loadSnapshotStream(bytewise(bytes), { limits }));
   assert.deepEqual(fast, vm, what);
 }
 
@@ -91,6 +92,14 @@ describe('trace entries decoded without the VM', () => {
   it("give the VM's snapshot when a frames list is followed by another 'frames' value", async () => {
     const code = `import pickle, sys\nfr = [dict(filename="/w/t.py", line=k, name="f") for k in range(3)]\nentries = [dict(action="alloc", addr=i, size=512, frames=[fr[0], fr[i % 3]], zzzzzz=0) for i in range(30)]\nb = pickle.dumps({"segments": [], "device_traces": [entries]}, protocol=4)\nsys.stdout.buffer.write(b.replace(b"zzzzzz", b"frames"))`;
     await same(pythonBytes(code), 'two frames keys');
+  });
+
+  // A list found in the cache (core/pickle/listCache.ts) keeps the depth it had when made: the limit falls where the VM's does.
+  it("give the VM's snapshot or error under every depth limit, frames lists found again", async () => {
+    // The frames are written before the trace (an earlier key), shallow and deep, so that the decoder reads every
+    // entry; a list is read again from the memo inside an entry and after the trace.
+    const code = `import pickle, sys\nfr = [dict(filename="/w/t.py", line=k, name="f", extra=[[[k]]] * k) for k in range(3)]\nentries = [dict(action="alloc", addr=i, size=512, frames=[fr[0], fr[(i // 5) % 3]]) for i in range(40)]\nentries.insert(30, dict(action="alloc", addr=1, size=512, frames=entries[25]["frames"]))\nsys.stdout.buffer.write(pickle.dumps({"segments": [], "frames": fr, "device_traces": [entries], "again": entries[25]["frames"]}, protocol=4))`;
+    for (let depth = 2; depth <= 9; depth++) await same(pythonBytes(code), `depth limit ${depth}`, { depth });
   });
 
   const shapes: [string, string][] = [
@@ -147,6 +156,16 @@ describe('trace entries decoded without the VM', () => {
     [
       'a list longer than a pickle batch',
       `[dict(action="alloc", addr=i, size=512, frames=[fr[k % 3] for k in range(1500)]) for fr in [[dict(filename="/w/t.py", line=k, name="f") for k in range(3)]] for i in range(8)]`,
+    ],
+    // Frames lists made before are found by their items' indices (core/pickle/listCache.ts): lists that
+    // share a prefix, the same items in another order, and more lists than the cache holds, each seen twice.
+    [
+      'thousands of distinct lists, each written twice',
+      `[dict(action="alloc", addr=i, size=512, frames=[fr[k] for k in ls[i % len(ls)]]) for fr in [[dict(filename="/w/t%d.py" % (k % 7), line=k, name="f") for k in range(60)]] for ls in [[(a, b) for a in range(60) for b in range(60) if a != b] + [(a, b, c) for a in range(9) for b in range(9) for c in range(9)] + [(a,) for a in range(60)]] for i in range(2 * len(ls))]`,
+    ],
+    [
+      'lists of frames that nest',
+      `[dict(action="alloc", addr=i, size=512, frames=[fr[i % 2], fr[2]]) for fr in [[dict(filename="/w/t.py", line=k, name="f", extra=[[k]] * (k + 1)) for k in range(3)]] for i in range(40)]`,
     ],
     ['a list of strings', `[dict(action="alloc", addr=i, size=512, frames=[s, s]) for s in ["x" * 20] for i in range(20)]`],
     [

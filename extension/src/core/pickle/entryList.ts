@@ -10,6 +10,8 @@ export class ListRead {
   ops = 0;
   put = -2;
   depth = 0;
+  /** Of the items' indices, for ListCache. */
+  hash = 0;
 }
 
 /**
@@ -22,6 +24,7 @@ export class ListRead {
 export function readList(buf: Uint8Array, p: number, len: number, base: number, s: ListRead): number {
   const items = s.items;
   let k = 0;
+  let h = 0x811c9dc5;
   let q = p + 1;
   let ops = 1;
   s.memo = q + 9 <= len && buf[q] === Op.MEMOIZE;
@@ -45,6 +48,7 @@ export function readList(buf: Uint8Array, p: number, len: number, base: number, 
     const i = op === Op.BINGET ? buf[q + 1]! : readU32(buf, q + 1);
     if (i >= base) return -1;
     items[k++] = i;
+    h = Math.imul(h ^ i, 0x01000193);
     q = next;
     ops++;
     if (!s.mark) {
@@ -60,5 +64,6 @@ export function readList(buf: Uint8Array, p: number, len: number, base: number, 
   }
   s.ops = ops;
   s.count = k;
+  s.hash = (h ^ (h >>> 15)) >>> 0;
   return q;
 }

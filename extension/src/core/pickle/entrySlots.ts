@@ -1,10 +1,11 @@
 import type { Limits as PickleLimits } from '../limits';
-import { frameList } from './entryFrames';
+import { frameList, listFits } from './entryFrames';
 import { ListRead, readList } from './entryList';
 import { Got } from './entrySink';
 import { LAZY } from './memo';
 import type { EntrySink } from './entrySink';
 import { KeySlots } from './keySlots';
+import { ListCache } from './listCache';
 import type { ValueStack } from './stack';
 import { Kind } from './stack';
 import type { PyValue } from './values';
@@ -19,6 +20,8 @@ export class EntrySlots {
   readonly puts: PyValue[] = [];
   /** Its frames list (entryList.ts). */
   readonly list = new ListRead();
+  /** Frames lists made before (listCache.ts). */
+  private readonly lists = new ListCache();
 
   /** The slot whose list value is a frames list (EntrySink.listSlot). */
   readonly listSlot: number;
@@ -79,10 +82,12 @@ export class EntrySlots {
     if (first + m > limits.memoEntries || memo.cost + (1 << 14) > limits.memoEntries) return false;
     for (let i = 0; i < m; i++) if (memo.has(first + i)) return false;
     const l = this.list;
+    let made = -1; // a list made here, not found in the cache
     if (l.put !== -2) {
       // A later value under the same key (not from pickle.dump) replaced the list: the VM's case.
-      if (this.got[this.listSlot] !== Got.List) return false;
-      const id = frameList(l, st, sink, limits);
+      if (this.got[this.listSlot] !== Got.List || !listFits(l, st, limits)) return false;
+      let id = this.lists.find(l);
+      if (id < 0) made = id = frameList(l, st, sink, limits);
       if (id < 0) return false;
       this.got[this.listSlot] = Got.Num;
       this.nums[this.listSlot] = id;
@@ -96,7 +101,10 @@ export class EntrySlots {
     }
     // The list's items are sealed, as the VM seals what it inserts; each costs a push and an append.
     const listed = l.put === -2 ? 0 : l.count;
-    for (let i = 0; i < listed; i++) memo.seal(l.items[i]!);
+    if (made >= 0) {
+      for (let i = 0; i < listed; i++) memo.seal(l.items[i]!);
+      this.lists.add(l, made);
+    }
     st.push(row, Kind.Primitive, 0);
     st.spend(1.5 * n + 2 * listed);
     return true;
