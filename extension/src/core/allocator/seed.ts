@@ -1,3 +1,4 @@
+import { AddrMap } from '../analysis/addrMap';
 import { roundSize } from '../analysis/rounding';
 import { Action } from '../snapshot/actions';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
@@ -35,7 +36,7 @@ export function seedStart(
     if (g.expandable) mapped.add(r);
     else start.set(g.addr, r);
   }
-  const allocatedAt = new Set<number>();
+  const allocatedAt = new AddrMap();
   for (let i = t.length - 1; i >= 0; i--) {
     const a = t.action[i]!;
     const addr = t.addr[i]!;
@@ -45,15 +46,15 @@ export function seedStart(
       start.set(addr, { lo: addr, hi: addr + size, stream: t.stream[i]!, small: size === 2 * MiB, pool: 0 }); // freed before the dump: the default pool (pools.ts)
     else if (a === Action.SegmentMap) mapped.map(addr, size);
     else if (a === Action.SegmentUnmap) mapped.unmap(addr, size, t.stream[i]!);
-    else if (a === Action.Alloc && finals.segs.length) allocatedAt.add(addr);
+    else if (a === Action.Alloc && finals.segs.length) allocatedAt.set(addr, 0);
   }
   // Blocks live when the trace began: freed before being allocated in it, or live at the dump and never allocated in it.
   const before = new Map<number, number>();
-  const seen = new Set<number>();
+  const seen = new AddrMap();
   for (let i = 0; i < t.length; i++) {
     const a = t.action[i]!;
     const addr = t.addr[i]!;
-    if (a === Action.Alloc) seen.add(addr);
+    if (a === Action.Alloc) seen.set(addr, 0);
     else if ((a === Action.FreeCompleted || a === Action.Free) && !seen.has(addr) && !before.has(addr))
       before.set(addr, roundSize(t.size[i]!, cfg.rounding));
   }

@@ -1,3 +1,4 @@
+import { AddrMap } from './addrMap';
 import { Action } from '../snapshot/actions';
 import { f64, i32, u8 } from '../snapshot/columns';
 import type { DeviceTrace, Segment } from '../snapshot/model';
@@ -141,8 +142,8 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
   for (let i = 0; i < n; i++) if (t.action[i] === Action.Alloc) expected++;
   for (const s of segments) if (s.device === t.device) expected += s.blocks.length;
   const el = new ElementBuilder(expected);
-  const live = new Map<number, number>();
-  const requestedBefore = new Map<number, number>(); // addr -> free_requested index, for unmatched frees
+  const live = new AddrMap();
+  const requestedBefore = new AddrMap(); // addr -> free_requested index, for unmatched frees
   let doubleAllocs = 0;
   let reservedDelta = 0;
   const { action, addr, size, stack, stream } = t;
@@ -153,7 +154,7 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
     switch (a) {
       case Action.Alloc: {
         const prev = live.get(ad);
-        if (prev !== undefined) {
+        if (prev >= 0) {
           // Its free was never recorded: close it here rather than double count.
           el.free.data[prev] = i;
           if (el.freeRequested.data[prev]! > i) el.freeRequested.data[prev] = i;
@@ -164,19 +165,20 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
       }
       case Action.FreeRequested: {
         const e = live.get(ad);
-        if (e !== undefined) el.freeRequested.data[e] = i;
+        if (e >= 0) el.freeRequested.data[e] = i;
         else requestedBefore.set(ad, i);
         break;
       }
       case Action.FreeCompleted:
       case Action.Free: {
         const e = live.get(ad);
-        if (e !== undefined) {
+        if (e >= 0) {
           el.free.data[e] = i;
           if (el.freeRequested.data[e]! > i) el.freeRequested.data[e] = i;
           live.delete(ad);
         } else {
-          const req = requestedBefore.get(ad) ?? i;
+          const r = requestedBefore.get(ad);
+          const req = r >= 0 ? r : i;
           requestedBefore.delete(ad);
           el.add(ad, size[i]!, roundSize(size[i]!, rounding), -1, req, i, stack[i]!, stream[i]!, Origin.UnmatchedFree);
         }
@@ -256,7 +258,7 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
 function seedFromFinalState(
   device: number,
   segments: readonly Segment[],
-  live: Map<number, number>,
+  live: AddrMap,
   el: ElementBuilder,
   n: number,
   warnings: string[],
@@ -269,7 +271,7 @@ function seedFromFinalState(
       if (b.state !== 'active_allocated' && b.state !== 'active_pending_free') continue;
       finalLive.add(b.address);
       const e = live.get(b.address);
-      if (e !== undefined) {
+      if (e >= 0) {
         el.rounded.data[e] = b.size;
         if (el.stack.data[e] === 0) el.stack.data[e] = b.stack;
         if (el.size.data[e] !== b.requestedSize) mismatched++;
@@ -280,7 +282,9 @@ function seedFromFinalState(
     }
   }
   let lost = 0;
-  for (const a of live.keys()) if (!finalLive.has(a)) lost++;
+  live.forEachKey((a) => {
+    if (!finalLive.has(a)) lost++;
+  });
   if (mismatched) warnings.push(`${mismatched} live allocations differ in size from the final state's blocks`);
   if (lost && segments.some((s) => s.device === device)) {
     warnings.push(`${lost} allocations are live at the end of the trace but absent from the final state (their frees were not recorded)`);
