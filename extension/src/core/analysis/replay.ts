@@ -143,7 +143,7 @@ export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: R
   for (const s of segments) if (s.device === t.device) expected += s.blocks.length;
   const el = new ElementBuilder(expected);
   const live = new AddrMap();
-  const requestedBefore = new AddrMap(); // addr -> free_requested index, for unmatched frees
+  const requestedBefore = new AddrMap(); // addr -> free_requested index of unmatched frees
   let doubleAllocs = 0;
   let reservedDelta = 0;
   const { action, addr, size, stack, stream } = t;
