@@ -82,10 +82,9 @@ export function decodeLong(buf: Uint8Array, start: number, n: number): number | 
 
 /** The same for 1–8 bytes, as a double: NaN unless a safe integer. */
 export function smallLong(buf: Uint8Array, start: number, n: number): number {
-  if (n >= 4 && buf[start + n - 1]! < 0x80) {
-    // Positive in 4–8 bytes (a trace's addresses and times take 6–7): two halves, safe below 2**21 · 2**32.
-    let hi = 0;
-    for (let i = n - 1; i >= 4; i--) hi = hi * 256 + buf[start + i]!;
+  if (n >= 4 && n <= 7 && buf[start + n - 1]! < 0x80) {
+    // Positive in 4–7 bytes (a trace's addresses and times take 6–7): two halves, safe below 2**21 · 2**32.
+    const hi = (n > 4 ? buf[start + 4]! : 0) | (n > 5 ? buf[start + 5]! << 8 : 0) | (n > 6 ? buf[start + 6]! << 16 : 0);
     return hi < 0x200000 ? hi * 0x100000000 + readU32(buf, start) : NaN;
   }
   // Negative values are read as -(~x + 1) so that every partial sum stays as small as the result.

@@ -14,6 +14,7 @@ import type { PyValue } from './values';
 export class EntrySlots {
   readonly keys: KeySlots;
   readonly got: Uint8Array;
+  private readonly words: Float64Array;
   readonly nums: Float64Array;
   readonly refs: PyValue[];
   /** The entry's MEMOIZEs, stored once it is accepted. */
@@ -31,14 +32,18 @@ export class EntrySlots {
     this.listSlot = listSlot;
     // One more slot for the values of keys the sink does not read.
     const n = this.keys.drop + 1;
-    this.got = new Uint8Array(n);
+    // Over whole doubles, so that clearing is a store per 8 slots.
+    const words = new Float64Array(Math.ceil(n / 8));
+    this.got = new Uint8Array(words.buffer, 0, n);
+    this.words = words;
     this.nums = new Float64Array(n);
     this.refs = new Array<PyValue>(n).fill(null);
   }
 
   /** Before an entry: every slot empty. */
   clear(): void {
-    for (let i = 0; i < this.got.length; i++) this.got[i] = Got.Absent;
+    // Got.Absent is 0: +0.0 is all zero bits.
+    for (let i = 0; i < this.words.length; i++) this.words[i] = 0;
     this.list.put = -2;
   }
 

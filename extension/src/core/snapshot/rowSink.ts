@@ -20,7 +20,8 @@ const enum K {
   Forward,
 }
 
-const isCount = (x: number): boolean => x >= 0 && Number.isSafeInteger(x);
+// Number.isSafeInteger's call was 1 % of a 10M-event load: the same test, inline (NaN and ±Infinity fail it).
+const isCount = (x: number): boolean => x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x;
 
 /**
  * Trace entries from the entry decoder's slots straight into the rows. The common entry (a known
