@@ -35,6 +35,7 @@ export function readEntry(d: EntryReader, buf: Uint8Array, start: number, len: n
   let own = false; // a MEMOIZE of the entry itself, before its MARK
   let slot = keys.drop;
   let key = '';
+  let keyAt = -1; // a cached key's memo index: its name is looked up only for a MEMOIZE of it
   // 9 bytes buffered (the longest opcode but a string), else the VM waits for input.
   for (;;) {
     if (p + 9 > len) return BAIL;
@@ -49,7 +50,7 @@ export function readEntry(d: EntryReader, buf: Uint8Array, start: number, len: n
       // Before MARK: the entry itself (once); after it: the key or value just read.
       if (marked ? n === 0 : own) return BAIL;
       if (!marked) own = true;
-      const put = !marked ? null : (n & 1) === 1 ? key : slots.value(slot);
+      const put = !marked ? null : (n & 1) === 1 ? (keyAt >= 0 ? keys.nameAt(keyAt) : key) : slots.value(slot);
       if (put === LAZY) return BAIL; // the list memoizes itself
       puts[m++] = put;
       p++;
@@ -84,7 +85,7 @@ export function readEntry(d: EntryReader, buf: Uint8Array, start: number, len: n
         p += op === Op.BINGET ? 2 : 5;
         const k = i - base;
         if ((n & 1) === 0 && k < 0 && (slot = keys.cached(i)) >= 0) {
-          key = keys.nameAt(i);
+          keyAt = i;
           if (n++ === 0 && slot !== 0) return BAIL;
           continue;
         }
@@ -130,6 +131,7 @@ export function readEntry(d: EntryReader, buf: Uint8Array, start: number, len: n
       slot = keys.of(v, from);
       if (n === 1 && slot !== 0) return BAIL;
       key = v;
+      keyAt = -1;
     } else slots.put(slot, x === x ? x : v);
   }
 }

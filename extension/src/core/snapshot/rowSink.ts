@@ -1,7 +1,7 @@
 import { Got } from '../pickle/entrySink';
 import type { EntrySink } from '../pickle/entrySink';
 import type { PyValue } from '../pickle/values';
-import { Action, actionCode } from './actions';
+import { Action, ActionCodes } from './actions';
 import type { TraceRows } from './rows';
 import type { StackTable } from './stacks';
 
@@ -31,6 +31,7 @@ const isCount = (x: number): boolean => x >= 0 && x <= Number.MAX_SAFE_INTEGER &
 export class RowSink implements EntrySink {
   readonly keys = KEYS;
   readonly listSlot = K.Frames;
+  private readonly codes = new ActionCodes();
 
   constructor(
     private readonly rows: TraceRows,
@@ -49,7 +50,7 @@ export class RowSink implements EntrySink {
   entry(got: Uint8Array, nums: Float64Array, refs: readonly PyValue[]): number | undefined {
     const action = refs[K.Action];
     if (got[K.Action] !== Got.Ref || typeof action !== 'string') return this.general(got, nums, refs);
-    const code = actionCode(action);
+    const code = this.codes.code(action);
     // Numbers or nothing (None counts as nothing) where addPairs reads counts; an oom reads device_free.
     const g = got[K.Addr]! | got[K.Size]! | got[K.Stream]! | got[K.Time]! | got[K.Frames]!;
     if (code === Action.Oom || code === Action.Other || (g & Got.Ref) !== 0) return this.general(got, nums, refs);
