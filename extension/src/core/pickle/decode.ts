@@ -80,12 +80,28 @@ export function decodeLong(buf: Uint8Array, start: number, n: number): number | 
   return BigInt.asIntN(8 * n, big);
 }
 
+const scratch = new Float64Array(1);
+
 /** The same for 1–8 bytes, as a double: NaN unless a safe integer. */
 export function smallLong(buf: Uint8Array, start: number, n: number): number {
+  return longInto(buf, start, n, scratch, 0) ? scratch[0]! : NaN;
+}
+
+/**
+ * smallLong into out[i], for a caller too large to have it inlined: a double returned from a call
+ * is allocated (twice per trace entry). False, out unchanged, unless a safe integer.
+ */
+export function longInto(buf: Uint8Array, start: number, n: number, out: Float64Array, i: number): boolean {
   if (n >= 4 && n <= 7 && buf[start + n - 1]! < 0x80) {
     // Positive in 4–7 bytes (a trace's addresses and times take 6–7): two halves, safe below 2**21 · 2**32.
     const hi = (n > 4 ? buf[start + 4]! : 0) | (n > 5 ? buf[start + 5]! << 8 : 0) | (n > 6 ? buf[start + 6]! << 16 : 0);
-    return hi < 0x200000 ? hi * 0x100000000 + readU32(buf, start) : NaN;
+    if (hi >= 0x200000) return false;
+    out[i] = hi * 0x100000000 + readU32(buf, start);
+    return true;
+  }
+  if (n === 0) {
+    out[i] = 0;
+    return true;
   }
   // Negative values are read as -(~x + 1) so that every partial sum stays as small as the result.
   const negative = buf[start + n - 1]! >= 0x80;
@@ -93,7 +109,9 @@ export function smallLong(buf: Uint8Array, start: number, n: number): number {
   let value = 0;
   for (let i = n - 1; i >= 0; i--) value = value * 256 + (buf[start + i]! ^ flip);
   if (negative) value = -(value + 1);
-  return Number.isSafeInteger(value) ? value : NaN;
+  if (!Number.isSafeInteger(value)) return false;
+  out[i] = value;
+  return true;
 }
 
 export function readU32(buf: Uint8Array, p: number): number {

@@ -1,6 +1,7 @@
-import { decodeUtf8, readI32, readU32, smallLong } from './decode';
+import { decodeUtf8, longInto, readI32, readU32 } from './decode';
 import type { Limits as PickleLimits } from '../limits';
 import type { EntrySink } from './entrySink';
+import { Got } from './entrySink';
 import type { EntrySlots } from './entrySlots';
 import { LAZY } from './memo';
 import { Op } from './opcodes';
@@ -106,11 +107,12 @@ export function readEntry(d: EntryReader, buf: Uint8Array, start: number, len: n
         break;
       case Op.LONG1: {
         const k = buf[p + 1]!;
-        if (k > 8 || k > d.limits.longBytes) return BAIL;
-        x = k === 0 ? 0 : smallLong(buf, p + 2, k);
-        if (x !== x) return BAIL; // a bigint
+        // A value (no key is a number), read straight into its slot; a bigint goes to the VM.
+        if (k > 8 || k > d.limits.longBytes || (n & 1) === 0 || !longInto(buf, p + 2, k, slots.nums, slot)) return BAIL;
+        slots.got[slot] = Got.Num;
+        n++;
         p += 2 + k;
-        break;
+        continue;
       }
       case Op.EMPTY_LIST:
         // The frames list (entryList.ts); its value, a stack id, is made when the entry is whole.
@@ -132,6 +134,7 @@ export function readEntry(d: EntryReader, buf: Uint8Array, start: number, len: n
       if (n === 1 && slot !== 0) return BAIL;
       key = v;
       keyAt = -1;
-    } else slots.put(slot, x === x ? x : v);
+    } else if (x === x) slots.num(slot, x);
+    else slots.put(slot, v);
   }
 }

@@ -59,6 +59,12 @@ export class EntrySlots {
     return q;
   }
 
+  /** A number read (unboxed all the way: a double passed as a PyValue is allocated). */
+  num(slot: number, x: number): void {
+    this.got[slot] = Got.Num;
+    this.nums[slot] = x;
+  }
+
   /** A value read, numbers unboxed. */
   put(slot: number, v: PyValue): void {
     if (typeof v === 'number') {

@@ -22,6 +22,8 @@ const enum K {
 
 // Number.isSafeInteger's call was 1 % of a 10M-event load: the same test, inline (NaN and ±Infinity fail it).
 const isCount = (x: number): boolean => x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x;
+/** addr, size and stream counts; time a count or NaN (none). */
+const countsIn = (v: Float64Array): boolean => isCount(v[0]!) && isCount(v[1]!) && isCount(v[2]!) && (v[3] !== v[3] || isCount(v[3]!));
 
 /**
  * Trace entries from the entry decoder's slots straight into the rows. The common entry (a known
@@ -54,17 +56,23 @@ export class RowSink implements EntrySink {
     // Numbers or nothing (None counts as nothing) where addPairs reads counts; an oom reads device_free.
     const g = got[K.Addr]! | got[K.Size]! | got[K.Stream]! | got[K.Time]! | got[K.Frames]!;
     if (code === Action.Oom || code === Action.Other || (g & Got.Ref) !== 0) return this.general(got, nums, refs);
-    const addr = got[K.Addr] === Got.Num ? nums[K.Addr]! : 0;
-    const size = nums[K.Size]!;
-    const stream = got[K.Stream] === Got.Num ? nums[K.Stream]! : 0;
-    const time = got[K.Time] === Got.Num ? nums[K.Time]! : NaN;
-    const stack = got[K.Frames] === Got.Num ? nums[K.Frames]! : 0;
-    if (got[K.Size] !== Got.Num || !isCount(addr) || !isCount(size) || !isCount(stream) || !(time !== time || isCount(time)))
-      return this.general(got, nums, refs);
-    if (!Number.isInteger(stack) || stack < 0 || stack >= this.stacks.size) return this.general(got, nums, refs);
+    // The doubles stay in arrays (rows.next), no closure is made: each, allocated per entry, was a third of a load's garbage.
+    const v = this.rows.next;
+    v[0] = got[K.Addr] === Got.Num ? nums[K.Addr]! : 0;
+    v[1] = nums[K.Size]!;
+    v[2] = got[K.Stream] === Got.Num ? nums[K.Stream]! : 0;
+    v[3] = got[K.Time] === Got.Num ? nums[K.Time]! : NaN;
+    if (got[K.Size] !== Got.Num || !countsIn(v)) return this.general(got, nums, refs);
+    // A stack id, an int32 from here (a double would be allocated for the call below).
+    let stack = 0;
+    if (got[K.Frames] === Got.Num) {
+      const s = nums[K.Frames]!;
+      if (!(s >= 0 && s < this.stacks.size && Math.floor(s) === s)) return this.general(got, nums, refs);
+      stack = s | 0;
+    }
     // forward_frames counts only as a list, and the decoder reads lists under 'frames' alone.
-    const ref = (k: K): PyValue | undefined => (got[k] === Got.Ref ? refs[k] : undefined);
-    return this.rows.append(code, addr, size, stream, time, stack, action, ref(K.Meta), ref(K.Compile));
+    const cc = got[K.Compile] === Got.Ref ? refs[K.Compile] : undefined;
+    return this.rows.append(code, stack, action, got[K.Meta] === Got.Ref ? refs[K.Meta] : undefined, cc);
   }
 
   /** Anything else, as addPairs reads it: a row, or undefined (the VM's path then reports why). */

@@ -41,6 +41,8 @@ export class TraceRows {
   private readonly size: Column<Float64Array>;
   private readonly stream: Column<Int32Array>;
   private readonly streams = new StringTable<number>(); // raw cudaStream_t pointers: a run uses a handful
+  /** addr, size, stream and time of the row append() writes next: doubles passed as arguments are allocated. */
+  readonly next = new Float64Array(4);
   private lastStream = -1;
   private lastStreamId = 0;
   private readonly time: Column<Float64Array>;
@@ -137,31 +139,28 @@ export class TraceRows {
       if (!fwd) this.forwardParsed.set(forward, (fwd = framesFromText(forward)));
       if (fwd.length) stack = this.stacks.withForward(stack, fwd);
     }
-    return this.append(code, addr ?? 0, size, stream, time, stack, action, um, cc);
+    const v = this.next;
+    v[0] = addr ?? 0;
+    v[1] = size;
+    v[2] = stream;
+    v[3] = time;
+    return this.append(code, stack, action, um, cc);
   }
 
   /** Appends a row already checked (add, rowSink.ts): the stream a raw cudaStream_t, um/cc kept if non-default strings. */
-  append(
-    code: Action,
-    addr: number,
-    size: number,
-    stream: number,
-    time: number,
-    stack: number,
-    action: string,
-    um: PyValue | undefined,
-    cc: PyValue | undefined,
-  ): number {
+  append(code: Action, stack: number, action: string, um: PyValue | undefined, cc: PyValue | undefined): number {
+    const v = this.next;
+    const stream = v[2]!;
     const row = this.action.length;
     if (row >= this.maxRows) throw limitError('traceEntries', `the snapshot holds more than ${this.maxRows} trace entries`);
     // Straight into each array (one capacity check): Column.push serves three array types, and is slower for it.
     if (row === this.action.data.length)
       for (const c of [this.action, this.addr, this.size, this.stream, this.time, this.stack]) c.reserve();
     this.action.data[row] = code;
-    this.addr.data[row] = addr;
-    this.size.data[row] = size;
+    this.addr.data[row] = v[0]!;
+    this.size.data[row] = v[1]!;
     this.stream.data[row] = stream === this.lastStream ? this.lastStreamId : this.streamId(stream);
-    this.time.data[row] = time;
+    this.time.data[row] = v[3]!;
     this.stack.data[row] = stack;
     this.action.length = this.addr.length = this.size.length = this.stream.length = this.time.length = this.stack.length = row + 1;
     if (code === Action.Other) this.other.set(row, action);
