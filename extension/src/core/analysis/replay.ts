@@ -138,8 +138,15 @@ class ElementBuilder {
 export function replay(t: DeviceTrace, segments: readonly Segment[], rounding: Rounding): Replay {
   const n = t.length;
   const warnings: string[] = [];
-  let expected = 16;
-  for (let i = 0; i < n; i++) if (t.action[i] === Action.Alloc) expected++;
+  // An element per alloc or free without one: a trace begun mid-run frees more than it allocates.
+  let allocs = 0;
+  let frees = 0;
+  for (let i = 0; i < n; i++) {
+    const a = t.action[i];
+    if (a === Action.Alloc) allocs++;
+    else if (a === Action.FreeCompleted || a === Action.Free) frees++;
+  }
+  let expected = 16 + Math.max(allocs, frees);
   for (const s of segments) if (s.device === t.device) expected += s.blocks.length;
   const el = new ElementBuilder(expected);
   const live = new AddrMap();

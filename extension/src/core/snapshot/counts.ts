@@ -15,3 +15,10 @@ export function toCount(v: PyValue | undefined): number | undefined {
   const n = typeof v === 'bigint' ? (v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : -1) : toNumber(v);
   return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
+
+// toCount for the rows' fast path (rowSink.ts): Number.isSafeInteger's call was 1 % of a 10M-event load.
+const isCount = (x: number): boolean => x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x;
+
+/** A row's addr, size and stream are counts, its time a count or NaN (none). */
+export const countsIn = (v: Float64Array): boolean =>
+  isCount(v[0]!) && isCount(v[1]!) && isCount(v[2]!) && (v[3] !== v[3] || isCount(v[3]!));

@@ -41,7 +41,7 @@ export class TraceRows {
   private readonly size: Column<Float64Array>;
   private readonly stream: Column<Int32Array>;
   private readonly streams = new StringTable<number>(); // raw cudaStream_t pointers: a run uses a handful
-  /** addr, size, stream and time of the row append() writes next: doubles passed as arguments are allocated. */
+  /** append()'s addr, size, stream, time: a double passed as an argument is allocated. */
   readonly next = new Float64Array(4);
   private lastStream = -1;
   private lastStreamId = 0;
@@ -139,11 +139,7 @@ export class TraceRows {
       if (!fwd) this.forwardParsed.set(forward, (fwd = framesFromText(forward)));
       if (fwd.length) stack = this.stacks.withForward(stack, fwd);
     }
-    const v = this.next;
-    v[0] = addr ?? 0;
-    v[1] = size;
-    v[2] = stream;
-    v[3] = time;
+    this.next.set([addr ?? 0, size, stream, time]);
     return this.append(code, stack, action, um, cc);
   }
 
