@@ -33,8 +33,8 @@ export function actionCode(name: string): Action {
 }
 
 /** actionCode for one reader: the last four names by identity first (a Map lookup per event was 2 % of a load). */
-// Its empty slots hold the empty name, with its own code.
 export class ActionCodes {
+  // Empty slots hold the empty name, with its own code.
   private readonly names = ['', '', '', ''];
   private readonly codes = new Uint8Array(4).fill(actionCode(''));
   private next = 0;
