@@ -80,6 +80,14 @@ describe('memory by module in the Headroom view', () => {
     // each time, clicked again until it reads as expanded.
     for (let i = 0; ; i++) {
       if ((await row().getAttribute('aria-expanded')) === 'true') return;
+      // A row's tooltip left open under the pointer (the tree re-rendered beneath it) covers the row
+      // and keeps itself open while the pointer is on it: the pointer leaves until it closes.
+      await s.page.mouse.move(0, 0);
+      await s.page
+        .locator('.context-view .hover-contents')
+        .first()
+        .waitFor({ state: 'hidden', timeout: 5000 })
+        .catch(() => undefined);
       await row().click();
       const now = await waitFor(
         `${label} expanded`,
