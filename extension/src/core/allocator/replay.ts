@@ -29,9 +29,8 @@ export type AllocReplay =
       /** Allocations the rules placed elsewhere than the trace recorded (first few). */
       mismatches: { index: number; recorded: number; placed: number }[];
       mismatchCount: number;
-      /** PyTorch's allocated and reserved bytes after each trace event, and their peaks. */
+      /** PyTorch's allocated bytes after each trace event (reserved memory's steps are the analysis replay's). */
       allocated: Float64Array;
-      reserved: Float64Array;
       /** Allocated bytes before the first event (blocks live when recording began). */
       start: number;
       allocatedPeak: number;
@@ -57,7 +56,6 @@ export function replayAllocator(s: Snapshot, device: number, cfg: AllocConfig = 
   let reserved = seed.segs.reduce((x, g) => x + mappedBytes(g), 0);
   let reservedPeak = reserved;
   const allocated = new Float64Array(t.length);
-  const reservedAt = new Float64Array(t.length);
   const mismatches: { index: number; recorded: number; placed: number }[] = [];
   let mismatchCount = 0;
   let allocations = 0;
@@ -140,7 +138,6 @@ export function replayAllocator(s: Snapshot, device: number, cfg: AllocConfig = 
       release(free, b);
     } else if (act === Action.Oom) pendingAt = undefined;
     allocated[i] = now;
-    reservedAt[i] = reserved;
   }
   return {
     supported: true,
@@ -148,7 +145,6 @@ export function replayAllocator(s: Snapshot, device: number, cfg: AllocConfig = 
     mismatches,
     mismatchCount,
     allocated,
-    reserved: reservedAt,
     start: seed.bytes,
     allocatedPeak: peak,
     reservedPeak,

@@ -1,6 +1,6 @@
 import { backwardPhases, categorize, Category, CATEGORY_LABELS } from '../timeline/categories';
 import type { Snapshot } from '../snapshot/model';
-import { traceOf } from '../snapshot/model';
+import { rowOf, traceOf } from '../snapshot/model';
 import type { DeviceAnalysis } from './deviceAnalysis';
 import { liveAt } from './replay';
 import { Origin } from './replay';
@@ -87,7 +87,7 @@ export function scopeReader(s: Snapshot, a: DeviceAnalysis): (element: number) =
   const parsed = new Map<string, Scope | null>();
   return (k) => {
     if (e.origin[k] !== Origin.Trace || e.alloc[k]! < 0) return null;
-    const meta = s.columns.userMetadata.get(t.rows[e.alloc[k]!]!);
+    const meta = s.columns.userMetadata.get(rowOf(t, e.alloc[k]!));
     if (!meta) return null;
     let scope = parsed.get(meta);
     if (scope === undefined) parsed.set(meta, (scope = splitMetadata(meta).scope));

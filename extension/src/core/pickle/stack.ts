@@ -2,6 +2,7 @@ import type { LimitName } from '../limits';
 import type { Limits as PickleLimits } from '../limits';
 import type { EntrySink } from './entrySink';
 import { LAZY, Memo, SPARSE_COST } from './memo';
+import type { RowRuns } from './rowRuns';
 import { PyInert } from './values';
 import type { PyDict, PyValue } from './values';
 
@@ -23,6 +24,8 @@ export interface SealHooks {
   freshDict?(vals: readonly PyValue[], from: number, to: number): PyValue | undefined;
   /** Trace entries read without the VM (entries.ts), where the reader can. */
   entries?: EntrySink;
+  /** Lists of consecutive ints kept as runs (rowRuns.ts); the caller takes or fills them after the read. */
+  runs?: RowRuns;
 }
 
 function isEmpty(o: object): boolean {
@@ -229,9 +232,12 @@ export class ValueStack {
     this.sDepth[slot] = 0;
   }
 
-  private adopt(slot: number, parent: PyValue, parentMemo = -1): number {
+  /** @param intoList a run (rowRuns.ts) may stay one in a list; any other parent could read it. */
+  private adopt(slot: number, parent: PyValue, parentMemo = -1, intoList = false): number {
     this.sync(slot);
-    if (this.sKind[slot] === Kind.Primitive) return 1;
+    const kind = this.sKind[slot];
+    if (kind === Kind.Primitive) return 1;
+    if (kind === Kind.List && !intoList) this.hooks.runs?.fill(this.vals[slot]);
     const mi = this.sMemo[slot]!;
     if ((mi >= 0 && mi === parentMemo) || this.real(slot) === parent)
       this.fail('corrupt', 'a container is inserted into itself (recursive pickle)');
@@ -280,11 +286,13 @@ export class ValueStack {
     this.mutable(target, Kind.List, 'APPEND');
     const list = this.vals[target] as PyValue[];
     const n = this.sp - from;
-    if (list.length + n > this.limits.containerItems) this.limit('containerItems', `a list grows past ${this.limits.containerItems} items`);
+    const runs = this.hooks.runs;
+    if ((runs ? runs.lengthOf(list) : list.length) + n > this.limits.containerItems)
+      this.limit('containerItems', `a list grows past ${this.limits.containerItems} items`);
     let depth = this.depthOf(target);
     const hook = this.hooks.listItem;
     for (let i = from; i < this.sp; i++) {
-      depth = Math.max(depth, this.adopt(i, list));
+      depth = Math.max(depth, this.adopt(i, list, -1, true));
       let v: PyValue = this.vals[i]!;
       if (hook && this.sKind[i] === Kind.Dict) {
         const r = hook(v as PyDict);
@@ -293,7 +301,7 @@ export class ValueStack {
           this.objects--;
         }
       }
-      list.push(v);
+      if (!runs?.add(list, v)) list.push(v);
     }
     this.setDepth(target, depth);
     this.sp = from;
@@ -357,7 +365,10 @@ export class ValueStack {
   memoGet(i: number): void {
     if (!this.memo.has(i)) this.fail('corrupt', `the pickle reads memo entry ${i}, which was never stored`);
     const kind = this.memo.kind(i);
-    this.push(this.memo.get(i), kind, 0);
+    const v = this.memo.get(i);
+    // A second reference to a run could be read as a list: it becomes one.
+    if (kind === Kind.List) this.hooks.runs?.fill(v);
+    this.push(v, kind, 0);
     this.sMemo[this.sp - 1] = kind === Kind.Primitive ? -1 : i;
   }
 

@@ -2,32 +2,41 @@ import { describePy, isDict } from '../pickle/values';
 import type { PyValue } from '../pickle/values';
 import type { DeviceTrace } from './model';
 import type { TraceColumns, TraceRows } from './rows';
+import type { Run } from '../pickle/rowRuns';
 import { list, MAX_DEVICE, shape } from './shape';
 
-export function normalizeTraces(items: PyValue[], rowTable: TraceRows, c: TraceColumns): Map<number, DeviceTrace> {
+/** @param runs the item lists that the reader kept as runs of row ids (pickle/rowRuns.ts), by index. */
+export function normalizeTraces(
+  items: PyValue[],
+  rowTable: TraceRows,
+  c: TraceColumns,
+  runs: readonly (Run | undefined)[] = [],
+): Map<number, DeviceTrace> {
   const claimed = new Uint8Array(rowTable.length);
   const traces = new Map<number, DeviceTrace>();
   const rowsOf = new TraceRowsReader(c, rowTable);
   items.forEach((t, device) => {
     if (device >= MAX_DEVICE) throw shape(`'device_traces' lists ${items.length} devices`);
-    const entries = list(t, `device_traces[${device}]`);
-    const run = rowRun(entries, claimed);
-    if (run >= 0) {
+    const r = runs[device];
+    const entries = r ? [] : list(t, `device_traces[${device}]`);
+    const n = r ? r.count : entries.length;
+    const first = r ? unclaimedRun(r.first, n, claimed) : rowRun(entries, claimed);
+    if (first >= 0) {
       // Consecutive rows not yet claimed (every real file): views, no per-entry checks.
-      const rows = new Int32Array(entries.length);
-      for (let i = 0; i < rows.length; i++) rows[i] = run + i;
-      claimed.fill(1, run, run + rows.length);
-      traces.set(device, sliceRows(device, rows, c));
+      claimed.fill(1, first, first + n);
+      traces.set(device, sliceRows(device, first, n, c));
       return;
     }
-    const rows = new Int32Array(entries.length);
-    for (let i = 0; i < entries.length; i++) {
-      const r = rowsOf.resolve(entries[i]!, `device_traces[${device}][${i}]`);
-      if (claimed[r]) throw shape(`device_traces[${device}][${i}] repeats an earlier trace entry`);
-      claimed[r] = 1;
-      rows[i] = r;
+    // A row past the table or claimed twice: the errors below say which.
+    if (r) for (let i = 0; i < n; i++) entries.push(r.first + i);
+    const rows = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const row = rowsOf.resolve(entries[i]!, `device_traces[${device}][${i}]`);
+      if (claimed[row]) throw shape(`device_traces[${device}][${i}] repeats an earlier trace entry`);
+      claimed[row] = 1;
+      rows[i] = row;
     }
-    traces.set(device, sliceRows(device, rows, c));
+    traces.set(device, pickRows(device, rows, c));
   });
   return traces;
 }
@@ -36,8 +45,14 @@ export function normalizeTraces(items: PyValue[], rowTable: TraceRows, c: TraceC
 function rowRun(items: PyValue[], claimed: Uint8Array): number {
   const first = items[0];
   const n = items.length;
-  if (typeof first !== 'number' || !Number.isInteger(first) || first < 0 || first + n > claimed.length) return -1;
+  if (typeof first !== 'number' || !Number.isInteger(first)) return -1;
   for (let i = 1; i < n; i++) if (items[i] !== first + i) return -1;
+  return unclaimedRun(first, n, claimed);
+}
+
+/** `first`, if rows first…first+n-1 are in the table and none is claimed yet; else -1. */
+function unclaimedRun(first: number, n: number, claimed: Uint8Array): number {
+  if (first < 0 || first + n > claimed.length) return -1;
   const taken = claimed.indexOf(1, first);
   return taken === -1 || taken >= first + n ? first : -1;
 }
@@ -61,19 +76,29 @@ class TraceRowsReader {
   }
 }
 
-/** Column views for one device: zero-copy when its rows are contiguous (always, for real files). */
-function sliceRows(device: number, rows: Int32Array, c: TraceColumns): DeviceTrace {
+/** Column views over rows first…first+n-1: no copy. */
+function sliceRows(device: number, first: number, n: number, c: TraceColumns): DeviceTrace {
+  const view = <T extends Float64Array | Int32Array | Uint8Array>(col: T): T => col.subarray(first, first + n) as T;
+  return {
+    device,
+    length: n,
+    action: view(c.action),
+    addr: view(c.addr),
+    size: view(c.size),
+    stream: view(c.stream),
+    timeUs: view(c.timeUs),
+    stack: view(c.stack),
+    firstRow: first,
+  };
+}
+
+/** Columns copied from rows in any order (a crafted file's; still views when they run on). */
+function pickRows(device: number, rows: Int32Array, c: TraceColumns): DeviceTrace {
   const n = rows.length;
   let contiguous = true;
-  for (let i = 1; i < n; i++) {
-    if (rows[i] !== rows[0]! + i) {
-      contiguous = false;
-      break;
-    }
-  }
+  for (let i = 1; i < n && contiguous; i++) contiguous = rows[i] === rows[0]! + i;
+  if (contiguous) return sliceRows(device, n ? rows[0]! : 0, n, c);
   const pick = <T extends Float64Array | Int32Array | Uint8Array>(col: T): T => {
-    if (n === 0) return col.subarray(0, 0) as T;
-    if (contiguous) return col.subarray(rows[0]!, rows[0]! + n) as T;
     const out = new (col.constructor as { new (k: number): T })(n);
     for (let i = 0; i < n; i++) out[i] = col[rows[i]!]!;
     return out;
@@ -87,6 +112,7 @@ function sliceRows(device: number, rows: Int32Array, c: TraceColumns): DeviceTra
     stream: pick(c.stream),
     timeUs: pick(c.timeUs),
     stack: pick(c.stack),
+    firstRow: 0,
     rows,
   };
 }

@@ -51,9 +51,17 @@ export interface DeviceTrace {
   stream: Int32Array;
   timeUs: Float64Array;
   stack: Int32Array;
-  /** Row ids in `Snapshot.columns` of this device's entries (keys of the sparse per-row maps). */
-  rows: Int32Array;
+  /**
+   * Row ids in `Snapshot.columns` of this device's entries (keys of the sparse per-row maps):
+   * `rowOf` reads them. Entry i is row firstRow + i, unless the rows are not contiguous (only a
+   * crafted file): then `rows` lists them.
+   */
+  firstRow: number;
+  rows?: Int32Array;
 }
+
+/** The row id in `Snapshot.columns` of a trace's entry i. */
+export const rowOf = (t: DeviceTrace, i: number): number => (t.rows ? t.rows[i]! : t.firstRow + i);
 
 export interface Snapshot {
   /** 'dict' for `_dump_snapshot` files; 'segments' for a bare segment list (memory_snapshot(), ≤1.13). */
@@ -89,6 +97,6 @@ export function emptyTrace(device: number): DeviceTrace {
     stream: new Int32Array(0),
     timeUs: new Float64Array(0),
     stack: new Int32Array(0),
-    rows: new Int32Array(0),
+    firstRow: 0,
   };
 }

@@ -9,6 +9,7 @@ import { addPairs, RowSink } from './rowSink';
 import { toCount } from './counts';
 import { TraceRows } from './rows';
 import { normalizeTraces } from './deviceTraces';
+import { RowRuns } from '../pickle/rowRuns';
 import { deviceOf, list, MAX_DEVICE, num, shape } from './shape';
 
 /** Interning tables shared by the reader's hooks and the normalizer. */
@@ -16,6 +17,8 @@ export class SnapshotBuilder {
   readonly frames = new FrameTable();
   readonly stacks = new StackTable(this.frames);
   readonly rows: TraceRows;
+  /** The trace lists, kept as runs of row ids while read (pickle/rowRuns.ts). */
+  readonly runs = new RowRuns();
 
   /** @param maxRows the trace-entries limit (core/limits.ts). */
   constructor(bytesHint = 0, maxRows = Infinity) {
@@ -31,6 +34,7 @@ export class SnapshotBuilder {
         return typeof r === 'number' ? r : undefined;
       },
       entries: new RowSink(this.rows, this.stacks),
+      runs: this.runs,
       freshDict: (vals, from, to) => {
         const r = addPairs(this.rows, vals, from, to);
         return typeof r === 'number' ? r : undefined;
@@ -73,9 +77,10 @@ export function normalize(value: PyValue, b: SnapshotBuilder, meta: { protocol: 
     throw shape(`top level is ${describePy(value)}`);
   }
 
+  const runs = b.runs.take(tracesValue, [segmentsValue, annotationsValue]);
   const segments = normalizeSegments(list(segmentsValue, "'segments'"), b);
   const columns = b.rows.finish();
-  const traces = normalizeTraces(list(tracesValue, "'device_traces'"), b.rows, columns);
+  const traces = normalizeTraces(list(tracesValue, "'device_traces'"), b.rows, columns, runs);
   const annotations = normalizeAnnotations(list(annotationsValue, "'external_annotations'"), warnings);
 
   const devices = new Set<number>();

@@ -11,9 +11,7 @@ import type { SnapshotBuilder } from './normalize';
 export function partialSnapshot(b: SnapshotBuilder, bytes: number): Snapshot {
   const columns = b.rows.finish(true);
   const n = columns.action.length;
-  const rows = new Int32Array(n);
-  for (let i = 0; i < n; i++) rows[i] = i;
-  const trace = { device: 0, length: n, ...columns, rows };
+  const trace = { device: 0, length: n, ...columns, firstRow: 0 };
   return {
     layout: 'dict',
     protocol: 0,

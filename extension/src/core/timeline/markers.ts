@@ -1,6 +1,6 @@
 import type { DeviceAnalysis } from '../analysis/deviceAnalysis';
 import { Action } from '../snapshot/actions';
-import { traceOf } from '../snapshot/model';
+import { rowOf, traceOf } from '../snapshot/model';
 import type { Snapshot } from '../snapshot/model';
 import { eventAt } from './eventAt';
 import { splitMetadata } from '../analysis/modules';
@@ -69,7 +69,7 @@ export function findMarkers(s: Snapshot, a: DeviceAnalysis, phases: { start: Int
     }
     if (act !== Action.FreeRequested && act !== Action.FreeCompleted) closeBurst(i);
     if (act === Action.Snapshot) out.push({ kind: 'snapshot', index: i, timeUs: null, label: 'snapshot taken' });
-    const rawMeta = s.columns.userMetadata.get(t.rows[i]!) ?? '';
+    const rawMeta = s.columns.userMetadata.get(rowOf(t, i)) ?? '';
     if (rawMeta !== raw) {
       raw = rawMeta;
       // Only the workload's own string: Headroom's module scopes change at every module.
