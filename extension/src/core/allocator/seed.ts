@@ -36,7 +36,8 @@ export function seedStart(
     if (g.expandable) mapped.add(r);
     else start.set(g.addr, r);
   }
-  const allocatedAt = new AddrMap();
+  // Each address's first alloc in the trace (walking back, the earliest is written last).
+  const firstAlloc = new AddrMap();
   for (let i = t.length - 1; i >= 0; i--) {
     const a = t.action[i]!;
     const addr = t.addr[i]!;
@@ -46,21 +47,20 @@ export function seedStart(
       start.set(addr, { lo: addr, hi: addr + size, stream: t.stream[i]!, small: size === 2 * MiB, pool: 0 }); // freed before the dump: the default pool (pools.ts)
     else if (a === Action.SegmentMap) mapped.map(addr, size);
     else if (a === Action.SegmentUnmap) mapped.unmap(addr, size, t.stream[i]!);
-    else if (a === Action.Alloc && finals.segs.length) allocatedAt.set(addr, 0);
+    else if (a === Action.Alloc) firstAlloc.set(addr, i);
   }
   // Blocks live when the trace began: freed before being allocated in it, or live at the dump and never allocated in it.
   const before = new Map<number, number>();
-  const seen = new AddrMap();
   for (let i = 0; i < t.length; i++) {
     const a = t.action[i]!;
+    if (a !== Action.FreeCompleted && a !== Action.Free) continue;
     const addr = t.addr[i]!;
-    if (a === Action.Alloc) seen.set(addr, 0);
-    else if ((a === Action.FreeCompleted || a === Action.Free) && !seen.has(addr) && !before.has(addr))
-      before.set(addr, roundSize(t.size[i]!, cfg.rounding));
+    const first = firstAlloc.get(addr);
+    if ((first < 0 || first > i) && !before.has(addr)) before.set(addr, roundSize(t.size[i]!, cfg.rounding));
   }
   for (const g of s.segments) {
     if (g.device !== device || !(start.has(g.address) || g.expandable)) continue;
-    for (const b of g.blocks) if (ALLOCATED.test(b.state) && !allocatedAt.has(b.address)) before.set(b.address, b.size);
+    for (const b of g.blocks) if (ALLOCATED.test(b.state) && !firstAlloc.has(b.address)) before.set(b.address, b.size);
   }
   const blocks = [...before].sort((x, y) => x[0] - y[0]);
   const fill = new Filler(blocks, free, live);
