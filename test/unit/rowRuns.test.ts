@@ -5,6 +5,7 @@ import { parsePickle } from '../../extension/src/core/pickle/read';
 import { RowRuns } from '../../extension/src/core/pickle/rowRuns';
 import type { PyValue } from '../../extension/src/core/pickle/values';
 import { parseSnapshot } from '../../extension/src/core/snapshot/load';
+import { rowOf } from '../../extension/src/core/snapshot/model';
 import { SnapshotBuilder } from '../../extension/src/core/snapshot/normalize';
 import { pythonBytes } from './helpers';
 
@@ -85,9 +86,9 @@ describe('lists of consecutive ints kept as runs while read', () => {
 // A snapshot of two devices' traces, each a list of entries: written once each, or the same list twice.
 const SNAPSHOT = `
 import pickle, sys
-def entries(base):
-    return [{"action": "alloc", "addr": base + i * 512, "size": 512, "stream": 0, "time_us": i, "frames": []} for i in range(1500)]
-a, b = entries(1 << 20), entries(1 << 30)
+def entries(base, tag):
+    return [{"action": "alloc", "addr": base + i * 512, "size": 512, "stream": 0, "time_us": i, "frames": [], "user_metadata": f"{tag}{i}"} for i in range(1500)]
+a, b = entries(1 << 20, "a"), entries(1 << 30, "b")
 traces = [a, a] if sys.argv[1] == "twice" else [a, b]
 sys.stdout.buffer.write(pickle.dumps({"segments": [], "device_traces": traces}, protocol=4))
 `;
@@ -112,6 +113,9 @@ describe('device traces read as runs of rows', () => {
         [1, 1500, 1500, undefined, (1 << 30) + 512],
       ],
     );
+    // Each entry's own row: its metadata (kept by row) is its own.
+    const meta = (d: number, i: number) => s.columns.userMetadata.get(rowOf(s.traces.get(d)!, i));
+    assert.deepEqual([meta(0, 0), meta(0, 1499), meta(1, 0), meta(1, 7), meta(1, 1499)], ['a0', 'a1499', 'b0', 'b7', 'b1499']);
   });
 
   it('a list of ints where frames belong is read as one: the hooks see its items', () => {

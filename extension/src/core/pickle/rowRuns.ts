@@ -14,9 +14,9 @@ const startsRun = (v: PyValue): v is number => typeof v === 'number' && (v | 0) 
  * count) while the VM builds them: at 10M events their arrays were 80 MB of heap, grown by copies,
  * and the young generation grew with them. Lossless: `fill` gives a list its items in place.
  * The VM fills a run the moment anything else could read it (a second reference through the memo,
- * a parent that is not a list, an item out of sequence, the result itself), so at the end each run
- * left has exactly one parent, a list: whoever handed these to the VM takes the runs it reads
- * (`take`) and fills the rest (`fillAll`) before reading anything else.
+ * a parent that is not a list, which a hook may read, an item out of sequence), so at the end each
+ * run left has one parent, a list, or is the result: whoever handed these to the VM takes the runs
+ * it reads (`take`), which fills all the others, before reading anything else.
  */
 export class RowRuns {
   private readonly runs = new Map<PyValue[], Run>();
