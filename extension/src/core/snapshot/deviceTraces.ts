@@ -41,10 +41,11 @@ export function normalizeTraces(
   return traces;
 }
 
-/** The first row, when the items are rows run, run+1, … none claimed yet; else -1. */
+/** The first row, when the items are rows run, run+1, … none claimed yet (no items: 0); else -1. */
 function rowRun(items: PyValue[], claimed: Uint8Array): number {
   const first = items[0];
   const n = items.length;
+  if (n === 0) return 0;
   if (typeof first !== 'number' || !Number.isInteger(first)) return -1;
   for (let i = 1; i < n; i++) if (items[i] !== first + i) return -1;
   return unclaimedRun(first, n, claimed);
@@ -92,12 +93,9 @@ function sliceRows(device: number, first: number, n: number, c: TraceColumns): D
   };
 }
 
-/** Columns copied from rows in any order (a crafted file's; still views when they run on). */
+/** Columns copied from rows out of order (only a crafted file's: consecutive rows are rowRun's). */
 function pickRows(device: number, rows: Int32Array, c: TraceColumns): DeviceTrace {
   const n = rows.length;
-  let contiguous = true;
-  for (let i = 1; i < n && contiguous; i++) contiguous = rows[i] === rows[0]! + i;
-  if (contiguous) return sliceRows(device, n ? rows[0]! : 0, n, c);
   const pick = <T extends Float64Array | Int32Array | Uint8Array>(col: T): T => {
     const out = new (col.constructor as { new (k: number): T })(n);
     for (let i = 0; i < n; i++) out[i] = col[rows[i]!]!;
