@@ -7,8 +7,7 @@ import { isProcessFolder, processLabel } from '../core/run/processes';
 import { readRun } from '../core/run/runFolder';
 import { messageText } from '../core/text';
 import { Config } from './config';
-import { afterDecorations } from './afterDecorations';
-import { showSnapshot, showSummaryPanel } from './openSnapshot';
+import { showSnapshot, showSummaryPanel, summaryAfterDecorations } from './openSnapshot';
 import type { OpenSnapshotDeps } from './openSnapshot';
 import { chooseProcess, pick, processesWithSnapshots, processTitle, runContext } from './runPick';
 import type { LiveRun } from '../core/run/liveRun';
@@ -118,10 +117,8 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
   // Several processes (ranks, spawned workers): the user picks one, the fullest first.
   const b = await chooseProcess(run, all);
   if (!b) return;
-  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title: processTitle(run, b), ...runContext(b.process) })) {
-    await afterDecorations();
-    showSummaryPanel(deps);
-  }
+  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title: processTitle(run, b), ...runContext(b.process) }))
+    await summaryAfterDecorations(deps);
 }
 
 /** A finished run: its peak and top line in a notification, with the summary one click away. */

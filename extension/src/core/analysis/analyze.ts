@@ -4,10 +4,11 @@ import { classifyBackward } from './backward';
 import type { CallWindow } from './backward';
 import type { At, DeviceAnalysis } from './deviceAnalysis';
 import { allocatedAfter, exactAllocated } from './exactAllocated';
+import type { ExactAllocated } from './exactAllocated';
 import { fragmentation } from './fragmentation';
 import { oomEvents } from './ooms';
 import { allocatedAt, replay } from './replay';
-import type { Instant } from './replay';
+import type { Instant, Replay } from './replay';
 import { roundingFrom } from './rounding';
 import type { Rounding } from './rounding';
 import { FrameClassifier } from './userCode';
@@ -19,21 +20,43 @@ export function analyzeDevice(s: Snapshot, device: number, rule?: UserCodeRule, 
   const shared = perSnapshot(s);
   const segments = shared.segments.get(device) ?? [];
   const r = replay(t, segments, shared.rounding);
-  const allocated = exactAllocated(s, device);
-  if (allocated.exact) {
-    for (const x of [r.peak, r.end]) x.allocatedBytes = allocatedAfter(allocated, x.index);
-    r.start.allocatedBytes = allocated.start;
-  }
   // Without a rule, the devices share one classifier: its cache is sized by the frames, not the device.
   const classifier = rule ? new FrameClassifier(s.frames, rule) : (shared.classifier ??= new FrameClassifier(s.frames));
-  return {
+  return withAllocated(s, r, {
     device,
     replay: r,
-    allocated,
     backward: classifyBackward(s, t, r.elements, classifier, calls),
     classifier,
     fragmentation: fragmentation(device, segments),
     ooms: oomEvents(t),
+  });
+}
+
+/**
+ * The allocator replay runs when `allocated` (or the start's, peak's or end's allocatedBytes) is
+ * first read, once: the editor's decorations need only requested bytes, so they reach the screen
+ * before it (bench:ui). Every reader sees the same figures: the instants read through it.
+ */
+function withAllocated(s: Snapshot, r: Replay, rest: Omit<DeviceAnalysis, 'allocated'>): DeviceAnalysis {
+  let allocated: DeviceAnalysis['allocated'] | undefined;
+  const get = () => (allocated ??= exactAllocated(s, rest.device));
+  const through = (x: { allocatedBytes: number }, exact: (a: ExactAllocated) => number) => {
+    const estimate = x.allocatedBytes;
+    Object.defineProperty(x, 'allocatedBytes', {
+      get: () => {
+        const a = get();
+        return a.exact ? exact(a) : estimate;
+      },
+      enumerable: true,
+    });
+  };
+  for (const x of new Set([r.peak, r.end])) through(x, (a) => allocatedAfter(a, x.index));
+  through(r.start, (a) => a.start);
+  return {
+    ...rest,
+    get allocated() {
+      return get();
+    },
   };
 }
 

@@ -14,7 +14,7 @@ export type At = 'peak' | 'end' | number;
 export interface DeviceAnalysis {
   device: number;
   replay: Replay;
-  /** PyTorch's allocated bytes from the allocator replay where it is exact (core/allocator), else why the figures are estimates. */
+  /** PyTorch's allocated bytes from the allocator replay where it is exact (core/allocator), else why the figures are estimates; the replay runs on first read (analyze.ts). */
   allocated: ExactAllocated | { exact: false; why: string };
   backward: BackwardInfo;
   classifier: FrameClassifier;
