@@ -25,7 +25,16 @@ function tripwired(a: DeviceAnalysis): DeviceAnalysis {
     });
   const r = a.replay;
   const replay = { ...r, start: trip(r.start, 'allocatedBytes'), peak: trip(r.peak, 'allocatedBytes'), end: trip(r.end, 'allocatedBytes') };
-  return trip({ ...a, replay, get allocated(): DeviceAnalysis['allocated'] { throw new Error('unused') } }, 'allocated');
+  return trip(
+    {
+      ...a,
+      replay,
+      get allocated(): DeviceAnalysis['allocated'] {
+        throw new Error('unused');
+      },
+    },
+    'allocated',
+  );
 }
 
 describe('the allocator replay, run when first read', () => {
@@ -41,7 +50,10 @@ describe('the allocator replay, run when first read', () => {
       assert.equal(first.allocated, first.allocated, 'one replay, kept');
       const other = analyzeDevice(s, d);
       const a = other.allocated;
-      assert.deepEqual([other.replay.start.allocatedBytes, other.replay.peak.allocatedBytes, other.replay.end.allocatedBytes], [start, peak, end]);
+      assert.deepEqual(
+        [other.replay.start.allocatedBytes, other.replay.peak.allocatedBytes, other.replay.end.allocatedBytes],
+        [start, peak, end],
+      );
       if (!a.exact) return;
       assert.equal(end, f.truth!.memory_allocated);
       assert.equal(start, a.start);

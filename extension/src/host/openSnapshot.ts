@@ -47,22 +47,10 @@ export async function openSnapshotCommand(deps: OpenSnapshotDeps, uri?: vscode.U
       })
     )?.[0];
   if (!target) return;
-  if (await showSnapshot(deps, target)) await summaryAfterDecorations(deps);
-}
-
-/**
- * Once the window has the decorations: the rest of the engine's analysis (the allocator replay,
- * which they do not need; its time is logged for bench:ui's engine figure), then the summary.
- */
-export async function summaryAfterDecorations(deps: OpenSnapshotDeps): Promise<void> {
-  await afterDecorations();
-  const c = deps.view.current;
-  if (c) {
-    const t0 = performance.now();
-    void c.analysis.allocated;
-    deps.log.info(`${c.path}: allocator replay ${(performance.now() - t0).toFixed(0)} ms, after the decorations`);
+  if (await showSnapshot(deps, target)) {
+    await afterDecorations(deps);
+    showSummaryPanel(deps);
   }
-  showSummaryPanel(deps);
 }
 
 /**

@@ -7,7 +7,8 @@ import { isProcessFolder, processLabel } from '../core/run/processes';
 import { readRun } from '../core/run/runFolder';
 import { messageText } from '../core/text';
 import { Config } from './config';
-import { showSnapshot, showSummaryPanel, summaryAfterDecorations } from './openSnapshot';
+import { afterDecorations } from './afterDecorations';
+import { showSnapshot, showSummaryPanel } from './openSnapshot';
 import type { OpenSnapshotDeps } from './openSnapshot';
 import { chooseProcess, pick, processesWithSnapshots, processTitle, runContext } from './runPick';
 import type { LiveRun } from '../core/run/liveRun';
@@ -117,8 +118,10 @@ export async function openRunCommand(deps: OpenSnapshotDeps, uri?: vscode.Uri): 
   // Several processes (ranks, spawned workers): the user picks one, the fullest first.
   const b = await chooseProcess(run, all);
   if (!b) return;
-  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title: processTitle(run, b), ...runContext(b.process) }))
-    await summaryAfterDecorations(deps);
+  if (await showSnapshot(deps, vscode.Uri.file(b.path), { title: processTitle(run, b), ...runContext(b.process) })) {
+    await afterDecorations(deps);
+    showSummaryPanel(deps);
+  }
 }
 
 /** A finished run: its peak and top line in a notification, with the summary one click away. */
