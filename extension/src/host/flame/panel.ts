@@ -30,7 +30,7 @@ export class FlamePanel implements vscode.Disposable {
     /** Loads a snapshot into the view again (a panel restored after a reload). */
     private readonly reopen: (path: string, device: number | null) => Promise<void>,
   ) {
-    this.subs = [view.onDidChange(() => this.viewChanged())];
+    this.subs = [view.onDidSettle(() => this.viewChanged())];
   }
 
   /** Opens or reveals the panel on the instant the editors show. */

@@ -43,7 +43,7 @@ export class RunDiagnostics implements vscode.Disposable {
     private readonly view: MemoryView,
     private readonly mapping: WorkspaceMapping,
   ) {
-    this.sub = view.onDidChange(() => void this.update());
+    this.sub = view.onDidSettle(() => void this.update());
   }
 
   /** The moments named by this run's diagnostics on a file's lines [from, to] (1-based). */

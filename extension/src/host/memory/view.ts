@@ -18,6 +18,7 @@ import { mappedPaths } from '../../core/source/pathMap';
 import type { Snapshot } from '../../core/snapshot/model';
 import { Config } from '../config';
 import { libraryLinesFor } from './libraryAnnotations';
+import { AfterWindow } from './afterWindow';
 import type { WorkspaceMapping } from './mapping';
 
 /** Where the figures come from: a snapshot, and what the run recorded beside it. */
@@ -57,6 +58,9 @@ interface Current extends SourceInput {
 export class MemoryView implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
+  private readonly after = new AfterWindow(this.onDidChange);
+  /** onDidChange once the window has the decorations it set: for listeners with heavy work. */
+  readonly onDidSettle = this.after.event;
   enabled = true;
   current: Current | undefined;
   private lines = new Map<string, ViewLine[]>();
@@ -75,6 +79,7 @@ export class MemoryView implements vscode.Disposable {
   /** Public so that every "open this line" (summary, timeline) maps frames the same way. */
   constructor(readonly mapping: WorkspaceMapping) {
     this.subs = [
+      this.after,
       this.changed,
       vscode.workspace.onDidChangeTextDocument((e) => this.edited(e)),
       vscode.workspace.onDidChangeConfiguration((e) => {

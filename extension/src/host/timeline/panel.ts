@@ -40,7 +40,7 @@ export class TimelinePanel implements vscode.Disposable {
     gpus?: GpuMonitor,
   ) {
     this.live = new LiveTimeline(runs, (m) => this.post(m), gpus);
-    this.subs = [view.onDidChange(() => this.viewChanged()), runs.onDidChange(() => this.live.changed()), this.live];
+    this.subs = [view.onDidSettle(() => this.viewChanged()), runs.onDidChange(() => this.live.changed()), this.live];
   }
 
   /** Opens or reveals the panel: live while a run goes, else the snapshot the editors show. */
